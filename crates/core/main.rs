@@ -1,0 +1,2 @@
+//! The `warpsim` command line.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Kernel IR (placeholder while the loader lands).
