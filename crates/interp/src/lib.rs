@@ -1,1 +1,21 @@
-//! Kernel IR (placeholder while the loader lands).
+//! The kernel IR of warpsim and its lockstep warp executor.
+//!
+//! # Brief overview
+//!
+//! * [`ast`]: the RON form of a program, as written by hand (serde types).
+//! * [`expr`]: the C-like expression language inside its strings.
+//! * [`load`]: reads a file, resolves defines and names, checks types and bounds, and lowers
+//!   the body to [`ir::Inst`]s — a flat list of register instructions — giving a [`Program`].
+//! * [`exec`]: runs one block: its warps take turns, each executing one instruction for all
+//!   32 lanes at a time under an active mask, with every shared access priced by
+//!   [`warpsim_smem`].
+//! * [`diag`]: errors that point at the file, line and column and say what to change.
+
+pub mod ast;
+pub mod diag;
+pub mod expr;
+pub mod ir;
+pub mod program;
+
+pub use diag::{Diag, Phase};
+pub use program::{BufferInfo, InstInfo, Program, RegInit, SharedInfo};

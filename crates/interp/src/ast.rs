@@ -1,0 +1,341 @@
+//! The RON form of a warpsim program, as written by hand.
+//!
+//! A program file is one `Program(...)` value:
+//!
+//! ```ron
+//! Program(
+//!     name: "copy",
+//!     defines: { "N": 1024 },
+//!     launch: (grid: ["N / 256"], block: [256]),
+//!     buffers: [
+//!         (name: "src", ty: F32, len: "N", init: Random(7)),
+//!         (name: "dst", ty: F32, len: "N", expect: "src[i]"),
+//!     ],
+//!     shared: [(name: "stage", ty: F32, dims: [256])],
+//!     body: [
+//!         Let("i", "ctaid.x * ntid.x + tid.x"),
+//!         Store("stage[tid.x]", "src[i]"),
+//!         Barrier,
+//!         Store("dst[i]", "stage[tid.x]"),
+//!     ],
+//! )
+//! ```
+//!
+//! Every expression is a string in the small C-like language of [`crate::expr`]; every string
+//! keeps its place in the file ([`Text::span`]) so that diagnostics point at it.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::cell::Cell;
+use std::fmt;
+
+thread_local! {
+    /// The source text being deserialized (start address, length), so that borrowed strings
+    /// can be turned back into byte offsets.
+    static SOURCE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// Runs `f` with `src` registered as the text that [`Text`] spans point into.
+pub(crate) fn with_source<T>(src: &str, f: impl FnOnce() -> T) -> T {
+    struct Reset((usize, usize));
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SOURCE.with(|s| s.set(self.0));
+        }
+    }
+    let prev = SOURCE.with(|s| s.replace((src.as_ptr() as usize, src.len())));
+    let _reset = Reset(prev);
+    f()
+}
+
+fn offset_of(s: &str) -> Option<usize> {
+    let (start, len) = SOURCE.with(|c| c.get());
+    let p = s.as_ptr() as usize;
+    (len > 0 && p >= start && p + s.len() <= start + len).then(|| p - start)
+}
+
+/// A string from the program file and where it stands in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text {
+    /// The string's contents.
+    pub text: String,
+    /// Byte offset of the contents in the file (`None` for strings with escapes, and for
+    /// integers written without quotes).
+    pub span: Option<usize>,
+}
+
+impl Text {
+    /// A text with no place in a file (for programs built in code).
+    pub fn new(s: impl Into<String>) -> Self {
+        Text {
+            text: s.into(),
+            span: None,
+        }
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text, E> {
+                Ok(Text {
+                    text: v.to_owned(),
+                    span: offset_of(v),
+                })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text::new(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// An expression: a string (`"N / 32"`) or, for constants, a bare integer (`32`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr(pub Text);
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Expr;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an expression: a string such as \"N / 32\", or an integer")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Expr, E> {
+                Ok(Expr(Text {
+                    text: v.to_owned(),
+                    span: offset_of(v),
+                }))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Expr, E> {
+                Ok(Expr(Text::new(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Expr, E> {
+                Ok(Expr(Text::new(v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Expr, E> {
+                Ok(Expr(Text::new(v.to_string())))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Expr, E> {
+                Ok(Expr(Text::new(v.to_string())))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Expr, E> {
+                Ok(Expr(Text::new(v.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Expr {
+    /// An expression with no place in a file.
+    pub fn new(s: impl Into<String>) -> Self {
+        Expr(Text::new(s))
+    }
+}
+
+/// A whole program file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Program {
+    /// The kernel's name, used in reports.
+    pub name: Text,
+    /// A sentence on what the kernel does.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Named integer constants with their defaults; `--define NAME=VALUE` overrides them.
+    #[serde(default, deserialize_with = "ordered_map")]
+    pub defines: Vec<(Text, i64)>,
+    /// Grid and block dimensions.
+    pub launch: Launch,
+    /// Arrays in global memory.
+    #[serde(default)]
+    pub buffers: Vec<Buffer>,
+    /// Arrays in shared memory, one set per block.
+    #[serde(default)]
+    pub shared: Vec<Shared>,
+    /// What every thread runs.
+    pub body: Vec<Stmt>,
+}
+
+fn ordered_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, i64)>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<(Text, i64)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a map of define names to integers, such as { \"N\": 1024 }")
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some((k, v)) = m.next_entry::<Text, i64>()? {
+                out.push((k, v));
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(V)
+}
+
+/// Grid and block dimensions: one to three expressions each, `x` first.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    /// Blocks in the grid, per dimension.
+    pub grid: Vec<Expr>,
+    /// Threads in a block, per dimension.
+    pub block: Vec<Expr>,
+}
+
+/// Element types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+pub enum Elem {
+    /// 32-bit float.
+    F32,
+    /// 64-bit float.
+    F64,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 32-bit signed integer.
+    I32,
+}
+
+impl Elem {
+    /// Size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Elem::F64 => 8,
+            _ => 4,
+        }
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+            Elem::U32 => "u32",
+            Elem::I32 => "i32",
+        })
+    }
+}
+
+/// Initial contents of a buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub enum Init {
+    /// All zero.
+    #[default]
+    Zeros,
+    /// Element `i` holds `i`.
+    Iota,
+    /// Reproducible pseudo-random values from a seed: floats in [-1, 1), integers in
+    /// [0, 65536).
+    Random(u64),
+}
+
+/// A buffer in global memory.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// Its name in expressions.
+    pub name: Text,
+    /// Element type.
+    pub ty: Elem,
+    /// Number of elements.
+    pub len: Expr,
+    /// Initial contents.
+    #[serde(default)]
+    pub init: Init,
+    /// The CPU reference: what element `i` must hold after the run, as an expression over
+    /// `i`, the defines and the other buffers' initial contents (`sum(k, from, to, expr)`
+    /// adds up a term). Checked after the run (`verified` in the report).
+    #[serde(default)]
+    pub expect: Option<Text>,
+    /// Tolerance of the float comparison with `expect`, relative to the largest magnitude
+    /// of the reference (default 1e-4).
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+}
+
+/// An array in shared memory.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shared {
+    /// Its name in expressions.
+    pub name: Text,
+    /// Element type.
+    pub ty: Elem,
+    /// Logical dimensions, outermost first: `[32, 32]` is 32 rows of 32.
+    pub dims: Vec<Expr>,
+    /// Extra elements at the end of each row (padding), e.g. `"PAD"`.
+    #[serde(default)]
+    pub pad: Option<Expr>,
+    /// XOR swizzle of the column index: 0 = none; `g` > 0 swaps groups of `g` elements, so
+    /// column `c` of row `r` is stored at column `((c / g) ^ (r % (C / g))) * g + c % g`.
+    #[serde(default)]
+    pub swizzle: Option<Expr>,
+}
+
+/// A statement of the body.
+#[derive(Clone, Debug, Deserialize)]
+pub enum Stmt {
+    /// `Let("x", "expr")`: a new register `x`, typed by its expression.
+    Let(Text, Text),
+    /// `Set("x", "expr")`: assigns to an existing register.
+    Set(Text, Text),
+    /// `Store("arr[i][j]", "expr")`: one store of one element.
+    Store(Text, Text),
+    /// `LoadVec(["a", "b"], "arr[i]")`: one 8- or 16-byte load of 2 or 4 consecutive elements
+    /// into new registers.
+    LoadVec(Vec<Text>, Text),
+    /// `StoreVec("arr[i]", ["a", "b"])`: one 8- or 16-byte store of 2 or 4 consecutive
+    /// elements.
+    StoreVec(Text, Vec<Text>),
+    /// `If(cond: "...", then: [...], else: [...])`: lanes may differ; they reconverge after.
+    If {
+        /// The condition.
+        cond: Text,
+        /// Run by the lanes where it holds.
+        then: Vec<Stmt>,
+        /// Run by the others.
+        #[serde(default, rename = "else")]
+        otherwise: Vec<Stmt>,
+    },
+    /// `For(var: "k", from: 0, to: "N", step: 1, body: [...])`: `var` runs from `from` while
+    /// `var < to`, adding `step` (default 1); trip counts may differ between lanes.
+    For {
+        /// The loop register (i32 unless `from` says otherwise).
+        var: Text,
+        /// First value.
+        from: Expr,
+        /// Bound (exclusive).
+        to: Expr,
+        /// Increment.
+        #[serde(default)]
+        step: Option<Expr>,
+        /// The loop body.
+        body: Vec<Stmt>,
+    },
+    /// `While(cond: "...", body: [...])`: repeats while the condition holds, per lane.
+    While {
+        /// The condition.
+        cond: Text,
+        /// The loop body.
+        body: Vec<Stmt>,
+    },
+    /// `Barrier`: `__syncthreads()` — every thread of the block waits here.
+    Barrier,
+}

@@ -1,0 +1,250 @@
+//! The lowered form: a flat list of register instructions, run one warp at a time.
+//!
+//! Every register holds one 32-bit value per lane (`[u32; 32]`). An `f64` value lives in two
+//! consecutive registers: `r` holds the low word and `r + 1` the high word. Booleans are 0 or 1.
+//!
+//! Control flow is structured: `If`/`Else`/`EndIf` and `LoopStart`/`LoopTest`/`LoopBack`/
+//! `LoopEnd` push and pop frames of the warp's reconvergence stack, so lanes that diverge meet
+//! again right after the construct.
+
+use crate::ast::Elem;
+use std::fmt;
+
+/// A register number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u16);
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "r{}", self.0)
+    }
+}
+
+/// A program counter: an index into [`crate::Program::code`].
+pub type Pc = u32;
+
+/// Which memory an access goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Shared memory: priced by the bank model.
+    Shared,
+    /// Global memory: counted, not priced.
+    Global,
+}
+
+/// One load or store of one element or one vector of 2 or 4 elements per lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mem {
+    /// Shared array or global buffer.
+    pub space: Space,
+    /// Index into [`crate::Program::shared`] or [`crate::Program::buffers`].
+    pub array: u16,
+    /// Number of index registers used (the array's rank; 1 for buffers).
+    pub rank: u8,
+    /// Logical index per dimension, outermost first (unused entries are `Reg(0)`).
+    pub idx: [Reg; 3],
+    /// Elements per lane: 1, 2 or 4 (consecutive in the last dimension).
+    pub vec: u8,
+    /// First data register: the loaded values go to, or the stored values come from,
+    /// `data`, `data + 1`, … (`words()` registers in all).
+    pub data: Reg,
+}
+
+impl Mem {
+    /// 32-bit words moved per lane.
+    pub fn words(&self, elem: Elem) -> u32 {
+        self.vec as u32 * elem.bytes() / 4
+    }
+}
+
+/// A special per-thread value, filled into a register when a warp starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// `tid.x`, `tid.y`, `tid.z`: the thread's index in its block.
+    Tid(u8),
+    /// `tid`: the linear thread index, `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`.
+    TidLinear,
+    /// `ctaid.x`, …: the block's index in the grid.
+    Ctaid(u8),
+    /// `ntid.x`, …: block dimensions.
+    Ntid(u8),
+    /// `nctaid.x`, …: grid dimensions.
+    Nctaid(u8),
+    /// `laneid`: the lane in the warp (0..32).
+    LaneId,
+    /// `warpid`: the warp in the block (linear thread index / 32).
+    WarpId,
+}
+
+/// One instruction. Three-address: `dst = a op b`; every operand is a register.
+///
+/// Integer instructions work on 32-bit two's complement values; `S`/`U` say whether
+/// division, remainder, shifts, comparisons and min/max treat them as signed or unsigned.
+/// Shifts by 32 or more give 0 (or all sign bits for `ShrS`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Inst {
+    /// `dst = a`
+    Mov { dst: Reg, a: Reg },
+    /// `dst:dst+1 = a:a+1` (64-bit move)
+    Mov64 { dst: Reg, a: Reg },
+    /// `dst = c != 0 ? a : b`
+    Select { dst: Reg, c: Reg, a: Reg, b: Reg },
+    /// `dst:dst+1 = c != 0 ? a:a+1 : b:b+1`
+    Select64 { dst: Reg, c: Reg, a: Reg, b: Reg },
+
+    /// Wrapping `a + b`.
+    Add { dst: Reg, a: Reg, b: Reg },
+    /// Wrapping `a - b`.
+    Sub { dst: Reg, a: Reg, b: Reg },
+    /// Wrapping `a * b` (low 32 bits).
+    Mul { dst: Reg, a: Reg, b: Reg },
+    /// Signed division, rounding toward zero; faults on zero.
+    DivS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned division; faults on zero.
+    DivU { dst: Reg, a: Reg, b: Reg },
+    /// Signed remainder (sign of `a`); faults on zero.
+    RemS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned remainder; faults on zero.
+    RemU { dst: Reg, a: Reg, b: Reg },
+    /// `a & b`
+    And { dst: Reg, a: Reg, b: Reg },
+    /// `a | b`
+    Or { dst: Reg, a: Reg, b: Reg },
+    /// `a ^ b`
+    Xor { dst: Reg, a: Reg, b: Reg },
+    /// `a << b` (0 when `b >= 32`).
+    Shl { dst: Reg, a: Reg, b: Reg },
+    /// Arithmetic `a >> b`.
+    ShrS { dst: Reg, a: Reg, b: Reg },
+    /// Logical `a >> b`.
+    ShrU { dst: Reg, a: Reg, b: Reg },
+    /// Signed minimum.
+    MinS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned minimum.
+    MinU { dst: Reg, a: Reg, b: Reg },
+    /// Signed maximum.
+    MaxS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned maximum.
+    MaxU { dst: Reg, a: Reg, b: Reg },
+    /// `a == b` (1 or 0); also for f32 bit patterns it is *not* used: see `FEq`.
+    Eq { dst: Reg, a: Reg, b: Reg },
+    /// `a != b`
+    Ne { dst: Reg, a: Reg, b: Reg },
+    /// Signed `a < b`.
+    LtS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned `a < b`.
+    LtU { dst: Reg, a: Reg, b: Reg },
+    /// Signed `a <= b`.
+    LeS { dst: Reg, a: Reg, b: Reg },
+    /// Unsigned `a <= b`.
+    LeU { dst: Reg, a: Reg, b: Reg },
+    /// Wrapping `-a`.
+    Neg { dst: Reg, a: Reg },
+    /// `!a`
+    Not { dst: Reg, a: Reg },
+    /// Signed `|a|` (wrapping).
+    AbsS { dst: Reg, a: Reg },
+
+    /// f32 `a + b`
+    FAdd { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a - b`
+    FSub { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a * b`
+    FMul { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a / b`
+    FDiv { dst: Reg, a: Reg, b: Reg },
+    /// f32 remainder (`fmodf`).
+    FRem { dst: Reg, a: Reg, b: Reg },
+    /// f32 minimum.
+    FMin { dst: Reg, a: Reg, b: Reg },
+    /// f32 maximum.
+    FMax { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a == b`
+    FEq { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a != b`
+    FNe { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a < b`
+    FLt { dst: Reg, a: Reg, b: Reg },
+    /// f32 `a <= b`
+    FLe { dst: Reg, a: Reg, b: Reg },
+    /// f32 `-a`
+    FNeg { dst: Reg, a: Reg },
+    /// f32 `|a|`
+    FAbs { dst: Reg, a: Reg },
+    /// f32 square root.
+    FSqrt { dst: Reg, a: Reg },
+    /// f32 fused `a * b + c`.
+    FFma { dst: Reg, a: Reg, b: Reg, c: Reg },
+
+    /// f64 `a + b`
+    DAdd { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a - b`
+    DSub { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a * b`
+    DMul { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a / b`
+    DDiv { dst: Reg, a: Reg, b: Reg },
+    /// f64 remainder.
+    DRem { dst: Reg, a: Reg, b: Reg },
+    /// f64 minimum.
+    DMin { dst: Reg, a: Reg, b: Reg },
+    /// f64 maximum.
+    DMax { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a == b` (32-bit boolean result)
+    DEq { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a != b`
+    DNe { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a < b`
+    DLt { dst: Reg, a: Reg, b: Reg },
+    /// f64 `a <= b`
+    DLe { dst: Reg, a: Reg, b: Reg },
+    /// f64 `-a`
+    DNeg { dst: Reg, a: Reg },
+    /// f64 `|a|`
+    DAbs { dst: Reg, a: Reg },
+    /// f64 square root.
+    DSqrt { dst: Reg, a: Reg },
+    /// f64 fused `a * b + c`.
+    DFma { dst: Reg, a: Reg, b: Reg, c: Reg },
+
+    /// Converts between element types with C semantics (float → int truncates and
+    /// saturates; NaN → 0).
+    Cvt { dst: Reg, a: Reg, from: Elem, to: Elem },
+
+    /// A load: `data.. = array[idx..]`.
+    Load(Mem),
+    /// A store: `array[idx..] = data..`.
+    Store(Mem),
+
+    /// Splits the warp: lanes where `c != 0` run the then-part, the others the else-part
+    /// (starting at `else_pc`); pushes a frame. `end_pc` is the matching `EndIf`.
+    If { c: Reg, else_pc: Pc, end_pc: Pc },
+    /// End of the then-part: switches to the lanes waiting for the else-part, or jumps to
+    /// `end_pc` if there are none.
+    Else { end_pc: Pc },
+    /// Reconverges: pops the frame and restores the mask from before the `If`.
+    EndIf,
+    /// Pushes a loop frame (saving the mask).
+    LoopStart,
+    /// Lanes where `c == 0` leave the loop; if none remain, jumps to `exit_pc` (a `LoopEnd`).
+    LoopTest { c: Reg, exit_pc: Pc },
+    /// Jumps back to `head_pc` (the first instruction of the condition).
+    LoopBack { head_pc: Pc },
+    /// Pops the loop frame and restores the mask from before the loop.
+    LoopEnd,
+    /// `__syncthreads()`.
+    Barrier,
+    /// The end of the program: the warp is done.
+    Exit,
+}
+
+impl Inst {
+    /// Whether this is a memory access.
+    pub fn mem(&self) -> Option<(Mem, bool)> {
+        match *self {
+            Inst::Load(m) => Some((m, false)),
+            Inst::Store(m) => Some((m, true)),
+            _ => None,
+        }
+    }
+}
