@@ -101,17 +101,24 @@ impl Geometry {
         Ok(Geometry { banks, bank_bytes })
     }
 
-    /// The bank that byte address `addr` falls in.
+    /// Whether this geometry is one [`Geometry::new`] accepts (the fields are public, so a
+    /// geometry may also be written out by hand).
+    pub fn validate(&self) -> Result<(), Error> {
+        Geometry::new(self.banks, self.bank_bytes).map(|_| ())
+    }
+
+    /// The bank that byte address `addr` falls in. (A zero field, which [`Geometry::new`]
+    /// refuses, counts as one rather than dividing by zero.)
     #[inline]
     pub fn bank_of(&self, addr: u32) -> u32 {
-        (addr / self.bank_bytes) % self.banks
+        (addr / self.bank_bytes.max(1)) % self.banks.max(1)
     }
 
     /// Lanes per phase for an access of `width` bytes, before any load doubling.
     #[inline]
     pub fn lanes_per_phase(&self, width: u32) -> u32 {
         let bytes = self.banks as u64 * self.bank_bytes as u64;
-        (bytes / width as u64).clamp(1, WARP as u64) as u32
+        (bytes / width.max(1) as u64).clamp(1, WARP as u64) as u32
     }
 }
 
@@ -156,9 +163,10 @@ pub struct Cost {
     pub phases: u32,
 }
 
-/// Checks the width and every active lane's alignment.
+/// Checks the geometry, the width and every active lane's alignment.
 #[inline]
-fn check(width: u32, addrs: &[u32; WARP], mask: u32) -> Result<(), Error> {
+fn check(geom: &Geometry, width: u32, addrs: &[u32; WARP], mask: u32) -> Result<(), Error> {
+    geom.validate()?;
     if !matches!(width, 4 | 8 | 16) {
         return Err(Error::Width(width));
     }
@@ -201,8 +209,8 @@ fn phase_lanes(geom: &Geometry, op: Op, width: u32, addrs: &[u32; WARP], mask: u
 /// Prices one warp access.
 ///
 /// `addrs[l]` is lane `l`'s byte address in shared memory, used only where bit `l` of `mask`
-/// is set. Errors for a width other than 4, 8 or 16 and for an address that is not a
-/// multiple of the width.
+/// is set. Errors for a geometry that [`Geometry::new`] would refuse, for a width other than
+/// 4, 8 or 16 and for an address that is not a multiple of the width.
 #[inline]
 pub fn cost(
     geom: &Geometry,
@@ -225,7 +233,7 @@ pub fn cost_counting(
     mask: u32,
     per_bank: Option<&mut [u64]>,
 ) -> Result<Cost, Error> {
-    check(width, addrs, mask)?;
+    check(geom, width, addrs, mask)?;
     if mask == 0 {
         return Ok(Cost::default());
     }
@@ -388,7 +396,7 @@ pub fn analyze(
     addrs: &[u32; WARP],
     mask: u32,
 ) -> Result<Analysis, Error> {
-    check(width, addrs, mask)?;
+    check(geom, width, addrs, mask)?;
     let base = geom.lanes_per_phase(width);
     let lanes = if mask == 0 {
         base
@@ -492,10 +500,7 @@ mod tests {
             Err(Error::Misaligned { lane: 3, .. })
         ));
         assert_eq!(cost(&g, Op::Ld, 4, &a, 0).unwrap(), Cost::default());
-        assert!(matches!(
-            cost(&g, Op::Ld, 2, &a, 1),
-            Err(Error::Width(2))
-        ));
+        assert!(matches!(cost(&g, Op::Ld, 2, &a, 1), Err(Error::Width(2))));
         assert!(Geometry::new(0, 4).is_err());
         assert!(Geometry::new(32, 3).is_err());
         assert!(Geometry::new(32, 2).is_err());
