@@ -103,7 +103,12 @@ impl Diag {
     }
 
     /// An error about the file as a whole (it could not be read, say).
-    pub fn file(phase: Phase, path: &str, message: impl Into<String>, help: Option<String>) -> Self {
+    pub fn file(
+        phase: Phase,
+        path: &str,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> Self {
         Diag {
             phase,
             location: path.to_owned(),

@@ -172,8 +172,8 @@ struct Lexer<'a> {
 }
 
 const PUNCTS: [&str; 27] = [
-    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "&", "|", "^",
-    "<", ">", "!", "~", "(", ")", "[", "]", ",", "?", ":",
+    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "&", "|", "^", "<",
+    ">", "!", "~", "(", ")", "[", "]", ",", "?", ":",
 ];
 
 impl<'a> Lexer<'a> {
@@ -207,7 +207,8 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         let c = b[self.pos];
-        if c.is_ascii_digit() || (c == b'.' && b.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) {
+        if c.is_ascii_digit() || (c == b'.' && b.get(self.pos + 1).is_some_and(u8::is_ascii_digit))
+        {
             return self.number();
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -251,7 +252,10 @@ impl<'a> Lexer<'a> {
             while end < b.len() && (b[end].is_ascii_hexdigit() || b[end] == b'_') {
                 end += 1;
             }
-            let digits: String = self.s[start + 2..end].chars().filter(|c| *c != '_').collect();
+            let digits: String = self.s[start + 2..end]
+                .chars()
+                .filter(|c| *c != '_')
+                .collect();
             let v = i64::from_str_radix(&digits, 16);
             return self.finish_int(start, end, v.ok());
         }
@@ -259,8 +263,7 @@ impl<'a> Lexer<'a> {
         while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'_') {
             end += 1;
         }
-        if end < b.len() && b[end] == b'.' && !b.get(end + 1).is_some_and(u8::is_ascii_alphabetic)
-        {
+        if end < b.len() && b[end] == b'.' && !b.get(end + 1).is_some_and(u8::is_ascii_alphabetic) {
             float = true;
             end += 1;
             while end < b.len() && b[end].is_ascii_digit() {
@@ -296,11 +299,19 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn finish_int(&mut self, start: usize, mut end: usize, v: Option<i64>) -> Result<(), SyntaxError> {
+    fn finish_int(
+        &mut self,
+        start: usize,
+        mut end: usize,
+        v: Option<i64>,
+    ) -> Result<(), SyntaxError> {
         let b = self.s.as_bytes();
         let Some(v) = v else {
             return self.err(
-                format!("`{}` is not an integer that fits in 64 bits", &self.s[start..end]),
+                format!(
+                    "`{}` is not an integer that fits in 64 bits",
+                    &self.s[start..end]
+                ),
                 start,
                 end - start,
             );
@@ -597,10 +608,9 @@ mod tests {
                 }
                 o
             }
-            Kind::Call(f, a) => format!(
-                "{f}({})",
-                a.iter().map(show).collect::<Vec<_>>().join(", ")
-            ),
+            Kind::Call(f, a) => {
+                format!("{f}({})", a.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
             Kind::Unary(op, a) => format!("({op:?} {})", show(a)),
             Kind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
             Kind::Cond(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
@@ -617,21 +627,40 @@ mod tests {
             show(&parse("t[r][c ^ r] + min(x, -y)").unwrap()),
             "(t[r][(c ^ r)] + min(x, (Neg y)))"
         );
-        assert_eq!(show(&parse("c ? a : b ? d : e").unwrap()), "(c ? a : (b ? d : e))");
-        assert_eq!(show(&parse("tid.x*32+ctaid.y").unwrap()), "((tid.x * 32) + ctaid.y)");
-        assert_eq!(show(&parse("1.5e3 + 0x10 + 3u").unwrap()), "((1500.0 + 16) + 3)");
+        assert_eq!(
+            show(&parse("c ? a : b ? d : e").unwrap()),
+            "(c ? a : (b ? d : e))"
+        );
+        assert_eq!(
+            show(&parse("tid.x*32+ctaid.y").unwrap()),
+            "((tid.x * 32) + ctaid.y)"
+        );
+        assert_eq!(
+            show(&parse("1.5e3 + 0x10 + 3u").unwrap()),
+            "((1500.0 + 16) + 3)"
+        );
     }
 
     #[test]
     fn spans() {
         let n = parse("a + (b*c)").unwrap();
-        let Kind::Binary(_, _, r) = &n.kind else { panic!() };
+        let Kind::Binary(_, _, r) = &n.kind else {
+            panic!()
+        };
         assert_eq!((r.start, r.end), (4, 9));
     }
 
     #[test]
     fn errors() {
-        for (s, at) in [("", 0), ("1 +", 3), ("(1", 2), ("a $ b", 2), ("3x", 0), ("a b", 2), ("f(1,", 4)] {
+        for (s, at) in [
+            ("", 0),
+            ("1 +", 3),
+            ("(1", 2),
+            ("a $ b", 2),
+            ("3x", 0),
+            ("a b", 2),
+            ("f(1,", 4),
+        ] {
             let e = parse(s).unwrap_err();
             assert_eq!(e.at, at, "{s}: {e}");
         }

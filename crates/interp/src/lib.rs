@@ -15,7 +15,9 @@ pub mod ast;
 pub mod diag;
 pub mod expr;
 pub mod ir;
+pub mod load;
 pub mod program;
 
 pub use diag::{Diag, Phase};
+pub use load::{load_file, load_str, Layout, Options};
 pub use program::{BufferInfo, InstInfo, Program, RegInit, SharedInfo};
