@@ -100,9 +100,15 @@ pub fn parse(path: &str, src: &Arc<str>) -> Result<ast::Program, Diag> {
 
 fn ron_diag(path: &str, src: &Arc<str>, e: ron::error::SpannedError, field: &str) -> Diag {
     let pos = e.span.start;
-    let off = offset_of_pos(src, pos.line, pos.col);
+    let mut off = offset_of_pos(src, pos.line, pos.col);
     let mut msg = e.code.to_string();
     let mut help = None;
+    if matches!(e.code, ron::Error::ExpectedComma) {
+        // Point just after the item that wants a comma, not at the next item.
+        off = src[..off].trim_end().len();
+        msg = "expected a comma after this item".into();
+        help = Some("separate the items of a list or the fields of a struct with commas".into());
+    }
     if matches!(e.code, ron::Error::ExceededRecursionLimit) {
         msg = "the program is nested too deeply for the RON reader".into();
         help = Some(
@@ -468,8 +474,13 @@ impl<'a> Loader<'a> {
         let block = self.dims3(&p.launch.block, "block", MAX_THREADS_PER_BLOCK as i64)?;
         let threads: i64 = block.iter().map(|&d| d as i64).product();
         if threads > MAX_THREADS_PER_BLOCK as i64 {
-            return Err(self.err_text(
-                &p.launch.block[0].0,
+            let at = p.launch.block[0]
+                .0
+                .span
+                .unwrap_or_else(|| self.find_field("block"));
+            return Err(self.err_at(
+                at,
+                1,
                 format!("a block of {threads} threads is more than the {MAX_THREADS_PER_BLOCK} a block may have"),
                 Some("make the block smaller and the grid larger".to_owned()),
             ));
@@ -517,9 +528,18 @@ impl<'a> Loader<'a> {
         })
     }
 
+    /// Offset of `field:` in the file (for values written without quotes, which keep no span).
+    fn find_field(&self, field: &str) -> usize {
+        let pat = format!("{field}:");
+        self.src.find(&pat).unwrap_or(self.cursor)
+    }
+
     fn dims3(&self, dims: &[Expr], what: &str, max: i64) -> R<[u32; 3]> {
         if dims.is_empty() || dims.len() > 3 {
-            let at = dims.first().and_then(|d| d.0.span).unwrap_or(self.cursor);
+            let at = dims
+                .first()
+                .and_then(|d| d.0.span)
+                .unwrap_or_else(|| self.find_field(what));
             return Err(self.err_at(
                 at,
                 1,
@@ -534,8 +554,10 @@ impl<'a> Loader<'a> {
         for (i, d) in dims.iter().enumerate() {
             let v = self.const_int(d, &format!("{what} dimension {i}"))?;
             if v < 1 || v > max {
-                return Err(self.err_text(
-                    &d.0,
+                let at = d.0.span.unwrap_or_else(|| self.find_field(what));
+                return Err(self.err_at(
+                    at,
+                    d.0.text.len(),
                     format!(
                         "{what} dimension {} is {v}; it must be between 1 and {max}",
                         ["x", "y", "z"][i]
