@@ -1,0 +1,9 @@
+//! Fuzzes the RON loader: any text must load or give an error, never panic or hang.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(src) = std::str::from_utf8(data) {
+        let _ = warpsim_interp::load_str("fuzz.ron", src, &warpsim_interp::Options::default());
+    }
+});

@@ -1,0 +1,34 @@
+//! Helpers shared by the integration tests.
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The warpsim binary.
+pub fn warpsim() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_warpsim"));
+    c.current_dir(root());
+    c
+}
+
+/// Runs `warpsim run programs/PROGRAM --format json` with defines and extra arguments.
+pub fn run_json(program: &str, defines: &[&str], extra: &[&str]) -> serde_json::Value {
+    let mut c = warpsim();
+    c.arg("run").arg(format!("programs/{program}")).args(["--format", "json"]);
+    for d in defines {
+        c.args(["--define", d]);
+    }
+    c.args(extra);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "warpsim run {program} {defines:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{program}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
+    })
+}
