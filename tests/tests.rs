@@ -1,1 +1,4 @@
 //! Integration tests.
+
+mod cli_access;
+mod cli_explain;

@@ -1,2 +1,82 @@
 //! The `warpsim` command line.
-fn main() {}
+//!
+//! Each subcommand lives in its own module with an `Args` struct and a `run` function that
+//! returns `miette::Result<()>`; `main` dispatches and turns every error into exit code 2.
+
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+mod access;
+mod explain;
+
+/// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.
+#[derive(Parser)]
+#[command(name = "warpsim", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Price each access of a trace file (one warp access a line).
+    Access(access::Args),
+    /// Draw how the banks serve one access given as an index expression over `tid`.
+    Explain(explain::Args),
+}
+
+fn main() -> ExitCode {
+    // Colours and box drawing only on a terminal (and no colours under NO_COLOR); carets
+    // under the columns that errors point at.
+    let tty = std::io::stderr().is_terminal();
+    let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut theme = match (tty, color) {
+        (true, true) => miette::GraphicalTheme::unicode(),
+        (true, false) => miette::GraphicalTheme::unicode_nocolor(),
+        _ => miette::GraphicalTheme::none(),
+    };
+    theme.characters.underline = '^';
+    theme.characters.underbar = '^';
+    // Only fails if a hook is already set, and then that one is used.
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .graphical_theme(theme.clone())
+                .terminal_links(false)
+                .wrap_lines(false)
+                .build(),
+        )
+    }));
+    // clap prints its own usage errors and exits with code 2.
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Access(args) => access::run(args),
+        Command::Explain(args) => explain::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(report) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{report:?}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`warpsim ... | head`) is not an error.
+fn print(text: &str) -> miette::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(miette::miette!("cannot write the output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Parses a bank geometry from `--banks` and `--bank-bytes`.
+fn geometry(banks: u32, bank_bytes: u32) -> miette::Result<warpsim_smem::Geometry> {
+    warpsim_smem::Geometry::new(banks, bank_bytes).map_err(|e| miette::miette!("{e}"))
+}

@@ -1,0 +1,241 @@
+//! `warpsim access TRACE`: price every warp access of a trace file.
+//!
+//! A trace has one access a line, `name op width o0 … o31`: `op` is `ld` or `st`, `width` 4,
+//! 8 or 16 bytes, `oN` lane N's byte offset into shared memory (`-1` or `_`: lane inactive).
+//! `#` starts a comment; blank lines are skipped. This is the format of
+//! `tests/fixtures/h200/patterns.txt`.
+
+use crate::{geometry, print};
+use comfy_table::{presets, CellAlignment, Table};
+use miette::miette;
+use serde::Serialize;
+use std::io::{IsTerminal, Read};
+use warpsim_smem::{cost, Error as SmemError, Geometry, Op, WARP};
+
+/// Arguments of `warpsim access`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace file, one access a line: `name op width o0 … o31` (`-` reads stdin).
+    trace: String,
+    /// Number of shared-memory banks.
+    #[arg(long, default_value_t = 32)]
+    banks: u32,
+    /// Width of one bank in bytes.
+    #[arg(long, default_value_t = 4)]
+    bank_bytes: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Table,
+    Tsv,
+    Json,
+}
+
+/// One priced line of the trace.
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    op: Op,
+    width: u32,
+    wavefronts: u32,
+    bank_conflicts: u32,
+}
+
+/// One access of the trace, as read.
+struct Access {
+    name: String,
+    op: Op,
+    width: u32,
+    addrs: [u32; WARP],
+    mask: u32,
+}
+
+/// Malformed lines are listed up to this many.
+const MAX_ERRORS: usize = 20;
+
+const FORMAT: &str = "write `name ld|st 4|8|16 o0 … o31`: a name, the access kind, the width \
+                      in bytes and 32 byte offsets, `-1` or `_` for an inactive lane";
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let geom = geometry(args.banks, args.bank_bytes)?;
+    let (label, text) = read(&args.trace)?;
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        match price(&geom, line) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(what) => errors.push(format!("{label}:{}: {what}", i + 1)),
+        }
+    }
+    if !errors.is_empty() {
+        let n = errors.len();
+        errors.truncate(MAX_ERRORS);
+        if n > MAX_ERRORS {
+            errors.push(format!("… and {} more malformed lines", n - MAX_ERRORS));
+        }
+        return Err(miette!("{}", errors.join("\n")));
+    }
+    let out = match args.format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&rows)
+                .map_err(|e| miette!("cannot write JSON: {e}"))?;
+            s.push('\n');
+            s
+        }
+        Format::Tsv => {
+            let mut s = String::from("name\top\twidth\twavefronts\tbank_conflicts\n");
+            for r in &rows {
+                s += &format!(
+                    "{}\t{}\t{}\t{}\t{}\n",
+                    r.name, r.op, r.width, r.wavefronts, r.bank_conflicts
+                );
+            }
+            s
+        }
+        Format::Table => table(&rows, std::io::stdout().is_terminal()),
+    };
+    print(&out)
+}
+
+/// Reads the trace (`-`: stdin); returns the name to report it by, and its text.
+fn read(trace: &str) -> miette::Result<(String, String)> {
+    let mut bytes = Vec::new();
+    if trace == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| miette!("cannot read the trace from stdin: {e}"))?;
+    } else {
+        bytes = std::fs::read(trace).map_err(|e| miette!("cannot read the trace {trace}: {e}"))?;
+    }
+    let label = if trace == "-" { "<stdin>" } else { trace };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        miette!(
+            "{label}: the trace is not UTF-8 text (bad byte at offset {}): a trace is plain \
+             text, one access a line",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok((label.to_string(), text))
+}
+
+/// Prices one line: `None` for a blank or comment line, `Err` with what is wrong and what to
+/// write instead.
+fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
+    let Some(access) = parse(line)? else {
+        return Ok(None);
+    };
+    let c =
+        cost(geom, access.op, access.width, &access.addrs, access.mask).map_err(|e| match e {
+            SmemError::Misaligned { lane, addr, width } => format!(
+                "lane {lane}'s offset {addr} is not a multiple of the {width}-byte access width: \
+             write an aligned offset such as {} (or `-1` to make the lane inactive)",
+                addr / width * width
+            ),
+            other => other.to_string(),
+        })?;
+    Ok(Some(Row {
+        name: access.name,
+        op: access.op,
+        width: access.width,
+        wavefronts: c.wavefronts,
+        bank_conflicts: c.conflicts,
+    }))
+}
+
+fn parse(line: &str) -> Result<Option<Access>, String> {
+    let line = line.split('#').next().unwrap_or("");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    if fields.len() != 3 + WARP {
+        let lanes = fields.len().saturating_sub(3);
+        return Err(format!(
+            "expected 35 fields, found {} ({lanes} lane offset{}): {FORMAT}",
+            fields.len(),
+            if lanes == 1 { "" } else { "s" }
+        ));
+    }
+    let op: Op = fields[1].parse().map_err(|_| {
+        format!(
+            "`{}` is not an access kind: write `ld` (load) or `st` (store)",
+            fields[1]
+        )
+    })?;
+    let width = match fields[2] {
+        "4" => 4,
+        "8" => 8,
+        "16" => 16,
+        w => {
+            return Err(format!(
+                "`{w}` is not an access width: write 4, 8 or 16 (bytes a lane)"
+            ))
+        }
+    };
+    let mut addrs = [0u32; WARP];
+    let mut mask = 0u32;
+    for (lane, field) in fields[3..].iter().enumerate() {
+        if *field == "-1" || *field == "_" {
+            continue;
+        }
+        addrs[lane] = number(field).ok_or_else(|| {
+            format!(
+                "lane {lane}'s offset `{field}` is not a byte offset: write a whole number \
+                 from 0 to 4294967295 (decimal or 0x hex), or `-1` or `_` for an inactive lane"
+            )
+        })?;
+        mask |= 1 << lane;
+    }
+    Ok(Some(Access {
+        name: fields[0].to_string(),
+        op,
+        width,
+        addrs,
+        mask,
+    }))
+}
+
+/// A decimal or `0x` hexadecimal `u32`.
+fn number(s: &str) -> Option<u32> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None if s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+        None => None,
+    }
+}
+
+fn table(rows: &[Row], tty: bool) -> String {
+    let mut t = Table::new();
+    t.load_style(if tty {
+        presets::UTF8_FULL_CONDENSED
+    } else {
+        presets::ASCII_FULL_CONDENSED
+    });
+    t.set_header(["name", "op", "width", "wavefronts", "bank_conflicts"]);
+    for r in rows {
+        t.add_row([
+            r.name.clone(),
+            r.op.to_string(),
+            r.width.to_string(),
+            r.wavefronts.to_string(),
+            r.bank_conflicts.to_string(),
+        ]);
+    }
+    for col in 2..5 {
+        if let Some(c) = t.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let wavefronts: u64 = rows.iter().map(|r| r.wavefronts as u64).sum();
+    let conflicts: u64 = rows.iter().map(|r| r.bank_conflicts as u64).sum();
+    format!(
+        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts\n",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "es" }
+    )
+}
