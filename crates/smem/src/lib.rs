@@ -371,6 +371,13 @@ fn conflict_free(geom: &Geometry, addrs: &[u32; WARP], mask: u32) -> Option<u32>
     Some(used)
 }
 
+/// Bits `start..end` (lanes of one phase).
+#[inline]
+fn lane_range(start: usize, end: usize) -> u32 {
+    let below = |n: usize| if n >= WARP { u32::MAX } else { (1u32 << n) - 1 };
+    below(end) & !below(start)
+}
+
 /// The general path: per phase, sort the (bank, word) keys and count runs.
 fn general(
     geom: &Geometry,
@@ -381,30 +388,65 @@ fn general(
     mut per_bank: Option<&mut [u64]>,
 ) -> Cost {
     let lanes = phase_lanes(geom, op, width, addrs, mask) as usize;
-    let words_per_lane = width.div_ceil(geom.bank_bytes).max(1) as usize;
-    // At most 32 lanes of at most 16 / 4 = 4 words each.
-    let mut keys = [0u64; WARP * 4];
+    // Bank widths are powers of two and addresses are aligned, so a lane's bytes fall in
+    // `per_lane` whole words (one, if the access is narrower than a bank). Word indices fit in 32
+    // bits. No 64-bit divisions here: they dominated this loop.
+    let shift = geom.bank_bytes.trailing_zeros();
+    let per_lane = (width >> shift).max(1);
+    let pow2 = geom.banks & (geom.banks - 1) == 0;
+    let bank_of = |w: u32| {
+        if pow2 {
+            w & (geom.banks - 1)
+        } else {
+            w % geom.banks
+        }
+    };
+    // Up to 64 banks, a bit set of the banks asked spots conflict-free phases without sorting.
+    let small = geom.banks <= 64;
     let mut out = Cost::default();
     let mut start = 0;
     while start < WARP {
         let end = (start + lanes).min(WARP);
-        let mut n = 0;
-        for (l, &a) in addrs.iter().enumerate().take(end).skip(start) {
-            if mask & (1 << l) == 0 {
+        let phase = mask & lane_range(start, end);
+        start = end;
+        if phase == 0 {
+            continue;
+        }
+        out.phases += 1;
+        let n = (phase.count_ones() * per_lane) as usize;
+        if small {
+            let mut used = 0u64;
+            let mut m = phase;
+            while m != 0 {
+                let first = addrs[m.trailing_zeros() as usize] >> shift;
+                m &= m - 1;
+                for w in first..first + per_lane {
+                    used |= 1u64 << bank_of(w);
+                }
+            }
+            if used.count_ones() as usize == n {
+                // Every word asked for is on a bank of its own: one cycle.
+                out.wavefronts += 1;
+                if let Some(pb) = per_bank.as_deref_mut() {
+                    while used != 0 {
+                        pb[used.trailing_zeros() as usize] += 1;
+                        used &= used - 1;
+                    }
+                }
                 continue;
             }
-            let first = a / geom.bank_bytes;
-            let last = (a as u64 + width as u64 - 1) / geom.bank_bytes as u64;
-            for w in first as u64..=last {
-                let bank = w % geom.banks as u64;
-                keys[n] = (bank << 40) | w;
-                n += 1;
-            }
-            debug_assert!(n <= WARP * words_per_lane.max(1));
         }
-        start = end;
-        if n == 0 {
-            continue;
+        // At most 32 lanes of at most 16 / 4 = 4 words each.
+        let mut keys = [0u64; WARP * 4];
+        let mut i = 0;
+        let mut m = phase;
+        while m != 0 {
+            let first = addrs[m.trailing_zeros() as usize] >> shift;
+            m &= m - 1;
+            for w in first..first + per_lane {
+                keys[i] = ((bank_of(w) as u64) << 32) | w as u64;
+                i += 1;
+            }
         }
         let ks = &mut keys[..n];
         ks.sort_unstable();
@@ -415,10 +457,10 @@ fn general(
             if k == prev {
                 continue;
             }
-            if prev == u64::MAX || (k >> 40) != (prev >> 40) {
+            if prev == u64::MAX || (k >> 32) != (prev >> 32) {
                 if prev != u64::MAX {
                     if let Some(pb) = per_bank.as_deref_mut() {
-                        pb[(prev >> 40) as usize] += run as u64;
+                        pb[(prev >> 32) as usize] += run as u64;
                     }
                 }
                 run = 0;
@@ -428,10 +470,9 @@ fn general(
             prev = k;
         }
         if let Some(pb) = per_bank.as_deref_mut() {
-            pb[(prev >> 40) as usize] += run as u64;
+            pb[(prev >> 32) as usize] += run as u64;
         }
         out.wavefronts += worst;
-        out.phases += 1;
     }
     out.conflicts = out.wavefronts - out.phases;
     out
