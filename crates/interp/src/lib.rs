@@ -14,6 +14,7 @@
 pub mod ast;
 pub mod diag;
 pub mod expr;
+pub mod host;
 pub mod ir;
 pub mod load;
 pub mod program;
