@@ -204,6 +204,12 @@ fn bad_expressions_exit_2() {
         assert!(err.contains(hint), "{expr:?}: {err}");
         assert!(err.contains('^'), "{expr:?}: no caret in {err}");
     }
+    // Too deep to evaluate: an error, not a stack overflow.
+    for expr in [vec!["1"; 20_000].join("+"), "(".repeat(20_000) + "tid"] {
+        let (code, _, err) = explain(&[&expr]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("deep"), "{err}");
+    }
     for args in [
         &["tid", "--width", "2"][..],
         &["tid", "--op", "load"],

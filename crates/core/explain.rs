@@ -267,7 +267,7 @@ struct Parser<'a> {
     pos: usize,
 }
 
-/// Deeper nesting than this is refused (the parser recurses).
+/// Deeper nesting than this is refused: parsing, evaluating and dropping recurse.
 const MAX_DEPTH: usize = 200;
 
 impl Parser<'_> {
@@ -275,46 +275,57 @@ impl Parser<'_> {
         self.toks[self.pos.min(self.toks.len() - 1)]
     }
 
-    fn binary(&mut self, level: usize, depth: usize) -> miette::Result<Expr> {
+    /// Parses the operators of `LEVELS[level..]`; returns the tree and its height.
+    fn binary(&mut self, level: usize, depth: usize) -> miette::Result<(Expr, usize)> {
         if level == LEVELS.len() {
             return self.unary(depth);
         }
-        let mut lhs = self.binary(level + 1, depth)?;
+        let (mut lhs, mut height) = self.binary(level + 1, depth)?;
         loop {
             match self.peek() {
                 (Tok::Op(op), span) if LEVELS[level].contains(&op) => {
                     self.pos += 1;
-                    let rhs = self.binary(level + 1, depth)?;
+                    let (rhs, h) = self.binary(level + 1, depth)?;
+                    // Evaluating and dropping the tree recurse: keep it shallow.
+                    height = height.max(h) + 1;
+                    if height > MAX_DEPTH {
+                        return Err(self.too_deep(span));
+                    }
                     lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs), span);
                 }
-                _ => return Ok(lhs),
+                _ => return Ok((lhs, height)),
             }
         }
     }
 
-    fn unary(&mut self, depth: usize) -> miette::Result<Expr> {
+    fn too_deep(&self, span: Span) -> miette::Report {
+        error(
+            self.src,
+            span,
+            format!("the index nests more than {MAX_DEPTH} operations deep"),
+            "here",
+            "write a shorter index",
+        )
+    }
+
+    fn unary(&mut self, depth: usize) -> miette::Result<(Expr, usize)> {
         let (tok, span) = self.peek();
         if depth > MAX_DEPTH {
-            return Err(error(
-                self.src,
-                span,
-                "the index nests too deeply".into(),
-                "here",
-                "write it with fewer parentheses or unary minuses",
-            ));
+            return Err(self.too_deep(span));
         }
         match tok {
             Tok::Op(Bin::Sub) => {
                 self.pos += 1;
-                Ok(Expr::Neg(Box::new(self.unary(depth + 1)?), span))
+                let (e, h) = self.unary(depth + 1)?;
+                Ok((Expr::Neg(Box::new(e), span), h + 1))
             }
             Tok::Num(n) => {
                 self.pos += 1;
-                Ok(Expr::Num(n))
+                Ok((Expr::Num(n), 1))
             }
             Tok::Tid => {
                 self.pos += 1;
-                Ok(Expr::Tid)
+                Ok((Expr::Tid, 1))
             }
             Tok::Open => {
                 self.pos += 1;
@@ -368,7 +379,7 @@ impl Parser<'_> {
 fn parse(src: &str) -> miette::Result<Expr> {
     let toks = lex(src)?;
     let mut p = Parser { src, toks, pos: 0 };
-    let e = p.binary(0, 0)?;
+    let (e, _) = p.binary(0, 0)?;
     match p.peek() {
         (Tok::End, _) => Ok(e),
         (Tok::Close, span) => Err(error(
@@ -721,6 +732,9 @@ mod tests {
         }
         let deep = "(".repeat(10_000) + "tid" + &")".repeat(10_000);
         assert!(parse(&deep).is_err());
+        assert!(parse(&"-".repeat(10_000)).is_err());
+        assert!(parse(&vec!["1"; 40_000].join("+")).is_err());
+        assert!(parse(&vec!["tid"; 150].join("*1+")).is_ok());
         let e = parse("32/tid").unwrap();
         assert!(eval(&e, 0).is_err());
         assert!(eval(&parse("tid<<99").unwrap(), 1).is_err());
