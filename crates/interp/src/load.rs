@@ -614,9 +614,7 @@ impl<'a> Loader<'a> {
                     None,
                 ));
             }
-            let bytes = (len as u64)
-                .checked_mul(b.ty.bytes() as u64)
-                .unwrap_or(u64::MAX);
+            let bytes = (len as u64).saturating_mul(b.ty.bytes() as u64);
             total = total.saturating_add(bytes);
             if total > self.opts.max_buffer_bytes || len > u32::MAX as i64 {
                 return Err(self.err_text(
@@ -2160,13 +2158,11 @@ fn retarget(i: &mut Inst, from: Reg, to: Reg) -> bool {
         | DAbs { dst, .. }
         | DSqrt { dst, .. }
         | DFma { dst, .. }
-        | Cvt { dst, .. } => {
-            if *dst == from {
-                *dst = to;
-                true
-            } else {
-                false
-            }
+        | Cvt { dst, .. }
+            if *dst == from =>
+        {
+            *dst = to;
+            true
         }
         Load(m) if m.data == from && m.vec == 1 => {
             m.data = to;
