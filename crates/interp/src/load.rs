@@ -998,7 +998,7 @@ impl<'a> Loader<'a> {
                 let Kind::Index(_, idx) = &sn.kind else {
                     unreachable!("array_of checks")
                 };
-                let vec = self.vec_len(names.len(), elem, src)?;
+                let vec = self.vec_len(names.len(), elem, src, space, array)?;
                 let idx = self.indices(space, array, idx, site, vec)?;
                 let ty = Ty::of(elem);
                 let first = Reg(self.next_reg.max(self.high_water) as u16);
@@ -1022,7 +1022,7 @@ impl<'a> Loader<'a> {
                 let Kind::Index(_, idx) = &tn.kind else {
                     unreachable!("array_of checks")
                 };
-                let vec = self.vec_len(values.len(), elem, target)?;
+                let vec = self.vec_len(values.len(), elem, target, space, array)?;
                 let ty = Ty::of(elem);
                 let mut vals = Vec::new();
                 for v in values {
@@ -1189,7 +1189,7 @@ impl<'a> Loader<'a> {
         Ok(())
     }
 
-    fn vec_len(&self, n: usize, elem: Elem, t: &Text) -> R<u8> {
+    fn vec_len(&self, n: usize, elem: Elem, t: &Text, space: Space, array: u16) -> R<u8> {
         let width = n as u32 * elem.bytes();
         if !(n == 2 || n == 4) || !(width == 8 || width == 16) {
             return Err(self.err_text(
@@ -1197,6 +1197,19 @@ impl<'a> Loader<'a> {
                 format!("a vector access of {n} {elem} elements is {width} bytes; vector accesses are 8 or 16 bytes"),
                 Some("use 2 or 4 elements of f32/i32/u32, or 2 of f64".to_owned()),
             ));
+        }
+        if space == Space::Shared {
+            let s = &self.shared[array as usize];
+            if s.swizzle > 0 && s.swizzle < n as u32 {
+                return Err(self.err_text(
+                    t,
+                    format!(
+                        "`{}` is swizzled in groups of {} elements, which splits this {n}-element vector access",
+                        s.name, s.swizzle
+                    ),
+                    Some(format!("use a swizzle group of at least {n} (or 0) for `{}`", s.name)),
+                ));
+            }
         }
         Ok(n as u8)
     }
