@@ -13,6 +13,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod exec;
 pub mod expr;
 pub mod host;
 pub mod ir;
