@@ -209,7 +209,12 @@ pub enum Inst {
 
     /// Converts between element types with C semantics (float → int truncates and
     /// saturates; NaN → 0).
-    Cvt { dst: Reg, a: Reg, from: Elem, to: Elem },
+    Cvt {
+        dst: Reg,
+        a: Reg,
+        from: Elem,
+        to: Elem,
+    },
 
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
