@@ -117,6 +117,9 @@ pub struct Stats {
     pub per_pc: Vec<PcStats>,
     /// Distinct words each bank served, over all shared accesses.
     pub per_bank: Vec<u64>,
+    /// Distinct words each bank served, per instruction: entry `pc * banks + bank` (nonzero
+    /// only for shared accesses). Summed over pcs, it is [`Stats::per_bank`].
+    pub per_pc_bank: Vec<u64>,
     /// Warp instructions executed.
     pub warp_instructions: u64,
     /// Thread instructions executed (active lanes summed over warp instructions).
@@ -129,6 +132,7 @@ impl Stats {
         Stats {
             per_pc: vec![PcStats::default(); prog.code.len()],
             per_bank: vec![0; geom.banks as usize],
+            per_pc_bank: vec![0; prog.code.len() * geom.banks as usize],
             warp_instructions: 0,
             thread_instructions: 0,
         }
@@ -149,6 +153,12 @@ impl Stats {
             self.per_bank.resize(other.per_bank.len(), 0);
         }
         for (a, b) in self.per_bank.iter_mut().zip(&other.per_bank) {
+            *a += b;
+        }
+        if self.per_pc_bank.len() < other.per_pc_bank.len() {
+            self.per_pc_bank.resize(other.per_pc_bank.len(), 0);
+        }
+        for (a, b) in self.per_pc_bank.iter_mut().zip(&other.per_pc_bank) {
             *a += b;
         }
         self.warp_instructions += other.warp_instructions;
@@ -315,7 +325,14 @@ struct Ctx<'a> {
     ctaid: [u32; 3],
     global: &'a Global,
     per_pc: &'a mut [PcStats],
-    per_bank: &'a mut [u64],
+    /// This block's words served per bank, one row of `banks` per shared-access pc (rows in
+    /// `bank_row`); added to [`Stats::per_bank`] and [`Stats::per_pc_bank`] at the end.
+    pc_bank: Vec<u64>,
+    /// Row of `pc_bank` for each pc (0 for instructions that are not shared accesses).
+    bank_row: Vec<usize>,
+    /// The shared-access pcs and their rows.
+    shared_pcs: Vec<(usize, usize)>,
+    banks: usize,
     shared: Vec<u32>,
     threads: u64,
     steps: u64,
@@ -424,8 +441,20 @@ fn run(
     if stats.per_pc.len() < prog.code.len() {
         stats.per_pc.resize(prog.code.len(), PcStats::default());
     }
-    if stats.per_bank.len() < cfg.geometry.banks as usize {
-        stats.per_bank.resize(cfg.geometry.banks as usize, 0);
+    let banks = cfg.geometry.banks as usize;
+    if stats.per_bank.len() < banks {
+        stats.per_bank.resize(banks, 0);
+    }
+    if stats.per_pc_bank.len() < prog.code.len() * banks {
+        stats.per_pc_bank.resize(prog.code.len() * banks, 0);
+    }
+    let mut bank_row = vec![0; prog.code.len()];
+    let mut shared_pcs = Vec::new();
+    for (pc, i) in prog.code.iter().enumerate() {
+        if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
+            bank_row[pc] = shared_pcs.len();
+            shared_pcs.push((pc, shared_pcs.len()));
+        }
     }
     let mut cx = Ctx {
         prog,
@@ -433,7 +462,10 @@ fn run(
         ctaid,
         global,
         per_pc: &mut stats.per_pc,
-        per_bank: &mut stats.per_bank,
+        pc_bank: vec![0; shared_pcs.len() * banks],
+        bank_row,
+        shared_pcs,
+        banks,
         shared: vec![0; prog.shared_bytes.div_ceil(4) as usize],
         threads,
         steps: 0,
@@ -462,6 +494,14 @@ fn run(
 
     stats.warp_instructions += cx.steps;
     stats.thread_instructions += cx.lanes;
+    for &(pc, row) in &cx.shared_pcs {
+        let served = &cx.pc_bank[row * banks..(row + 1) * banks];
+        let per_pc = &mut stats.per_pc_bank[pc * banks..(pc + 1) * banks];
+        for ((t, p), &v) in stats.per_bank.iter_mut().zip(per_pc).zip(served) {
+            *t += v;
+            *p += v;
+        }
+    }
     (result, regs)
 }
 
@@ -1492,7 +1532,7 @@ fn shared_access(
         width,
         &addrs,
         active,
-        Some(cx.per_bank),
+        Some(&mut cx.pc_bank[cx.bank_row[pc] * cx.banks..][..cx.banks]),
     )
     .map_err(|e| cx.fault(pc, format!("cannot price this shared access: {e}"), None))?;
     let ps = &mut cx.per_pc[pc];
@@ -3140,6 +3180,21 @@ mod tests {
             if pad == 0 {
                 assert_eq!(o.stats.per_bank[0], 33);
             }
+            // Per instruction: the column load asks bank 0 for 32 words (unpadded) or every
+            // bank for one; the row store every bank for one.
+            let pb = &o.stats.per_pc_bank;
+            assert_eq!(pb.len(), p.code.len() * 32);
+            if pad == 0 {
+                assert_eq!(pb[0], 32);
+                assert_eq!(pb[1..32].iter().sum::<u64>(), 0);
+            } else {
+                assert!(pb[..32].iter().all(|&v| v == 1));
+            }
+            assert!(pb[32..64].iter().all(|&v| v == 1));
+            let summed: Vec<u64> = (0..32)
+                .map(|b| (0..p.code.len()).map(|pc| pb[pc * 32 + b]).sum())
+                .collect();
+            assert_eq!(summed, o.stats.per_bank);
             assert_eq!(o.stats.wavefronts(), wavefronts + 1);
             assert_eq!(o.stats.conflicts(), conflicts);
         }
@@ -3466,6 +3521,7 @@ mod tests {
         let mut small = Stats {
             per_pc: vec![],
             per_bank: vec![],
+            per_pc_bank: vec![],
             warp_instructions: 0,
             thread_instructions: 0,
         };
