@@ -2,3 +2,4 @@
 
 mod cli_access;
 mod cli_explain;
+mod run;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod access;
 mod explain;
+mod run;
 
 /// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.
 #[derive(Parser)]
@@ -24,6 +25,10 @@ enum Command {
     Access(access::Args),
     /// Draw how the banks serve one access given as an index expression over `tid`.
     Explain(explain::Args),
+    /// Check a program and summarize it: launch, buffers, shared layout, code size.
+    Check(run::CheckArgs),
+    /// Run a program over its grid: shared-memory counters, costliest lines, verification.
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +58,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Access(args) => access::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Check(args) => run::check(args),
+        Command::Run(args) => run::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,1 +1,572 @@
-//! Runner (placeholder).
+//! Launches a warpsim program over its whole grid, verifies it and reports what it cost.
+//!
+//! # Brief overview
+//!
+//! * [`run`]: fills the global buffers ([`warpsim_interp::host::init_words`]), runs every
+//!   block of the grid with [`warpsim_interp::exec::run_block`] in parallel (rayon, one
+//!   [`Stats`] per worker, merged by addition so the totals never depend on the thread count;
+//!   if blocks fault, the lowest-numbered one is reported), checks the buffers that have an
+//!   `expect` against the CPU reference ([`warpsim_interp::host::check`]) and builds a
+//!   [`Report`].
+//! * [`Report`]: Nsight Compute's shared-memory counters (`ld`/`st` wavefronts, bank
+//!   conflicts, instructions), per memory instruction and per bank, the verification result
+//!   and the emulator's speed. It serializes to JSON ([`Report::to_json`]); the keys are
+//!   described in the README ("Running a kernel").
+//! * [`Report::to_table`]: the same for a person (comfy-table), with the costliest source
+//!   lines and a one-line heat map of the banks.
+//! * [`Report::to_svg`]: a chart of the per-bank load and of the banks the hottest shared
+//!   instructions' lanes hit.
+//! * [`describe`]: a short summary of a loaded program (`warpsim check`).
+
+// Errors are `warpsim_interp::Diag`s by design (they carry the source snippet); they are rare
+// and leave the hot loops, so they are not boxed.
+#![allow(clippy::result_large_err)]
+
+use rayon::prelude::*;
+use serde::{Serialize, Serializer};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+use warpsim_interp::exec::{self, Config, Global, Stats};
+use warpsim_interp::host::{self, Verdict};
+use warpsim_interp::ir::Space;
+use warpsim_interp::{Diag, Phase, Program};
+use warpsim_smem::{Geometry, Op};
+
+mod svg;
+mod table;
+
+pub use table::TableStyle;
+
+/// How to run a program.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The bank geometry that prices shared accesses.
+    pub geometry: Geometry,
+    /// Most warp instructions one block may execute before it faults as a runaway loop.
+    pub max_steps: u64,
+    /// Check the buffers that have an `expect` after the run.
+    pub verify: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            geometry: Geometry::H200,
+            max_steps: Config::DEFAULT_MAX_STEPS,
+            verify: true,
+        }
+    }
+}
+
+/// The defines, serialized as a JSON object in declaration order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Defines(pub Vec<(String, i64)>);
+
+impl Serialize for Defines {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// Grid and block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Launch {
+    /// Blocks in the grid (x, y, z).
+    pub grid: [u32; 3],
+    /// Threads in a block (x, y, z).
+    pub block: [u32; 3],
+    /// Blocks in all.
+    pub blocks: u64,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Shared memory per block, in bytes.
+    pub shared_bytes: u32,
+}
+
+/// Nsight Compute's shared-memory counters over the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SharedTotals {
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`
+    pub ld_wavefronts: u64,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`
+    pub ld_bank_conflicts: u64,
+    /// `smsp__inst_executed_op_shared_ld.sum`: warp-level shared loads executed.
+    pub ld_instructions: u64,
+    /// Wavefronts of shared stores.
+    pub st_wavefronts: u64,
+    /// Bank conflicts of shared stores.
+    pub st_bank_conflicts: u64,
+    /// Warp-level shared stores executed.
+    pub st_instructions: u64,
+    /// Wavefronts without any bank conflict: one per busy phase (wavefronts − conflicts).
+    pub ideal_wavefronts: u64,
+}
+
+impl SharedTotals {
+    /// All shared wavefronts.
+    pub fn wavefronts(&self) -> u64 {
+        self.ld_wavefronts + self.st_wavefronts
+    }
+    /// All bank conflicts.
+    pub fn bank_conflicts(&self) -> u64 {
+        self.ld_bank_conflicts + self.st_bank_conflicts
+    }
+}
+
+/// Which memory an instruction accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemSpace {
+    /// Shared memory (priced).
+    Shared,
+    /// Global memory (counted only).
+    Global,
+}
+
+/// What one memory instruction did over the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InstReport {
+    /// Its index in the lowered code.
+    pub pc: usize,
+    /// 1-based line in the program file.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// The source it implements.
+    pub text: String,
+    /// Shared or global.
+    pub space: MemSpace,
+    /// Load or store.
+    pub op: Op,
+    /// The shared array or buffer.
+    pub array: String,
+    /// Bytes per lane.
+    pub width: u32,
+    /// Warp-level executions.
+    pub executions: u64,
+    /// Active lanes summed over executions.
+    pub lanes: u64,
+    /// Shared wavefronts (null for global accesses, which are not priced).
+    pub wavefronts: Option<u64>,
+    /// Shared bank conflicts (null for global accesses).
+    pub bank_conflicts: Option<u64>,
+    /// Wavefronts it would take without conflicts (null for global accesses).
+    pub ideal_wavefronts: Option<u64>,
+    /// Wavefronts over the ideal, rounded: 32 for a 32-way conflict (null for global
+    /// accesses).
+    pub conflict_degree: Option<u64>,
+    /// Distinct words each bank served for this instruction (shared accesses, when the
+    /// executor records it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_bank: Option<Vec<u64>>,
+}
+
+/// How the emulator did.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Emulator {
+    /// Warp instructions executed.
+    pub warp_instructions: u64,
+    /// Thread instructions executed (active lanes summed).
+    pub thread_instructions: u64,
+    /// Wall time of running the blocks (not loading, filling or verifying).
+    pub seconds: f64,
+    /// `warp_instructions / seconds`.
+    pub warp_instructions_per_second: f64,
+    /// Worker threads (rayon).
+    pub threads: usize,
+    /// Wall time of filling the buffers.
+    pub init_seconds: f64,
+    /// Wall time of the verification.
+    pub verify_seconds: f64,
+}
+
+/// Everything a run found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The program file.
+    pub file: String,
+    /// Every define with the value in force, in declaration order.
+    pub defines: Defines,
+    /// Grid, block and shared memory per block.
+    pub launch: Launch,
+    /// The bank geometry.
+    pub geometry: Geometry,
+    /// Shared-memory counters.
+    pub shared: SharedTotals,
+    /// Cycles that bank conflicts add: `ld_bank_conflicts + st_bank_conflicts`.
+    pub stall_cycles: u64,
+    /// One entry per memory instruction that executed, in program order.
+    pub per_instruction: Vec<InstReport>,
+    /// Distinct words each bank served, over all shared accesses.
+    pub per_bank: Vec<u64>,
+    /// Whether every buffer with an `expect` matched (null when none has one, or with
+    /// `--no-verify`).
+    pub verified: Option<bool>,
+    /// One verdict per checked buffer.
+    pub verification: Vec<Verdict>,
+    /// Speed of the emulator.
+    pub emulator: Emulator,
+}
+
+impl Report {
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        // Serializing plain data into a String cannot fail; keep a fallback anyway.
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize the report: {e}\"}}"))
+    }
+
+    /// The instructions that cost most: by bank conflicts, then wavefronts, then program
+    /// order; global accesses last.
+    pub fn costliest(&self, n: usize) -> Vec<&InstReport> {
+        let mut v: Vec<&InstReport> = self.per_instruction.iter().collect();
+        v.sort_by_key(|i| {
+            (
+                std::cmp::Reverse(i.bank_conflicts.unwrap_or(0)),
+                std::cmp::Reverse(i.wavefronts.unwrap_or(0)),
+                i.space == MemSpace::Global,
+                i.pc,
+            )
+        });
+        v.truncate(n);
+        v
+    }
+
+    /// `wavefronts / ideal` over all shared accesses (1 when there are none).
+    pub fn cost_over_ideal(&self) -> f64 {
+        if self.shared.ideal_wavefronts == 0 {
+            1.0
+        } else {
+            self.shared.wavefronts() as f64 / self.shared.ideal_wavefronts as f64
+        }
+    }
+}
+
+fn xyz(v: [u32; 3]) -> String {
+    format!("{}x{}x{}", v[0], v[1], v[2])
+}
+
+/// Runs `prog` over its whole grid and reports.
+///
+/// Errors: an invalid geometry, a grid too large to count, a fault in any block (the lowest
+/// faulting block's, as a [`Phase::Runtime`] diagnostic at its instruction) and a reference
+/// that cannot be evaluated ([`Phase::Verify`]). A reference that evaluates but does not
+/// match is not an error: it gives `verified: false`.
+pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
+    let geom = opts.geometry;
+    geom.validate().map_err(|e| {
+        Diag::file(
+            Phase::Check,
+            &prog.path,
+            format!("invalid bank geometry: {e}"),
+            Some("use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64".into()),
+        )
+    })?;
+    let [gx, gy, gz] = prog.grid.map(|d| d as u64);
+    let blocks = gx
+        .checked_mul(gy)
+        .and_then(|b| b.checked_mul(gz))
+        .ok_or_else(|| {
+            Diag::file(
+                Phase::Check,
+                &prog.path,
+                format!("a grid of {} blocks is too large to run", xyz(prog.grid)),
+                Some("make the grid smaller (check --define values)".into()),
+            )
+        })?;
+    let cfg = Config {
+        geometry: geom,
+        max_steps: opts.max_steps,
+    };
+
+    // Initial contents.
+    let t_init = Instant::now();
+    let mut global = Global::new(prog);
+    let checking = opts.verify && prog.buffers.iter().any(|b| b.expect.is_some());
+    // Keep the initial words only of the buffers a reference reads.
+    let keep = if checking {
+        host::referenced_buffers(prog)
+    } else {
+        vec![false; prog.buffers.len()]
+    };
+    let mut initial = Vec::with_capacity(prog.buffers.len());
+    for (k, b) in prog.buffers.iter().enumerate() {
+        let words = host::init_words(b);
+        if let Some(dst) = global.buffers.get(k) {
+            dst.par_iter()
+                .zip(words.par_iter())
+                .for_each(|(d, &s)| d.store(s, Relaxed));
+        }
+        initial.push(if keep[k] { words } else { Vec::new() });
+    }
+    let init_seconds = t_init.elapsed().as_secs_f64();
+    tracing::debug!(blocks, init_seconds, "buffers filled");
+
+    // The grid.
+    let t_run = Instant::now();
+    let lowest = AtomicU64::new(u64::MAX);
+    let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
+    let (stats, fault) = (0..blocks)
+        .into_par_iter()
+        .fold(empty, |(mut st, mut fault), b| {
+            // Blocks above a known fault need not run: only the lowest fault is reported.
+            if b > lowest.load(Relaxed) {
+                return (st, fault);
+            }
+            let ctaid = [
+                (b % gx) as u32,
+                ((b / gx) % gy) as u32,
+                (b / (gx * gy)) as u32,
+            ];
+            if let Err(f) = exec::run_block(prog, &cfg, ctaid, &global, &mut st) {
+                lowest.fetch_min(b, Relaxed);
+                if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
+                    fault = Some((b, f));
+                }
+            }
+            (st, fault)
+        })
+        .reduce(empty, |(mut a, fa), (b, fb)| {
+            a.merge(&b);
+            let f = match (fa, fb) {
+                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+                (x, y) => x.or(y),
+            };
+            (a, f)
+        });
+    let seconds = t_run.elapsed().as_secs_f64();
+    if let Some((_, f)) = fault {
+        return Err(f.into_diag(prog));
+    }
+    tracing::debug!(seconds, "grid done");
+
+    // Verification.
+    let t_verify = Instant::now();
+    let verification = if checking {
+        // The final words of the checked buffers, freeing global memory as it is copied.
+        let mut fin = Vec::with_capacity(prog.buffers.len());
+        for (k, b) in prog.buffers.iter().enumerate() {
+            fin.push(if b.expect.is_some() {
+                global.read(k)
+            } else {
+                Vec::new()
+            });
+            if let Some(g) = global.buffers.get_mut(k) {
+                *g = Box::new([]);
+            }
+        }
+        drop(global);
+        host::check(prog, &initial, &fin)?
+    } else {
+        Vec::new()
+    };
+    let verify_seconds = t_verify.elapsed().as_secs_f64();
+    let verified = (!verification.is_empty()).then(|| verification.iter().all(|v| v.ok));
+
+    Ok(build(
+        prog,
+        geom,
+        blocks,
+        &stats,
+        verified,
+        verification,
+        Emulator {
+            warp_instructions: stats.warp_instructions,
+            thread_instructions: stats.thread_instructions,
+            seconds,
+            warp_instructions_per_second: if seconds > 0.0 {
+                stats.warp_instructions as f64 / seconds
+            } else {
+                0.0
+            },
+            threads: rayon::current_num_threads(),
+            init_seconds,
+            verify_seconds,
+        },
+    ))
+}
+
+/// The words each bank served for instruction `pc` ([`Stats::per_pc_bank`]).
+fn inst_banks(stats: &Stats, pc: usize, banks: usize) -> Option<Vec<u64>> {
+    stats
+        .per_pc_bank
+        .get(pc * banks..(pc + 1) * banks)
+        .map(<[u64]>::to_vec)
+}
+
+fn build(
+    prog: &Program,
+    geom: Geometry,
+    blocks: u64,
+    stats: &Stats,
+    verified: Option<bool>,
+    verification: Vec<Verdict>,
+    emulator: Emulator,
+) -> Report {
+    let mut shared = SharedTotals::default();
+    let mut per_instruction = Vec::new();
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let Some((m, store)) = inst.mem() else {
+            continue;
+        };
+        let Some(ps) = stats.per_pc.get(pc) else {
+            continue;
+        };
+        if ps.executions == 0 {
+            continue;
+        }
+        let (space, array, elem) = match m.space {
+            Space::Shared => match prog.shared.get(m.array as usize) {
+                Some(s) => (MemSpace::Shared, s.name.clone(), s.elem),
+                None => continue,
+            },
+            Space::Global => match prog.buffers.get(m.array as usize) {
+                Some(b) => (MemSpace::Global, b.name.clone(), b.elem),
+                None => continue,
+            },
+        };
+        let op = if store { Op::St } else { Op::Ld };
+        let info = prog.info.get(pc);
+        let priced = space == MemSpace::Shared;
+        let ideal = ps.wavefronts.saturating_sub(ps.conflicts);
+        if priced {
+            let (w, c, i) = match op {
+                Op::Ld => (
+                    &mut shared.ld_wavefronts,
+                    &mut shared.ld_bank_conflicts,
+                    &mut shared.ld_instructions,
+                ),
+                Op::St => (
+                    &mut shared.st_wavefronts,
+                    &mut shared.st_bank_conflicts,
+                    &mut shared.st_instructions,
+                ),
+            };
+            *w += ps.wavefronts;
+            *c += ps.conflicts;
+            *i += ps.executions;
+            shared.ideal_wavefronts += ideal;
+        }
+        per_instruction.push(InstReport {
+            pc,
+            line: info.map_or(0, |i| i.line),
+            col: info.map_or(0, |i| i.col),
+            text: info.map_or_else(String::new, |i| i.text.clone()),
+            space,
+            op,
+            array,
+            width: m.vec as u32 * elem.bytes(),
+            executions: ps.executions,
+            lanes: ps.lanes,
+            wavefronts: priced.then_some(ps.wavefronts),
+            bank_conflicts: priced.then_some(ps.conflicts),
+            ideal_wavefronts: priced.then_some(ideal),
+            conflict_degree: (priced && ideal > 0)
+                .then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
+            per_bank: if priced {
+                inst_banks(stats, pc, geom.banks as usize)
+            } else {
+                None
+            },
+        });
+    }
+    Report {
+        kernel: prog.name.clone(),
+        file: prog.path.clone(),
+        defines: Defines(prog.defines.clone()),
+        launch: Launch {
+            grid: prog.grid,
+            block: prog.block,
+            blocks,
+            threads_per_block: prog.threads_per_block(),
+            shared_bytes: prog.shared_bytes,
+        },
+        geometry: geom,
+        stall_cycles: shared.bank_conflicts(),
+        shared,
+        per_instruction,
+        per_bank: stats.per_bank.clone(),
+        verified,
+        verification,
+        emulator,
+    }
+}
+
+/// A short summary of a loaded program: name, launch, buffers, shared arrays with their
+/// layout, instructions and registers (`warpsim check`).
+pub fn describe(prog: &Program) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({}): ok", prog.name, prog.path);
+    if !prog.defines.is_empty() {
+        let d: Vec<String> = prog
+            .defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(o, "  defines: {}", d.join(" "));
+    }
+    let blocks: u128 = prog.grid.iter().map(|&d| d as u128).product();
+    let _ = writeln!(
+        o,
+        "  launch:  grid {} x block {} = {} blocks of {} threads ({} warps)",
+        xyz(prog.grid),
+        xyz(prog.block),
+        blocks,
+        prog.threads_per_block(),
+        prog.warps_per_block()
+    );
+    let _ = writeln!(o, "  buffers:");
+    for b in &prog.buffers {
+        let mut extra = format!("{:?}", b.init);
+        if let Some(e) = &b.expect {
+            let _ = write!(extra, ", expect {}", e.text);
+        }
+        let _ = writeln!(
+            o,
+            "    {:<10} {}[{}]  {} bytes  init {}",
+            b.name,
+            b.elem,
+            b.len,
+            b.words() * 4,
+            extra
+        );
+    }
+    if prog.buffers.is_empty() {
+        let _ = writeln!(o, "    (none)");
+    }
+    let _ = writeln!(o, "  shared:  {} bytes per block", prog.shared_bytes);
+    for s in &prog.shared {
+        let dims: Vec<String> = s.dims.iter().map(|d| d.to_string()).collect();
+        let mut layout = format!("rows of {} elements", s.row_len);
+        if s.pad > 0 {
+            let _ = write!(layout, ", pad {}", s.pad);
+        }
+        if s.swizzle > 0 {
+            let _ = write!(layout, ", xor swizzle {}", s.swizzle);
+        }
+        let _ = writeln!(
+            o,
+            "    {:<10} {}[{}]  at byte {}, {} bytes  ({layout})",
+            s.name,
+            s.elem,
+            dims.join("]["),
+            s.base,
+            s.bytes
+        );
+    }
+    let mems = prog.code.iter().filter(|i| i.mem().is_some()).count();
+    let _ = writeln!(
+        o,
+        "  code:    {} instructions ({} memory), {} registers per warp",
+        prog.code.len(),
+        mems,
+        prog.nregs
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests;

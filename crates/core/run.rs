@@ -1,0 +1,187 @@
+//! `warpsim check PROGRAM` and `warpsim run PROGRAM`: load a kernel, and run it over its grid.
+//!
+//! Exit codes: 0 when the program is valid (`check`) or ran and verified (`run`; also when no
+//! buffer has an `expect`, or with `--no-verify`); 1 when it ran but a buffer differs from its
+//! `expect`; 2 for every error (bad arguments, a program that does not load, a fault while
+//! running, a reference that cannot be evaluated), printed as a diagnostic pointing at the
+//! file, line and column.
+
+// Errors are `Diag`s by design (they carry the source snippet): not boxed.
+#![allow(clippy::result_large_err)]
+
+use crate::print;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use warpsim_interp::load::H200_SHARED_BYTES;
+use warpsim_interp::{Diag, Options, Phase, Program};
+use warpsim_runner::{RunOptions, TableStyle};
+use warpsim_smem::Geometry;
+
+/// What both `check` and `run` take to load a program.
+#[derive(clap::Args)]
+pub struct LoadArgs {
+    /// The program file (RON), e.g. programs/transpose.ron.
+    program: String,
+    /// Overrides a define of the program: NAME=VALUE (an integer, decimal or 0x hex).
+    /// Repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
+    defines: Vec<String>,
+    /// Shared memory a block may use, in bytes (default: the H200's 227 KiB).
+    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
+    shared_limit: u32,
+}
+
+/// Arguments of `warpsim check`.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+/// Output formats of `warpsim run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Tables for a person.
+    Table,
+    /// The whole report as JSON (keys described in the README).
+    Json,
+}
+
+/// Arguments of `warpsim run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+    /// Number of shared-memory banks.
+    #[arg(long, default_value_t = 32)]
+    banks: u32,
+    /// Width of one bank in bytes.
+    #[arg(long, default_value_t = 4)]
+    bank_bytes: u32,
+    /// Most warp instructions one block may execute before it counts as a runaway loop.
+    #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
+    max_steps: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Also write an SVG chart of the per-bank load and of the hottest shared instructions.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Do not check the buffers against their `expect` references.
+    #[arg(long)]
+    no_verify: bool,
+}
+
+/// Parses `NAME=VALUE` of `--define`.
+pub fn parse_define(program: &str, s: &str) -> Result<(String, i64), Diag> {
+    let help = Some("write --define NAME=VALUE with an integer value, e.g. --define N=2048".into());
+    let Some((name, raw)) = s.split_once('=') else {
+        return Err(Diag::file(
+            Phase::Check,
+            program,
+            format!("--define {s}: expected NAME=VALUE"),
+            help,
+        ));
+    };
+    let name = name.trim();
+    let v = raw.trim().replace('_', "");
+    let (neg, digits) = match v.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, v.strip_prefix('+').unwrap_or(&v)),
+    };
+    let parsed = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => i128::from_str_radix(hex, 16).ok(),
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse::<i128>().ok()
+        }
+        None => None,
+    };
+    let value = parsed
+        .map(|p| if neg { -p } else { p })
+        .and_then(|p| i64::try_from(p).ok());
+    match (name.is_empty(), value) {
+        (false, Some(v)) => Ok((name.to_owned(), v)),
+        (true, _) => Err(Diag::file(
+            Phase::Check,
+            program,
+            format!("--define {s}: the name is missing"),
+            help,
+        )),
+        (false, None) => Err(Diag::file(
+            Phase::Check,
+            program,
+            format!(
+                "--define {s}: `{}` is not an integer that fits in 64 bits",
+                raw.trim()
+            ),
+            help,
+        )),
+    }
+}
+
+fn load(a: &LoadArgs) -> Result<Program, Diag> {
+    let defines = a
+        .defines
+        .iter()
+        .map(|d| parse_define(&a.program, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = Options {
+        defines,
+        shared_limit: a.shared_limit,
+        ..Options::default()
+    };
+    warpsim_interp::load_file(&a.program, &opts)
+}
+
+/// `warpsim check`.
+pub fn check(args: CheckArgs) -> miette::Result<()> {
+    let prog = load(&args.load).map_err(miette::Report::new)?;
+    print(&warpsim_runner::describe(&prog))
+}
+
+/// `warpsim run`.
+pub fn run(args: RunArgs) -> miette::Result<()> {
+    let prog = load(&args.load).map_err(miette::Report::new)?;
+    let opts = RunOptions {
+        geometry: Geometry {
+            banks: args.banks,
+            bank_bytes: args.bank_bytes,
+        },
+        max_steps: args.max_steps,
+        verify: !args.no_verify,
+    };
+    let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
+    if let Some(path) = &args.svg {
+        let svg = report.to_svg().map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Runtime,
+                &args.load.program,
+                format!("cannot draw the SVG: {e}"),
+                None,
+            ))
+        })?;
+        std::fs::write(path, svg).map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Runtime,
+                &path.display().to_string(),
+                format!("cannot write the SVG: {e}"),
+                Some("check that the directory exists and is writable".into()),
+            ))
+        })?;
+    }
+    let text = match args.format {
+        Format::Json => report.to_json() + "\n",
+        Format::Table => report.to_table(TableStyle {
+            unicode: std::io::stdout().is_terminal(),
+        }),
+    };
+    print(&text)?;
+    if report.verified == Some(false) {
+        // Ran, but the results are wrong: exit code 1 (2 is for errors).
+        std::process::exit(1);
+    }
+    Ok(())
+}

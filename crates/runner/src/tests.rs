@@ -1,0 +1,335 @@
+use super::*;
+use warpsim_interp::{load_str, Options};
+
+const TRANSPOSE: &str = r#"Program(
+    name: "transpose",
+    defines: { "N": 64, "PAD": 0 },
+    launch: (grid: ["N / 32", "N / 32"], block: [32, 8]),
+    buffers: [
+        (name: "inp", ty: F32, len: "N * N", init: Random(1)),
+        (name: "out", ty: F32, len: "N * N", expect: "inp[(i % N) * N + i / N]"),
+    ],
+    shared: [(name: "tile", ty: F32, dims: [32, 32], pad: "PAD")],
+    body: [
+        Let("x", "ctaid.x * 32 + tid.x"),
+        Let("y", "ctaid.y * 32 + tid.y"),
+        For(var: "j", from: 0, to: 32, step: 8, body: [
+            Store("tile[tid.y + j][tid.x]", "inp[(y + j) * N + x]"),
+        ]),
+        Barrier,
+        Let("x2", "ctaid.y * 32 + tid.x"),
+        Let("y2", "ctaid.x * 32 + tid.y"),
+        For(var: "j", from: 0, to: 32, step: 8, body: [
+            Store("out[(y2 + j) * N + x2]", "tile[tid.x][tid.y + j]"),
+        ]),
+    ],
+)"#;
+
+fn load(src: &str, defines: &[(&str, i64)]) -> Program {
+    let opts = Options {
+        defines: defines.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        ..Options::default()
+    };
+    load_str("t.ron", src, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn run_default(p: &Program) -> Report {
+    run(p, &RunOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[test]
+fn transpose_counters() {
+    let p = load(TRANSPOSE, &[]);
+    let r = run_default(&p);
+    // 4 blocks x 8 warps x 4 iterations.
+    let s = r.shared;
+    assert_eq!(s.ld_instructions, 128);
+    assert_eq!(s.ld_wavefronts, 128 * 32);
+    assert_eq!(s.ld_bank_conflicts, 128 * 31);
+    assert_eq!(s.st_instructions, 128);
+    assert_eq!(s.st_wavefronts, 128);
+    assert_eq!(s.st_bank_conflicts, 0);
+    assert_eq!(s.ideal_wavefronts, 256);
+    assert_eq!(r.stall_cycles, 128 * 31);
+    assert_eq!(r.verified, Some(true));
+    assert_eq!(r.verification.len(), 1);
+    assert_eq!(r.launch.blocks, 4);
+    // Memory instructions in program order: global ld, shared st, shared ld, global st.
+    let kinds: Vec<_> = r.per_instruction.iter().map(|i| (i.space, i.op)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (MemSpace::Global, Op::Ld),
+            (MemSpace::Shared, Op::St),
+            (MemSpace::Shared, Op::Ld),
+            (MemSpace::Global, Op::St),
+        ]
+    );
+    let ld = &r.per_instruction[2];
+    assert_eq!(ld.conflict_degree, Some(32));
+    assert_eq!(ld.text, "tile[tid.x][tid.y + j]");
+    assert_eq!(ld.width, 4);
+    assert_eq!(r.per_instruction[1].conflict_degree, Some(1));
+    assert_eq!(r.per_instruction[0].wavefronts, None);
+    assert_eq!(r.per_instruction[0].per_bank, None);
+    // The column load asks one bank for 32 words each time: every bank's share is the same
+    // over the run (tid.y + j spreads the columns), 4 executions x 32 words per bank.
+    let banks = ld.per_bank.as_ref().unwrap();
+    assert_eq!(banks.len(), 32);
+    assert_eq!(banks.iter().sum::<u64>(), 128 * 32);
+    assert!(banks.iter().all(|&b| b == 128), "{banks:?}");
+    assert_eq!(r.costliest(1)[0].pc, ld.pc);
+    assert_eq!(r.per_bank.len(), 32);
+    // Each store writes one word per bank; each load reads 32 words of one bank... spread
+    // over the banks by `tid.y + j`.
+    assert_eq!(r.per_bank.iter().sum::<u64>(), 128 * 32 * 2);
+    assert!((r.cost_over_ideal() - (128.0 * 33.0) / 256.0).abs() < 1e-9);
+
+    let p = load(TRANSPOSE, &[("PAD", 1)]);
+    let r = run_default(&p);
+    assert_eq!(r.shared.ld_wavefronts, 128);
+    assert_eq!(r.shared.ld_bank_conflicts, 0);
+    assert_eq!(r.verified, Some(true));
+}
+
+/// The report, minus the emulator's timing, is the same whatever the number of threads.
+#[test]
+fn deterministic_across_thread_counts() {
+    let p = load(TRANSPOSE, &[("N", 128)]);
+    let mut outs = Vec::new();
+    for threads in [1, 2, 5] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut r = pool.install(|| run_default(&p));
+        assert_eq!(r.emulator.threads, threads);
+        r.emulator = Emulator {
+            warp_instructions: r.emulator.warp_instructions,
+            thread_instructions: r.emulator.thread_instructions,
+            seconds: 0.0,
+            warp_instructions_per_second: 0.0,
+            threads: 0,
+            init_seconds: 0.0,
+            verify_seconds: 0.0,
+        };
+        outs.push(r.to_json());
+    }
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], outs[2]);
+}
+
+const FAULTY: &str = r#"Program(
+    name: "faulty",
+    launch: (grid: [16], block: [64]),
+    buffers: [(name: "out", ty: I32, len: 1024)],
+    body: [
+        Let("i", "ctaid.x * 64 + tid.x"),
+        Store("out[i]", "100 / (ctaid.x / 5 - 1)"),
+    ],
+)"#;
+
+#[test]
+fn the_lowest_faulting_block_is_reported() {
+    let p = load(FAULTY, &[]);
+    for threads in [1, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let e = pool
+            .install(|| run(&p, &RunOptions::default()))
+            .unwrap_err();
+        assert_eq!(e.phase, Phase::Runtime);
+        assert!(e.message.contains("block (5,0,0)"), "{}", e.message);
+        assert_eq!(e.line(), Some(7), "{}", e.location);
+    }
+}
+
+#[test]
+fn mismatches_give_verified_false() {
+    let src = r#"Program(
+        name: "wrong",
+        launch: (grid: [2], block: [32]),
+        buffers: [(name: "out", ty: I32, len: 64, expect: "i * 2")],
+        body: [Store("out[ctaid.x * 32 + tid.x]", "tid.x * 2")],
+    )"#;
+    let p = load(src, &[]);
+    let r = run_default(&p);
+    assert_eq!(r.verified, Some(false));
+    let v = &r.verification[0];
+    assert_eq!(v.mismatches, 32); // block 1 writes 0, 2, … where 64, 66, … belong
+    let m = v.first_mismatch.unwrap();
+    assert_eq!(m.index, 32);
+    assert_eq!(m.got, warpsim_interp::host::Num::Int(0));
+    assert_eq!(m.want, warpsim_interp::host::Num::Int(64));
+    let t = r.to_table(TableStyle::default());
+    assert!(t.contains("verified: NO"), "{t}");
+    assert!(
+        t.contains("32 of 64 elements differ; first at [32]: got 0, want 64"),
+        "{t}"
+    );
+    // --no-verify.
+    let r = run(
+        &p,
+        &RunOptions {
+            verify: false,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.verified, None);
+    assert!(r.verification.is_empty());
+}
+
+#[test]
+fn bad_geometry_is_a_diagnostic() {
+    let p = load(TRANSPOSE, &[]);
+    let e = run(
+        &p,
+        &RunOptions {
+            geometry: Geometry {
+                banks: 0,
+                bank_bytes: 4,
+            },
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.message.contains("geometry"), "{}", e.message);
+}
+
+#[test]
+fn json_keys() {
+    let p = load(TRANSPOSE, &[]);
+    let r = run_default(&p);
+    let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    for k in [
+        "kernel",
+        "defines",
+        "geometry",
+        "shared",
+        "stall_cycles",
+        "per_instruction",
+        "per_bank",
+        "verified",
+        "verification",
+        "emulator",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["defines"].to_string(), r#"{"N":64,"PAD":0}"#);
+    assert_eq!(v["geometry"]["banks"], 32);
+    assert_eq!(v["geometry"]["bank_bytes"], 4);
+    for k in [
+        "ld_wavefronts",
+        "ld_bank_conflicts",
+        "ld_instructions",
+        "st_wavefronts",
+        "st_bank_conflicts",
+        "st_instructions",
+    ] {
+        assert!(v["shared"][k].is_u64(), "missing shared.{k}");
+    }
+    let i = &v["per_instruction"][2];
+    for k in [
+        "line",
+        "text",
+        "space",
+        "op",
+        "width",
+        "executions",
+        "wavefronts",
+        "bank_conflicts",
+        "conflict_degree",
+    ] {
+        assert!(i.get(k).is_some(), "missing per_instruction.{k}");
+    }
+    assert_eq!(i["space"], "shared");
+    assert_eq!(i["op"], "ld");
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["verification"][0]["buffer"], "out");
+    for k in [
+        "warp_instructions",
+        "thread_instructions",
+        "seconds",
+        "warp_instructions_per_second",
+        "threads",
+    ] {
+        assert!(v["emulator"].get(k).is_some(), "missing emulator.{k}");
+    }
+}
+
+#[test]
+fn table_is_readable_and_plain_when_asked() {
+    let p = load(TRANSPOSE, &[]);
+    let r = run_default(&p);
+    let t = r.to_table(TableStyle { unicode: false });
+    assert!(t.is_ascii(), "{t}");
+    assert!(!t.contains('\x1b'));
+    for s in [
+        "transpose - t.ron",
+        "N=64 PAD=0",
+        "32 banks x 4 B",
+        "4096",
+        "3968",
+        "32-way",
+        "t.ron:20:46",
+        "tile[tid.x][tid.y + j]",
+        "verified: yes",
+        "warp instructions/s",
+        "stall cycles: 3968",
+    ] {
+        assert!(t.contains(s), "missing {s:?} in\n{t}");
+    }
+    let u = r.to_table(TableStyle { unicode: true });
+    assert!(u.contains('█'), "{u}");
+    assert!(!u.contains('\x1b'));
+}
+
+#[test]
+fn heat_ramp() {
+    assert_eq!(table::heat(&[0, 1, 5, 10], false), " .+@");
+    assert_eq!(table::heat(&[0, 0], false), "  ");
+    assert_eq!(table::heat(&[3, 3], true), "██");
+    assert_eq!(table::si(21_300_000.0), "21.3 M");
+    assert_eq!(table::si(512.0), "512");
+    assert_eq!(table::duration(0.0456, false), "45.6 ms");
+    assert_eq!(table::duration(2.5, false), "2.50 s");
+}
+
+#[test]
+fn svg_is_a_document_with_labels() {
+    let p = load(TRANSPOSE, &[]);
+    let r = run_default(&p);
+    let s = r.to_svg().unwrap();
+    assert!(s.starts_with("<svg"), "{}", &s[..s.len().min(200)]);
+    assert!(s.trim_end().ends_with("</svg>"));
+    assert!(s.contains("<text"));
+    assert!(s.contains("words served per bank"));
+    assert!(s.contains("<rect"));
+    // The per-bank chart and one panel per shared instruction (two here).
+    assert!(
+        s.contains("ld shared 4 B: tile[tid.x][tid.y + j] - 32-way"),
+        "{s}"
+    );
+    assert!(s.contains("st shared 4 B"));
+}
+
+#[test]
+fn describe_summarizes() {
+    let p = load(TRANSPOSE, &[("PAD", 1)]);
+    let d = describe(&p);
+    for s in [
+        "transpose (t.ron): ok",
+        "N=64 PAD=1",
+        "grid 2x2x1 x block 32x8x1 = 4 blocks of 256 threads (8 warps)",
+        "inp",
+        "f32[4096]  16384 bytes  init Random(1)",
+        "expect inp[(i % N) * N + i / N]",
+        "tile       f32[32][32]  at byte 0, 4224 bytes  (rows of 33 elements, pad 1)",
+        "registers per warp",
+    ] {
+        assert!(d.contains(s), "missing {s:?} in\n{d}");
+    }
+}
