@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod access;
+mod experiment;
 mod explain;
 mod run;
 
@@ -29,6 +30,10 @@ enum Command {
     Check(run::CheckArgs),
     /// Run a program over its grid: shared-memory counters, costliest lines, verification.
     Run(run::RunArgs),
+    /// Run every combination of bank counts, bank widths and define values, side by side.
+    Sweep(experiment::SweepArgs),
+    /// Try paddings and XOR swizzles of each shared array and say which remove the conflicts.
+    Advise(experiment::AdviseArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,11 +60,14 @@ fn main() -> ExitCode {
     }));
     // clap prints its own usage errors and exits with code 2.
     let cli = Cli::parse();
+    logging(tty);
     let result = match cli.command {
         Command::Access(args) => access::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Check(args) => run::check(args),
         Command::Run(args) => run::run(args),
+        Command::Sweep(args) => experiment::sweep(args),
+        Command::Advise(args) => experiment::advise(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -69,6 +77,25 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings); progress bars (spans with
+/// target `warpsim::progress`, such as a sweep's) are drawn only on a terminal and are not
+/// subject to `RUST_LOG`: the filter sits on the log layer alone.
+fn logging(tty: bool) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{filter, EnvFilter, Layer};
+    let indicatif = tracing_indicatif::IndicatifLayer::new();
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(indicatif.get_stderr_writer())
+        .with_ansi(tty)
+        .with_target(false)
+        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")));
+    let bars = tty.then(|| {
+        indicatif.with_filter(filter::filter_fn(|m| m.target() == "warpsim::progress"))
+    });
+    let _ = tracing_subscriber::registry().with(log).with(bars).try_init();
 }
 
 /// Writes `text` to stdout; a closed pipe (`warpsim ... | head`) is not an error.

@@ -32,6 +32,7 @@ use warpsim_interp::ir::Space;
 use warpsim_interp::{Diag, Phase, Program};
 use warpsim_smem::{Geometry, Op};
 
+pub mod experiment;
 mod svg;
 mod table;
 

@@ -1,0 +1,551 @@
+//! Experiments: sweeps over bank geometry and defines, and the layout advisor.
+//!
+//! A sweep runs the cartesian product of the values it is given, each variant exactly as
+//! `warpsim run` would run it alone, in parallel (rayon over variants, and over blocks within
+//! each), and returns the rows in variant order, so the output never depends on the thread
+//! count. The advisor re-runs a program with other layouts of one shared array at a time
+//! (padding 0..=8 elements per row, XOR swizzles of the column index) and reports which remove
+//! the conflicts on that array and at what cost in shared memory.
+
+use crate::{run, Defines, MemSpace, Report, RunOptions};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use warpsim_interp::{load_str, Diag, Layout, Options};
+use warpsim_smem::Geometry;
+
+/// What to sweep: every combination of the listed values.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    /// Bank counts.
+    pub banks: Vec<u32>,
+    /// Bank widths in bytes.
+    pub bank_bytes: Vec<u32>,
+    /// Defines and their values, in the order given (the last varies fastest).
+    pub defines: Vec<(String, Vec<i64>)>,
+}
+
+/// One combination.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Variant {
+    /// Bank count.
+    pub banks: u32,
+    /// Bank width in bytes.
+    pub bank_bytes: u32,
+    /// The swept defines' values (the others keep their defaults or `--define`s).
+    pub defines: Defines,
+}
+
+impl Variant {
+    /// A short label: `32x4B N=1024 PAD=1`.
+    pub fn label(&self) -> String {
+        let mut s = format!("{}x{}B", self.banks, self.bank_bytes);
+        for (k, v) in &self.defines.0 {
+            let _ = write!(s, " {k}={v}");
+        }
+        s
+    }
+}
+
+/// The result of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepRow {
+    /// The settings.
+    #[serde(flatten)]
+    pub variant: Variant,
+    /// Shared load wavefronts.
+    pub ld_wavefronts: u64,
+    /// Shared load bank conflicts.
+    pub ld_bank_conflicts: u64,
+    /// Shared store wavefronts.
+    pub st_wavefronts: u64,
+    /// Shared store bank conflicts.
+    pub st_bank_conflicts: u64,
+    /// All shared wavefronts.
+    pub wavefronts: u64,
+    /// All bank conflicts.
+    pub bank_conflicts: u64,
+    /// Cycles the conflicts add (= bank conflicts).
+    pub stall_cycles: u64,
+    /// Whether the results matched the references (null: nothing to check).
+    pub verified: Option<bool>,
+    /// Why the variant could not run (then the counters are 0).
+    pub error: Option<String>,
+}
+
+impl Variant {
+    fn empty_row(self, error: String) -> SweepRow {
+        SweepRow {
+            variant: self,
+            ld_wavefronts: 0,
+            ld_bank_conflicts: 0,
+            st_wavefronts: 0,
+            st_bank_conflicts: 0,
+            wavefronts: 0,
+            bank_conflicts: 0,
+            stall_cycles: 0,
+            verified: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// The variants of a sweep, in order: banks outermost, then bank widths, then the defines
+/// in the order given, the last varying fastest.
+pub fn variants(spec: &SweepSpec) -> Vec<Variant> {
+    let mut combos: Vec<Vec<(String, i64)>> = vec![Vec::new()];
+    for (name, values) in &spec.defines {
+        let mut next = Vec::with_capacity(combos.len() * values.len());
+        for c in &combos {
+            for &v in values {
+                let mut c = c.clone();
+                c.push((name.clone(), v));
+                next.push(c);
+            }
+        }
+        combos = next;
+    }
+    let mut out = Vec::new();
+    for &banks in &spec.banks {
+        for &bank_bytes in &spec.bank_bytes {
+            for c in &combos {
+                out.push(Variant {
+                    banks,
+                    bank_bytes,
+                    defines: Defines(c.clone()),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Loads `src` with the variant's defines on top of `base`, and runs it.
+fn run_variant(
+    path: &str,
+    src: &str,
+    base: &Options,
+    run_opts: &RunOptions,
+    v: &Variant,
+) -> Result<Report, Diag> {
+    let mut opts = base.clone();
+    for (k, val) in &v.defines.0 {
+        opts.defines.retain(|(n, _)| n != k);
+        opts.defines.push((k.clone(), *val));
+    }
+    let prog = load_str(path, src, &opts)?;
+    let geometry = Geometry::new(v.banks, v.bank_bytes).map_err(|e| {
+        Diag::file(
+            warpsim_interp::Phase::Check,
+            path,
+            format!("invalid bank geometry: {e}"),
+            None,
+        )
+    })?;
+    let ro = RunOptions {
+        geometry,
+        ..run_opts.clone()
+    };
+    run(&prog, &ro)
+}
+
+/// Runs every variant of `spec` (in parallel) and returns one row each, in variant order.
+/// `tick` is called once per finished variant (for a progress bar).
+pub fn sweep(
+    path: &str,
+    src: &str,
+    base: &Options,
+    run_opts: &RunOptions,
+    spec: &SweepSpec,
+    tick: &(dyn Fn() + Sync),
+) -> Vec<SweepRow> {
+    variants(spec)
+        .into_par_iter()
+        .map(|v| {
+            let row = match run_variant(path, src, base, run_opts, &v) {
+                Ok(r) => SweepRow {
+                    variant: v,
+                    ld_wavefronts: r.shared.ld_wavefronts,
+                    ld_bank_conflicts: r.shared.ld_bank_conflicts,
+                    st_wavefronts: r.shared.st_wavefronts,
+                    st_bank_conflicts: r.shared.st_bank_conflicts,
+                    wavefronts: r.shared.wavefronts(),
+                    bank_conflicts: r.shared.bank_conflicts(),
+                    stall_cycles: r.stall_cycles,
+                    verified: r.verified,
+                    error: None,
+                },
+                Err(e) => v.empty_row(e.to_string()),
+            };
+            tick();
+            row
+        })
+        .collect()
+}
+
+/// `1015808` → `1,015,808`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Sweep rows as a table for a person.
+pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_style(if style.unicode {
+        comfy_table::presets::UTF8_FULL_CONDENSED
+    } else {
+        comfy_table::presets::ASCII_FULL_CONDENSED
+    });
+    t.force_no_tty();
+    let define_names: Vec<String> = rows
+        .first()
+        .map(|r| r.variant.defines.0.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default();
+    let mut header = vec!["banks".to_owned(), "bank bytes".to_owned()];
+    header.extend(define_names.iter().cloned());
+    header.extend(
+        [
+            "ld wavefronts",
+            "st wavefronts",
+            "bank conflicts",
+            "stall cycles",
+            "verified",
+        ]
+        .map(String::from),
+    );
+    t.set_header(header);
+    for r in rows {
+        let mut cells = vec![r.variant.banks.to_string(), r.variant.bank_bytes.to_string()];
+        cells.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
+        match &r.error {
+            Some(e) => {
+                cells.extend(["-", "-", "-", "-"].map(String::from));
+                cells.push(format!("error: {}", e.lines().next().unwrap_or("")));
+            }
+            None => {
+                cells.push(thousands(r.ld_wavefronts));
+                cells.push(thousands(r.st_wavefronts));
+                cells.push(thousands(r.bank_conflicts));
+                cells.push(thousands(r.stall_cycles));
+                cells.push(verdict(r.verified).to_owned());
+            }
+        }
+        t.add_row(cells);
+    }
+    for c in 2.. {
+        let Some(col) = t.column_mut(c) else { break };
+        col.set_cell_alignment(comfy_table::CellAlignment::Right);
+    }
+    format!("{t}\n")
+}
+
+fn verdict(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "NO",
+        None => "-",
+    }
+}
+
+/// Sweep rows as CSV: one column per setting, then the counters.
+pub fn sweep_csv(rows: &[SweepRow]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let define_names: Vec<String> = rows
+        .first()
+        .map(|r| r.variant.defines.0.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default();
+    let mut header = vec!["banks".to_owned(), "bank_bytes".to_owned()];
+    header.extend(define_names);
+    header.extend(
+        [
+            "ld_wavefronts",
+            "ld_bank_conflicts",
+            "st_wavefronts",
+            "st_bank_conflicts",
+            "wavefronts",
+            "bank_conflicts",
+            "stall_cycles",
+            "verified",
+            "error",
+        ]
+        .map(String::from),
+    );
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(&header);
+    for r in rows {
+        let mut rec = vec![r.variant.banks.to_string(), r.variant.bank_bytes.to_string()];
+        rec.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
+        rec.extend(
+            [
+                r.ld_wavefronts,
+                r.ld_bank_conflicts,
+                r.st_wavefronts,
+                r.st_bank_conflicts,
+                r.wavefronts,
+                r.bank_conflicts,
+                r.stall_cycles,
+            ]
+            .map(|n| n.to_string()),
+        );
+        rec.push(match r.verified {
+            Some(b) => b.to_string(),
+            None => String::new(),
+        });
+        rec.push(r.error.clone().unwrap_or_default());
+        let _ = w.write_record(&rec);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Sweep rows as JSON (an array of objects).
+pub fn sweep_json(rows: &[SweepRow]) -> String {
+    serde_json::to_string_pretty(rows).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// A chart of stall cycles per variant, as an SVG document.
+pub fn sweep_svg(title: &str, rows: &[SweepRow]) -> Result<String, String> {
+    use plotters::prelude::*;
+    let n = rows.len().max(1);
+    let height = 120 + 26 * n as u32;
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (960, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let max = rows.iter().map(|r| r.stall_cycles).max().unwrap_or(0);
+        let top = (max + max / 10).max(1);
+        let labels: Vec<String> = rows.iter().map(|r| r.variant.label()).collect();
+        let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(8) as u32 * 8 + 20;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("{title}: stall cycles (bank conflicts) per variant"),
+                ("sans-serif", 18),
+            )
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(label_w.min(420))
+            .build_cartesian_2d(0u64..top, (0u32..n as u32 - 1).into_segmented())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .x_desc("stall cycles")
+            .y_label_formatter(&|v| match v {
+                plotters::prelude::SegmentValue::CenterOf(i)
+                | plotters::prelude::SegmentValue::Exact(i) => {
+                    labels.get(*i as usize).cloned().unwrap_or_default()
+                }
+                plotters::prelude::SegmentValue::Last => String::new(),
+            })
+            .x_label_formatter(&|v| thousands(*v))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(
+                Histogram::horizontal(&chart)
+                    .style(RGBColor(214, 96, 77).filled())
+                    .margin(3)
+                    .data(rows.iter().enumerate().map(|(i, r)| (i as u32, r.stall_cycles))),
+            )
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+// ---- the layout advisor -----------------------------------------------------------------
+
+/// One layout tried for one shared array.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Candidate {
+    /// Padding elements per row.
+    pub pad: u32,
+    /// XOR swizzle group (0 = none).
+    pub swizzle: u32,
+    /// Stall cycles of the instructions that access this array.
+    pub array_stall_cycles: u64,
+    /// Stall cycles of the whole kernel.
+    pub stall_cycles: u64,
+    /// Shared wavefronts of the whole kernel.
+    pub wavefronts: u64,
+    /// 32-bit words of shared memory the padding takes.
+    pub wasted_words: u32,
+    /// Whether the results still matched the references.
+    pub verified: Option<bool>,
+}
+
+impl Candidate {
+    /// `pad 1`, `xor swizzle of 1-element groups`, `pad 1 + xor …`.
+    pub fn describe(&self) -> String {
+        match (self.pad, self.swizzle) {
+            (0, 0) => "no padding, no swizzle".to_owned(),
+            (p, 0) => format!("pad {p}"),
+            (0, g) => format!("xor swizzle (groups of {g})"),
+            (p, g) => format!("pad {p} + xor swizzle (groups of {g})"),
+        }
+    }
+}
+
+/// What the advisor found for one shared array.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ArrayAdvice {
+    /// The array.
+    pub array: String,
+    /// Its declared layout.
+    pub declared: Candidate,
+    /// The layouts with the fewest stall cycles on this array, cheapest first (empty when
+    /// none beats the declared layout).
+    pub best: Vec<Candidate>,
+    /// Every layout tried, in the order tried.
+    pub tried: Vec<Candidate>,
+}
+
+/// Tries layouts for every shared array of the program (one array at a time, the others as
+/// declared): paddings `0..=max_pad` and every XOR swizzle group that fits its rows.
+pub fn advise(
+    path: &str,
+    src: &str,
+    base: &Options,
+    run_opts: &RunOptions,
+    max_pad: u32,
+) -> Result<Vec<ArrayAdvice>, Diag> {
+    let prog = load_str(path, src, base)?;
+    let declared_report = run(&prog, run_opts)?;
+    let mut out = Vec::new();
+    for arr in &prog.shared {
+        let cols = *arr.dims.last().unwrap_or(&1);
+        let mut layouts: Vec<(u32, u32)> = (0..=max_pad).map(|p| (p, 0)).collect();
+        let mut g = 1;
+        while g < cols {
+            if cols % g == 0 && (cols / g).is_power_of_two() {
+                layouts.push((0, g));
+            }
+            g *= 2;
+        }
+        let declared = candidate(arr.pad, arr.swizzle, &arr.name, &declared_report, arr);
+        let tried: Vec<Option<Candidate>> = layouts
+            .par_iter()
+            .map(|&(pad, swizzle)| {
+                if (pad, swizzle) == (arr.pad, arr.swizzle) {
+                    return Some(declared.clone());
+                }
+                let mut opts = base.clone();
+                opts.layouts.retain(|(n, _)| n != &arr.name);
+                opts.layouts.push((
+                    arr.name.clone(),
+                    Layout {
+                        pad: Some(pad),
+                        swizzle: Some(swizzle),
+                    },
+                ));
+                // A layout this program cannot use (a swizzle that would split its vector
+                // accesses, a size over the limit) is skipped.
+                let p = load_str(path, src, &opts).ok()?;
+                let r = run(&p, run_opts).ok()?;
+                let a = p.shared.iter().find(|s| s.name == arr.name)?;
+                Some(candidate(pad, swizzle, &arr.name, &r, a))
+            })
+            .collect();
+        let tried: Vec<Candidate> = tried.into_iter().flatten().collect();
+        let min = tried
+            .iter()
+            .filter(|c| c.verified != Some(false))
+            .map(|c| c.array_stall_cycles)
+            .min()
+            .unwrap_or(declared.array_stall_cycles);
+        let mut best: Vec<Candidate> = if min < declared.array_stall_cycles {
+            tried
+                .iter()
+                .filter(|c| c.array_stall_cycles == min && c.verified != Some(false))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        best.sort_by_key(|c| (c.wasted_words, c.pad, c.swizzle));
+        out.push(ArrayAdvice {
+            array: arr.name.clone(),
+            declared,
+            best,
+            tried,
+        });
+    }
+    Ok(out)
+}
+
+fn candidate(
+    pad: u32,
+    swizzle: u32,
+    name: &str,
+    r: &Report,
+    arr: &warpsim_interp::SharedInfo,
+) -> Candidate {
+    let array_stall_cycles = r
+        .per_instruction
+        .iter()
+        .filter(|i| i.space == MemSpace::Shared && i.array == name)
+        .map(|i| i.bank_conflicts.unwrap_or(0))
+        .sum();
+    Candidate {
+        pad,
+        swizzle,
+        array_stall_cycles,
+        stall_cycles: r.stall_cycles,
+        wavefronts: r.shared.wavefronts(),
+        wasted_words: arr.wasted_words(),
+        verified: r.verified,
+    }
+}
+
+/// The advice for a person: one line per layout that removes (or most reduces) the
+/// conflicts on each array.
+pub fn advice_text(advice: &[ArrayAdvice]) -> String {
+    let mut s = String::new();
+    if advice.is_empty() {
+        s.push_str("the program has no shared arrays: nothing to advise\n");
+    }
+    for a in advice {
+        let d = &a.declared;
+        if a.best.is_empty() {
+            let _ = writeln!(
+                s,
+                "{}: keep {} — stall cycles {} on this array; no padding (0-8) or XOR swizzle does better",
+                a.array,
+                d.describe(),
+                thousands(d.array_stall_cycles)
+            );
+            continue;
+        }
+        for b in &a.best {
+            let what = if b.array_stall_cycles == 0 {
+                "removes the conflicts"
+            } else {
+                "reduces the conflicts most"
+            };
+            let _ = writeln!(
+                s,
+                "{}: {} → stall cycles {} → {}, {} words per {} ({what})",
+                a.array,
+                b.describe(),
+                thousands(d.array_stall_cycles),
+                thousands(b.array_stall_cycles),
+                thousands(b.wasted_words as u64),
+                a.array,
+            );
+        }
+    }
+    s
+}
+
+/// The advice as JSON.
+pub fn advice_json(advice: &[ArrayAdvice]) -> String {
+    serde_json::to_string_pretty(advice).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
