@@ -107,7 +107,9 @@ fn parse_values(program: &str, s: &str) -> Result<(String, Vec<i64>), Diag> {
                 return Err(Diag::file(
                     Phase::Check,
                     program,
-                    format!("--define {s}: the range {lo}..{hi} is empty or longer than 4096 values"),
+                    format!(
+                        "--define {s}: the range {lo}..{hi} is empty or longer than 4096 values"
+                    ),
                     Some("write FIRST..LAST with FIRST <= LAST, e.g. PAD=0..2".into()),
                 ));
             }
@@ -175,8 +177,9 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         let title = std::path::Path::new(p)
             .file_stem()
             .map_or(p.clone(), |s| s.to_string_lossy().into_owned());
-        let svg = experiment::sweep_svg(&title, &rows)
-            .map_err(|e| Diag::file(Phase::Runtime, p, format!("cannot draw the SVG: {e}"), None))?;
+        let svg = experiment::sweep_svg(&title, &rows).map_err(|e| {
+            Diag::file(Phase::Runtime, p, format!("cannot draw the SVG: {e}"), None)
+        })?;
         std::fs::write(path, svg).map_err(|e| {
             Diag::file(
                 Phase::Runtime,

@@ -223,7 +223,10 @@ pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
     );
     t.set_header(header);
     for r in rows {
-        let mut cells = vec![r.variant.banks.to_string(), r.variant.bank_bytes.to_string()];
+        let mut cells = vec![
+            r.variant.banks.to_string(),
+            r.variant.bank_bytes.to_string(),
+        ];
         cells.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
         match &r.error {
             Some(e) => {
@@ -281,7 +284,10 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
     // Writing to a Vec cannot fail.
     let _ = w.write_record(&header);
     for r in rows {
-        let mut rec = vec![r.variant.banks.to_string(), r.variant.bank_bytes.to_string()];
+        let mut rec = vec![
+            r.variant.banks.to_string(),
+            r.variant.bank_bytes.to_string(),
+        ];
         rec.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
         rec.extend(
             [
@@ -341,7 +347,11 @@ pub fn sweep_svg(title: &str, rows: &[SweepRow]) -> Result<String, String> {
             .y_label_formatter(&|v| match v {
                 plotters::prelude::SegmentValue::CenterOf(i)
                 | plotters::prelude::SegmentValue::Exact(i) => {
-                    labels.get(*i as usize).cloned().unwrap_or_default()
+                    // The first variant on top.
+                    labels
+                        .get(n - 1 - (*i as usize).min(n - 1))
+                        .cloned()
+                        .unwrap_or_default()
                 }
                 plotters::prelude::SegmentValue::Last => String::new(),
             })
@@ -353,7 +363,11 @@ pub fn sweep_svg(title: &str, rows: &[SweepRow]) -> Result<String, String> {
                 Histogram::horizontal(&chart)
                     .style(RGBColor(214, 96, 77).filled())
                     .margin(3)
-                    .data(rows.iter().enumerate().map(|(i, r)| (i as u32, r.stall_cycles))),
+                    .data(
+                        rows.iter()
+                            .enumerate()
+                            .map(|(i, r)| ((n - 1 - i) as u32, r.stall_cycles)),
+                    ),
             )
             .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
