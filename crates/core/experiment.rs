@@ -166,6 +166,11 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         ..RunOptions::default()
     };
     let span = tracing::info_span!(target: "warpsim::progress", "sweep");
+    if let Ok(style) = tracing_indicatif::style::ProgressStyle::with_template(
+        "{spinner} {msg} [{wide_bar}] {pos}/{len} variants, {elapsed} (eta {eta})",
+    ) {
+        span.pb_set_style(&style.progress_chars("=> "));
+    }
     span.pb_set_length(first.len() as u64);
     span.pb_set_message(&format!("{} variants of {p}", first.len()));
     let rows = {
