@@ -615,13 +615,30 @@ impl<'a> Loader<'a> {
                 ));
             }
             let bytes = (len as u64).saturating_mul(b.ty.bytes() as u64);
+            let before = total;
             total = total.saturating_add(bytes);
-            if total > self.opts.max_buffer_bytes || len > u32::MAX as i64 {
+            if total > self.opts.max_buffer_bytes {
+                let all = if before > 0 {
+                    format!(", {total} bytes with the buffers before it")
+                } else {
+                    String::new()
+                };
                 return Err(self.err_text(
                     &b.len.0,
                     format!(
-                        "buffer `{}` asks for {len} elements ({bytes} bytes); all buffers together may take at most {} bytes",
+                        "buffer `{}` asks for {len} elements ({bytes} bytes{all}); all buffers together may take at most {} bytes",
                         b.name, self.opts.max_buffer_bytes
+                    ),
+                    Some("use smaller defines (e.g. --define N=…), or raise --max-memory".to_owned()),
+                ));
+            }
+            if len > u32::MAX as i64 {
+                return Err(self.err_text(
+                    &b.len.0,
+                    format!(
+                        "buffer `{}` asks for {len} elements; a buffer may have at most {} (32-bit indices)",
+                        b.name,
+                        u32::MAX
                     ),
                     Some("use smaller defines (e.g. --define N=…)".to_owned()),
                 ));
@@ -1744,7 +1761,9 @@ impl<'a> Loader<'a> {
                 _ => return bad(self),
             },
         };
-        self.emit(inst);
+        // Point faults (division by zero) at the operation itself.
+        let text = self.cur.2.clone();
+        self.emit_at(inst, site, n, text);
         Ok(Val::Reg(dst, rt))
     }
 
