@@ -1,9 +1,13 @@
 //! Integration tests.
 
+mod bad_cli;
 mod cli_access;
 mod cli_explain;
-mod run;
+mod determinism;
 mod experiment;
+mod fuzz_corpus;
 mod kernels;
-mod util;
+mod limits;
 mod racecheck;
+mod run;
+mod util;

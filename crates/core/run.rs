@@ -2,9 +2,9 @@
 //!
 //! Exit codes: 0 when the program is valid (`check`) or ran and verified (`run`; also when no
 //! buffer has an `expect`, or with `--no-verify`); 1 when it ran but a buffer differs from its
-//! `expect`; 2 for every error (bad arguments, a program that does not load, a fault while
-//! running, a reference that cannot be evaluated), printed as a diagnostic pointing at the
-//! file, line and column.
+//! `expect`, or `--racecheck` found a race; 2 for every error (bad arguments, a program that
+//! does not load, a fault while running, a reference that cannot be evaluated), printed as a
+//! diagnostic pointing at the file, line and column.
 
 // Errors are `Diag`s by design (they carry the source snippet): not boxed.
 #![allow(clippy::result_large_err)]
@@ -29,6 +29,10 @@ pub struct LoadArgs {
     /// Shared memory a block may use, in bytes (default: the H200's 227 KiB).
     #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
     shared_limit: u32,
+    /// Most bytes all global buffers together may take (default 4 GiB); a program asking
+    /// for more is refused before anything is allocated.
+    #[arg(long, value_name = "BYTES", default_value_t = Options::default().max_buffer_bytes)]
+    max_memory: u64,
 }
 
 /// Arguments of `warpsim check`.
@@ -70,6 +74,10 @@ pub struct RunArgs {
     /// Do not check the buffers against their `expect` references.
     #[arg(long)]
     no_verify: bool,
+    /// Look for shared-memory races between warps within each barrier interval (RAW, WAR,
+    /// WAW, as compute-sanitizer's racecheck); exit code 1 if there are any.
+    #[arg(long)]
+    racecheck: bool,
 }
 
 /// Parses `NAME=VALUE` of `--define`.
@@ -131,6 +139,7 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
     let opts = Options {
         defines,
         shared_limit: a.shared_limit,
+        max_buffer_bytes: a.max_memory,
         ..Options::default()
     };
     warpsim_interp::load_file(&a.program, &opts)
@@ -152,6 +161,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         },
         max_steps: args.max_steps,
         verify: !args.no_verify,
+        racecheck: args.racecheck,
     };
     let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
     if let Some(path) = &args.svg {
@@ -179,8 +189,9 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         }),
     };
     print(&text)?;
-    if report.verified == Some(false) {
-        // Ran, but the results are wrong: exit code 1 (2 is for errors).
+    let racy = report.races.as_ref().is_some_and(|r| !r.is_empty());
+    if report.verified == Some(false) || racy {
+        // Ran, but the results are wrong or racy: exit code 1 (2 is for errors).
         std::process::exit(1);
     }
     Ok(())

@@ -41,6 +41,9 @@ pub struct Config {
     /// Most warp instructions one block may execute (all its warps together) before it
     /// faults as a runaway loop. Checked at every `LoopBack` and `Barrier`.
     pub max_steps: u64,
+    /// Look for shared-memory races between warps ([`crate::race`]); they are added to
+    /// [`Stats::races`]. Off by default: without it, nothing is tracked.
+    pub racecheck: bool,
 }
 
 impl Config {
@@ -53,6 +56,7 @@ impl Default for Config {
         Config {
             geometry: Geometry::H200,
             max_steps: Config::DEFAULT_MAX_STEPS,
+            racecheck: false,
         }
     }
 }
@@ -124,6 +128,8 @@ pub struct Stats {
     pub warp_instructions: u64,
     /// Thread instructions executed (active lanes summed over warp instructions).
     pub thread_instructions: u64,
+    /// Shared-memory races found (only with [`Config::racecheck`]).
+    pub races: crate::race::Races,
 }
 
 impl Stats {
@@ -135,6 +141,7 @@ impl Stats {
             per_pc_bank: vec![0; prog.code.len() * geom.banks as usize],
             warp_instructions: 0,
             thread_instructions: 0,
+            races: Default::default(),
         }
     }
 
@@ -163,6 +170,7 @@ impl Stats {
         }
         self.warp_instructions += other.warp_instructions;
         self.thread_instructions += other.thread_instructions;
+        self.races.merge(&other.races);
     }
 
     /// Shared-memory wavefronts over all instructions.
@@ -337,6 +345,8 @@ struct Ctx<'a> {
     threads: u64,
     steps: u64,
     lanes: u64,
+    /// The race detector (only with [`Config::racecheck`]).
+    race: Option<Box<crate::race::Shadow>>,
 }
 
 impl Ctx<'_> {
@@ -470,6 +480,9 @@ fn run(
         threads,
         steps: 0,
         lanes: 0,
+        race: cfg
+            .racecheck
+            .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
     };
 
     let result = (|| loop {
@@ -490,10 +503,16 @@ fn run(
         for w in warps.iter_mut() {
             w.state = State::Ready;
         }
+        if let Some(race) = cx.race.as_mut() {
+            race.barrier();
+        }
     })();
 
     stats.warp_instructions += cx.steps;
     stats.thread_instructions += cx.lanes;
+    if let Some(race) = cx.race.take() {
+        race.finish(&mut stats.races);
+    }
     for &(pc, row) in &cx.shared_pcs {
         let served = &cx.pc_bank[row * banks..(row + 1) * banks];
         let per_pc = &mut stats.per_pc_bank[pc * banks..(pc + 1) * banks];
@@ -1541,6 +1560,9 @@ fn shared_access(
 
     let data = m.data.0 as usize;
     let words = m.words(s.elem) as usize;
+    if let Some(race) = cx.race.as_mut() {
+        race.access(pc, w, store, active, &addrs, words);
+    }
     if uniform {
         let at = addrs[0] as usize / 4;
         let cells = &mut cx.shared[at..at + words];
@@ -3524,6 +3546,7 @@ mod tests {
             per_pc_bank: vec![],
             warp_instructions: 0,
             thread_instructions: 0,
+            races: Default::default(),
         };
         run_block(&p, &Config::default(), [0; 3], &g, &mut small).unwrap();
         assert_eq!(small, one);

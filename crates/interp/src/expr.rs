@@ -349,9 +349,16 @@ impl<'a> Lexer<'a> {
 /// Deepest nesting of brackets and operators an expression may have.
 pub const MAX_DEPTH: usize = 64;
 
+/// Most operations on any path from the root of an expression's tree to a leaf. A chain
+/// `a + b + c + …` is parsed without nesting but makes a tree as deep as it is long, which
+/// everything after the parser walks recursively.
+pub const MAX_HEIGHT: usize = 256;
+
 struct Parser<'a> {
     lx: Lexer<'a>,
     depth: usize,
+    /// The height of the node the last parsing function returned.
+    height: usize,
 }
 
 /// Parses one expression.
@@ -359,6 +366,7 @@ pub fn parse(s: &str) -> Result<Node, SyntaxError> {
     let mut p = Parser {
         lx: Lexer::new(s)?,
         depth: 0,
+        height: 0,
     };
     if p.lx.tok == Tok::End {
         return p.lx.err("empty expression: write a value here", 0, s.len());
@@ -423,9 +431,12 @@ impl Parser<'_> {
         self.enter()?;
         let c = self.binary(1)?;
         let r = if self.eat("?")? {
+            let hc = self.height;
             let a = self.expr()?;
+            let ha = self.height;
             self.expect(":", "in `c ? a : b`")?;
             let b = self.expr()?;
+            self.height = 1 + hc.max(ha).max(self.height);
             let (start, end) = (c.start, b.end);
             Node {
                 kind: Kind::Cond(Box::new(c), Box::new(a), Box::new(b)),
@@ -469,14 +480,27 @@ impl Parser<'_> {
 
     fn binary(&mut self, min: u8) -> Result<Node, SyntaxError> {
         let mut lhs = self.unary()?;
+        let mut height = self.height;
         while let Some(op) = self.binop() {
             if op.prec() < min {
                 break;
             }
+            let at = self.lx.start;
             self.lx.bump()?;
             self.enter()?;
             let rhs = self.binary(op.prec() + 1)?;
             self.depth -= 1;
+            height = 1 + height.max(self.height);
+            if height > MAX_HEIGHT {
+                return self.lx.err(
+                    format!(
+                        "expression more than {MAX_HEIGHT} operations deep (each operator of \
+                         a chain like `a + b + c` counts): split it with Let"
+                    ),
+                    at,
+                    op.symbol().len(),
+                );
+            }
             let (start, end) = (lhs.start, rhs.end);
             lhs = Node {
                 kind: Kind::Binary(op, Box::new(lhs), Box::new(rhs)),
@@ -484,6 +508,7 @@ impl Parser<'_> {
                 end,
             };
         }
+        self.height = height;
         Ok(lhs)
     }
 
@@ -500,6 +525,7 @@ impl Parser<'_> {
         self.enter()?;
         let inner = self.unary()?;
         self.depth -= 1;
+        self.height += op.is_some() as usize;
         let end = inner.end;
         Ok(match op {
             Some(op) => Node {
@@ -516,6 +542,7 @@ impl Parser<'_> {
         match self.lx.tok.clone() {
             Tok::Int(value, unsigned) => {
                 self.lx.bump()?;
+                self.height = 0;
                 Ok(Node {
                     kind: Kind::Int { value, unsigned },
                     start,
@@ -524,6 +551,7 @@ impl Parser<'_> {
             }
             Tok::Float(v) => {
                 self.lx.bump()?;
+                self.height = 0;
                 Ok(Node {
                     kind: Kind::Float(v),
                     start,
@@ -543,15 +571,18 @@ impl Parser<'_> {
                 if self.lx.tok == Tok::Punct("(") {
                     self.lx.bump()?;
                     let mut args = Vec::new();
+                    let mut height = 0;
                     if !self.eat(")")? {
                         loop {
                             args.push(self.expr()?);
+                            height = height.max(self.height + 1);
                             if self.eat(")")? {
                                 break;
                             }
                             self.expect(",", "between arguments")?;
                         }
                     }
+                    self.height = height;
                     return Ok(Node {
                         kind: Kind::Call(name, args),
                         start,
@@ -559,10 +590,13 @@ impl Parser<'_> {
                     });
                 }
                 let mut idx = Vec::new();
+                let mut height = 0;
                 while self.eat("[")? {
                     idx.push(self.expr()?);
+                    height = height.max(self.height + 1);
                     self.expect("]", "to close `[`")?;
                 }
+                self.height = height;
                 let end = self.prev_end();
                 Ok(Node {
                     kind: if idx.is_empty() {
@@ -666,5 +700,26 @@ mod tests {
         }
         let deep = "(".repeat(200) + "1" + &")".repeat(200);
         assert!(parse(&deep).is_err());
+    }
+
+    /// A chain of operators makes a tree as deep as it is long: at most [`MAX_HEIGHT`].
+    #[test]
+    fn long_chains_are_refused() {
+        let chain = |n: usize| vec!["x"; n + 1].join(" + ");
+        assert!(parse(&chain(MAX_HEIGHT)).is_ok());
+        let e = parse(&chain(MAX_HEIGHT + 1)).unwrap_err();
+        assert!(e.message.contains("operations deep"), "{e}");
+        // The error is at the operator that goes too deep.
+        assert_eq!(e.at, (MAX_HEIGHT + 1) * 4 - 2);
+        // Chains inside brackets, arguments and indices count with the outer ones.
+        let inner = format!("({})", chain(200));
+        assert!(parse(&format!("{inner} * {inner}")).is_ok());
+        assert!(parse(&format!("{inner} * {}", chain(60))).is_err());
+        assert!(parse(&format!("min({inner}, 1) + {}", chain(56))).is_err());
+        assert!(parse(&format!("a[{inner}] - {}", chain(56))).is_err());
+        assert!(parse(&format!("-{inner} - {}", chain(56))).is_err());
+        assert!(parse(&format!("(c ? {inner} : 1) + {}", chain(56))).is_err());
+        // A million-term chain is refused quickly, without deep recursion.
+        assert!(parse(&chain(1_000_000)).is_err());
     }
 }

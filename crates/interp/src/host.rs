@@ -304,6 +304,8 @@ struct Sum {
     /// Loop-invariant parts of the term, computed once before the first term.
     hoisted: Vec<(u16, E)>,
     body: E,
+    /// The `sum(…)` in the expression, for messages.
+    span: (usize, usize),
 }
 
 /// An element type as read by the reference.
@@ -325,6 +327,10 @@ enum Fault {
     DivZero {
         span: (usize, usize),
     },
+    /// The sums of one element would add more terms than allowed.
+    Terms {
+        span: (usize, usize),
+    },
 }
 
 /// Evaluation state of one worker: the slots (`i`, sum variables, hoisted values) and the
@@ -332,6 +338,8 @@ enum Fault {
 struct St {
     slots: Vec<u64>,
     fault: Option<Fault>,
+    /// Sum terms the current element may still add (see [`check_limited`]).
+    budget: u64,
 }
 
 impl St {
@@ -612,7 +620,7 @@ fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
         .map(|(slot, h)| (*slot as usize, lower(h, srcs)))
         .collect();
     let body = lower(&m.body, srcs);
-    let (var, unsigned, float) = (m.var as usize, m.unsigned, m.float);
+    let (var, unsigned, float, span) = (m.var as usize, m.unsigned, m.float, m.span);
     Box::new(move |s| {
         let first = from(s) as u32;
         let end = to(s) as u32;
@@ -624,6 +632,14 @@ fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
         };
         if n == 0 || s.fault.is_some() {
             return if float { fb(0.0) } else { 0 };
+        }
+        // Every term counts against the element's budget, before any is computed.
+        match s.budget.checked_sub(n as u64) {
+            Some(left) => s.budget = left,
+            None => {
+                s.fail(Fault::Terms { span });
+                return 0;
+            }
         }
         for (slot, h) in &hoisted {
             let v = h(s);
@@ -1079,6 +1095,7 @@ impl Compiler<'_> {
                 float: bt == Ty::F,
                 hoisted,
                 body,
+                span: (n.start, n.end),
             })),
             bt,
         ))
@@ -1178,6 +1195,22 @@ const CHUNK: usize = 4096;
 /// order, or an error if a reference cannot be evaluated (a type error, an index out of
 /// bounds, a division by zero) — pointing at the expression, with [`Phase::Verify`].
 pub fn check(prog: &Program, initial: &[Vec<u32>], fin: &[Vec<u32>]) -> Result<Vec<Verdict>, Diag> {
+    check_limited(prog, initial, fin, DEFAULT_MAX_TERMS)
+}
+
+/// The default limit of [`check_limited`]: as many terms per element as the executor's
+/// default `--max-steps`.
+pub const DEFAULT_MAX_TERMS: u64 = 100_000_000;
+
+/// [`check`], with the `sum`s of one element adding at most `max_terms` terms: a reference
+/// that needs more (a sum over a huge range, say) is an error rather than a run that never
+/// ends.
+pub fn check_limited(
+    prog: &Program,
+    initial: &[Vec<u32>],
+    fin: &[Vec<u32>],
+    max_terms: u64,
+) -> Result<Vec<Verdict>, Diag> {
     let mut srcs = Vec::with_capacity(prog.buffers.len());
     for (k, bi) in prog.buffers.iter().enumerate() {
         let words = initial.get(k).map_or(&[][..], |w| &w[..]);
@@ -1194,7 +1227,9 @@ pub fn check(prog: &Program, initial: &[Vec<u32>], fin: &[Vec<u32>]) -> Result<V
         let Some(ex) = &bi.expect else { continue };
         let c = compile_expect(prog, ex)?;
         let got_words = fin.get(k).map_or(&[][..], |w| &w[..]);
-        out.push(check_buffer(prog, k, bi, ex, &c, &srcs, got_words)?);
+        out.push(check_buffer(
+            prog, k, bi, ex, &c, &srcs, got_words, max_terms,
+        )?);
     }
     Ok(out)
 }
@@ -1282,6 +1317,7 @@ impl Acc {
 /// first element whose reference faulted.
 type ChunkResult = Result<(Acc, Option<u32>), (u64, Fault)>;
 
+#[allow(clippy::too_many_arguments)]
 fn check_buffer(
     prog: &Program,
     k: usize,
@@ -1290,15 +1326,17 @@ fn check_buffer(
     c: &Compiled,
     srcs: &[Src],
     got: &[u32],
+    max_terms: u64,
 ) -> Result<Verdict, Diag> {
     let n = bi.len as usize;
     let root = lower(&c.root, srcs);
     let new_state = || St {
         slots: vec![0; c.nslots],
         fault: None,
+        budget: max_terms,
     };
     let ty = c.ty;
-    let fail = |i: u64, f: Fault| fault_diag(prog, bi, ex, c, srcs, i, f);
+    let fail = |i: u64, f: Fault| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
     let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64) {
         // Float buffers: the tolerance scales with the largest reference value, so every
         // reference is computed (in parallel) before any is compared.
@@ -1316,6 +1354,7 @@ fn check_buffer(
                 for (j, w) in ws.iter_mut().enumerate() {
                     let i = ci * CHUNK + j;
                     st.slots[0] = i as u32 as u64;
+                    st.budget = max_terms;
                     let v = root(&mut st);
                     if let Some(f) = st.fault.take() {
                         return Some((i as u64, f));
@@ -1375,6 +1414,7 @@ fn check_buffer(
                 let mut first_want = None;
                 for i in ci * CHUNK..((ci + 1) * CHUNK).min(n) {
                     st.slots[0] = i as u32 as u64;
+                    st.budget = max_terms;
                     let v = root(&mut st);
                     if let Some(f) = st.fault.take() {
                         return Err((i as u64, f));
@@ -1418,6 +1458,7 @@ fn check_buffer(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fault_diag(
     prog: &Program,
     bi: &BufferInfo,
@@ -1426,6 +1467,7 @@ fn fault_diag(
     srcs: &[Src],
     i: u64,
     fault: Fault,
+    max_terms: u64,
 ) -> Diag {
     match fault {
         Fault::Oob { buf, index, span } => {
@@ -1456,6 +1498,18 @@ fn fault_diag(
                 bi.name
             ),
             Some("guard the divisor: `d != 0 ? x / d : 0`".into()),
+        ),
+        Fault::Terms { span } => err_at(
+            prog,
+            ex,
+            c.base,
+            span,
+            format!(
+                "the reference for `{}` adds more than {max_terms} terms for element i = {i} \
+                 (the --max-steps limit): this sum's range is too large",
+                bi.name
+            ),
+            Some("check the bounds of the sum, or raise --max-steps".into()),
         ),
     }
 }
@@ -1577,6 +1631,35 @@ mod tests {
         assert_eq!(v[0].mismatches, 1);
         assert_eq!(v[0].first_mismatch.unwrap().index, 3);
         assert_eq!(v[0].abs_tolerance, Some(3.0));
+    }
+
+    /// The sums of one element may add at most `max_terms` terms (nested sums multiply).
+    #[test]
+    fn sums_have_a_budget_per_element() {
+        let p = prog(
+            r#"(name: "o", ty: I32, len: 8, expect: "sum(k, 0, 10, sum(m, 0, i, k - k + 1))")"#,
+            "",
+        );
+        let fin: Vec<Vec<u32>> = vec![(0..8).map(|i| 10 * i).collect()];
+        let init = words_of(&p);
+        // Element 7: 10 outer terms and 10 × 7 inner ones.
+        assert!(check_limited(&p, &init, &fin, 80).unwrap()[0].ok);
+        let e = check_limited(&p, &init, &fin, 79).unwrap_err();
+        assert!(
+            e.message
+                .contains("adds more than 79 terms for element i = 7"),
+            "{e}"
+        );
+        assert!(e.help.unwrap().contains("--max-steps"));
+        // A sum over a huge range fails at once rather than running for minutes.
+        let p = prog(
+            r#"(name: "o", ty: I32, len: 8, expect: "sum(k, 0, 2000000000, k)")"#,
+            "",
+        );
+        let t = std::time::Instant::now();
+        let e = check(&p, &words_of(&p), &words_of(&p)).unwrap_err();
+        assert!(e.message.contains("for element i = 0"), "{e}");
+        assert!(t.elapsed().as_secs() < 2);
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod host;
 pub mod ir;
 pub mod load;
 pub mod program;
+pub mod race;
 
 pub use diag::{Diag, Phase};
 pub use load::{load_file, load_str, Layout, Options};

@@ -32,6 +32,8 @@ fn load_errors_say_what_and_where() {
         "divergent_barrier",
         "runaway",
         "div_zero",
+        "global_oob",
+        "huge_sum",
     ];
     let mut checked = 0;
     for (path, src, expect) in corpus() {

@@ -33,9 +33,11 @@ use warpsim_interp::{Diag, Phase, Program};
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
+mod race;
 mod svg;
 mod table;
 
+pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
 
 /// How to run a program.
@@ -47,6 +49,8 @@ pub struct RunOptions {
     pub max_steps: u64,
     /// Check the buffers that have an `expect` after the run.
     pub verify: bool,
+    /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
+    pub racecheck: bool,
 }
 
 impl Default for RunOptions {
@@ -55,6 +59,7 @@ impl Default for RunOptions {
             geometry: Geometry::H200,
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
+            racecheck: false,
         }
     }
 }
@@ -207,6 +212,9 @@ pub struct Report {
     pub verified: Option<bool>,
     /// One verdict per checked buffer.
     pub verification: Vec<Verdict>,
+    /// Shared-memory races, one per kind and pair of instructions (null without
+    /// `--racecheck`).
+    pub races: Option<Vec<RaceReport>>,
     /// Speed of the emulator.
     pub emulator: Emulator,
 }
@@ -280,6 +288,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     let cfg = Config {
         geometry: geom,
         max_steps: opts.max_steps,
+        racecheck: opts.racecheck,
     };
 
     // Initial contents.
@@ -359,14 +368,14 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             }
         }
         drop(global);
-        host::check(prog, &initial, &fin)?
+        host::check_limited(prog, &initial, &fin, opts.max_steps)?
     } else {
         Vec::new()
     };
     let verify_seconds = t_verify.elapsed().as_secs_f64();
     let verified = (!verification.is_empty()).then(|| verification.iter().all(|v| v.ok));
 
-    Ok(build(
+    let mut report = build(
         prog,
         geom,
         blocks,
@@ -386,7 +395,11 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             init_seconds,
             verify_seconds,
         },
-    ))
+    );
+    if opts.racecheck {
+        report.races = Some(race::reports(prog, &stats.races));
+    }
+    Ok(report)
 }
 
 /// The words each bank served for instruction `pc` ([`Stats::per_pc_bank`]).
@@ -491,6 +504,7 @@ fn build(
         per_bank: stats.per_bank.clone(),
         verified,
         verification,
+        races: None,
         emulator,
     }
 }

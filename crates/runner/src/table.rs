@@ -216,6 +216,8 @@ impl Report {
             o.push('\n');
         }
 
+        o.push_str(&crate::race::section(self.races.as_deref()));
+
         // Verification.
         match self.verified {
             None => {

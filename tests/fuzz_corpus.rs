@@ -1,0 +1,79 @@
+//! Replays the fuzzing corpus (fuzz/corpus/load and fuzz/corpus/run) in the ordinary test
+//! suite: every file loads or is refused with a diagnostic, and the `run` corpus also runs —
+//! with the fuzz `run` target's small limits — to a report or an error, never a panic.
+
+use std::path::{Path, PathBuf};
+use warpsim_interp::{load_str, Options};
+use warpsim_runner::{run, RunOptions, TableStyle};
+
+fn files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// What fuzz/fuzz_targets/run.rs does with one input.
+fn load_and_run(src: &str) {
+    let opts = Options {
+        max_buffer_bytes: 64 << 10,
+        ..Options::default()
+    };
+    let Ok(prog) = load_str("fuzz.ron", src, &opts) else {
+        return;
+    };
+    let threads = prog
+        .blocks()
+        .saturating_mul(prog.threads_per_block() as u64);
+    if threads > 2048 || prog.blocks() > 64 {
+        return;
+    }
+    let ropts = RunOptions {
+        max_steps: 20_000,
+        racecheck: true,
+        ..RunOptions::default()
+    };
+    if let Ok(report) = run(&prog, &ropts) {
+        let _ = report.to_json();
+        let _ = report.to_table(TableStyle { unicode: true });
+    }
+}
+
+fn replay(dir: &str, f: fn(&str)) -> usize {
+    let files = files(dir);
+    let mut failed = Vec::new();
+    for p in &files {
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        let Ok(src) = String::from_utf8(bytes) else {
+            continue;
+        };
+        if std::panic::catch_unwind(|| f(&src)).is_err() {
+            failed.push(p.display().to_string());
+        }
+    }
+    assert!(failed.is_empty(), "panicked on: {failed:?}");
+    files.len()
+}
+
+#[test]
+fn load_corpus_never_panics() {
+    let n = replay("fuzz/corpus/load", |src| {
+        if let Err(e) = load_str("fuzz.ron", src, &Options::default()) {
+            // Every refusal is a diagnostic with a location.
+            assert!(e.to_string().starts_with("fuzz.ron"), "{e}");
+        }
+    });
+    assert!(n >= 20, "only {n} files");
+}
+
+#[test]
+fn run_corpus_never_panics() {
+    let n = replay("fuzz/corpus/run", load_and_run);
+    assert!(n >= 20, "only {n} files");
+}

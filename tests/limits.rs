@@ -1,0 +1,122 @@
+//! Limits: `--max-memory` refuses a program before anything is allocated, saying how much it
+//! asked for; absurd defines on every shipped program give an error (exit code 2), never a
+//! panic or an abort.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn warpsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpsim"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn max_memory_refuses_before_allocating() {
+    // transpose: two f32 buffers of N * N = 1048576 elements, 4 MiB each.
+    let out = warpsim(&["run", "programs/transpose.ron", "--max-memory", "1000000"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("buffer `inp` asks for 1048576 elements (4194304 bytes)"),
+        "{err}"
+    );
+    assert!(err.contains("at most 1000000 bytes"), "{err}");
+    assert!(err.contains("--max-memory"), "{err}");
+    assert!(err.contains("programs/transpose.ron:10:"), "{err}");
+    // The second buffer tips it over: the message gives the total.
+    let out = warpsim(&["check", "programs/transpose.ron", "--max-memory", "5000000"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("buffer `out` asks for"), "{err}");
+    assert!(
+        err.contains("8388608 bytes with the buffers before it"),
+        "{err}"
+    );
+    // Exactly enough is enough.
+    let out = warpsim(&[
+        "run",
+        "programs/transpose.ron",
+        "--max-memory",
+        "8388608",
+        "--define",
+        "N=1024",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The default cap (4 GiB) stops a program asking for 16 GB before any allocation, at
+    // once.
+    let t = std::time::Instant::now();
+    let out = warpsim(&["run", "programs/transpose.ron", "--define", "N=65536"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("(17179869184 bytes)"), "{err}");
+    assert!(err.contains("at most 4294967296 bytes"), "{err}");
+    assert!(t.elapsed().as_secs() < 5);
+    // Not a number.
+    let out = warpsim(&["run", "programs/transpose.ron", "--max-memory", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Every define of every shipped program set to absurd values: an error with exit code 2
+/// (or, for a define that only switches something, a normal run) — never a crash.
+#[test]
+fn absurd_defines_are_errors_not_aborts() {
+    let programs = crate::racecheck::shipped_programs();
+    for p in &programs {
+        let out = warpsim(&["check", p]);
+        assert_eq!(out.status.code(), Some(0), "{p}: {}", text(&out.stderr));
+        let summary = text(&out.stdout);
+        let defines: Vec<String> = summary
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("defines:"))
+            .map(|d| {
+                d.split_whitespace()
+                    .filter_map(|kv| kv.split_once('=').map(|(k, _)| k.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut errors = 0;
+        for d in &defines {
+            for v in [
+                "4000000000",
+                "-4000000000",
+                "9223372036854775807",
+                "-9223372036854775808",
+            ] {
+                let def = format!("{d}={v}");
+                let out = warpsim(&["run", p, "--define", &def, "--max-steps", "2000000"]);
+                let err = text(&out.stderr);
+                let code = out.status.code();
+                assert!(
+                    matches!(code, Some(0..=2)),
+                    "{p} --define {def}: exit {code:?} (a crash): {err}"
+                );
+                assert!(!err.contains("panicked"), "{p} --define {def}: {err}");
+                if code == Some(2) {
+                    assert!(err.contains(p.as_str()), "{p} --define {def}: {err}");
+                    errors += 1;
+                }
+            }
+        }
+        if defines.iter().any(|d| d == "N") {
+            let out = warpsim(&["run", p, "--define", "N=4000000000"]);
+            assert_eq!(out.status.code(), Some(2), "{p} N=4000000000");
+        }
+        assert!(
+            defines.is_empty() || errors > 0,
+            "{p}: no absurd define was an error"
+        );
+    }
+}
