@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use warpsim_interp::{load_str, Options};
 use warpsim_runner::{run, RunOptions, TableStyle};
+use warpsim_smem::Geometry;
+
+/// As in fuzz/fuzz_targets/run.rs: the geometry varies with the input's length.
+const GEOMETRIES: [(u32, u32); 6] = [(32, 4), (16, 4), (64, 4), (32, 8), (3, 4), (1024, 64)];
 
 fn files(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -32,7 +36,9 @@ fn load_and_run(src: &str) {
     if threads > 2048 || prog.blocks() > 64 {
         return;
     }
+    let (banks, bank_bytes) = GEOMETRIES[src.len() % GEOMETRIES.len()];
     let ropts = RunOptions {
+        geometry: Geometry { banks, bank_bytes },
         max_steps: 20_000,
         racecheck: true,
         ..RunOptions::default()
@@ -40,6 +46,8 @@ fn load_and_run(src: &str) {
     if let Ok(report) = run(&prog, &ropts) {
         let _ = report.to_json();
         let _ = report.to_table(TableStyle { unicode: true });
+        let _ = report.to_table(TableStyle { unicode: false });
+        let _ = report.to_svg();
     }
 }
 

@@ -126,13 +126,29 @@ struct Rec {
     pc: u32,
 }
 
-/// The shadow of one shared word.
-#[derive(Clone, Copy, Debug, Default)]
-struct Cell {
-    writer: Rec,
-    reader: Rec,
-    /// A reader of another warp than `reader` (only while `reader` is of this interval).
-    reader2: Rec,
+/// The shadow of one shared word: three [`Rec`]s — the last writer ([`WRITER`]), a reader
+/// ([`READER`]) and a reader of another warp than it ([`READER2`], only while the first is
+/// of this interval). All zeros is "nothing recorded", so a new shadow is zeroed memory,
+/// which the OS maps lazily: a large shared memory costs only the words a block touches.
+type Cell = [u32; 9];
+const WRITER: usize = 0;
+const READER: usize = 3;
+const READER2: usize = 6;
+
+#[inline]
+fn rec(c: &Cell, at: usize) -> Rec {
+    Rec {
+        epoch: c[at],
+        thread: c[at + 1],
+        pc: c[at + 2],
+    }
+}
+
+#[inline]
+fn set(c: &mut Cell, at: usize, r: Rec) {
+    c[at] = r.epoch;
+    c[at + 1] = r.thread;
+    c[at + 2] = r.pc;
 }
 
 thread_local! {
@@ -161,7 +177,8 @@ impl Shadow {
             epoch = 1;
         }
         if cells.len() < words {
-            cells.resize(words, Cell::default());
+            // Zeroed (and so lazily mapped) rather than grown by writing.
+            cells = vec![[0; 9]; words];
         }
         Shadow {
             cells,
@@ -175,7 +192,7 @@ impl Shadow {
     /// Every warp passed a barrier: a new interval begins.
     pub fn barrier(&mut self) {
         if self.epoch >= u32::MAX - 1 {
-            self.cells.iter_mut().for_each(|c| *c = Cell::default());
+            self.cells.iter_mut().for_each(|c| *c = [0; 9]);
             self.epoch = 0;
         }
         self.epoch += 1;
@@ -231,30 +248,30 @@ impl Shadow {
             let side = Side { pc, thread, store };
             let at = (addrs[l as usize] / 4) as usize;
             for word in at..at + words {
-                let Some(&c) = self.cells.get(word) else {
+                let Some(c) = self.cells.get(word) else {
                     continue;
                 };
+                let (writer, reader, reader2) = (rec(c, WRITER), rec(c, READER), rec(c, READER2));
                 let other = |r: &Rec| r.epoch == e && r.thread / 32 != w;
+                if other(&writer) {
+                    let kind = if store {
+                        HazardKind::Waw
+                    } else {
+                        HazardKind::Raw
+                    };
+                    self.hazard(kind, writer, true, side, word as u32);
+                }
                 if store {
-                    if other(&c.writer) {
-                        self.hazard(HazardKind::Waw, c.writer, true, side, word as u32);
-                    }
-                    for r in [c.reader, c.reader2] {
+                    for r in [reader, reader2] {
                         if other(&r) {
                             self.hazard(HazardKind::War, r, false, side, word as u32);
                         }
                     }
-                    self.cells[word].writer = me;
-                } else {
-                    if other(&c.writer) {
-                        self.hazard(HazardKind::Raw, c.writer, true, side, word as u32);
-                    }
-                    let cell = &mut self.cells[word];
-                    if cell.reader.epoch != e || cell.reader.thread / 32 == w {
-                        cell.reader = me;
-                    } else if cell.reader2.epoch != e || cell.reader2.thread / 32 == w {
-                        cell.reader2 = me;
-                    }
+                    set(&mut self.cells[word], WRITER, me);
+                } else if reader.epoch != e || reader.thread / 32 == w {
+                    set(&mut self.cells[word], READER, me);
+                } else if reader2.epoch != e || reader2.thread / 32 == w {
+                    set(&mut self.cells[word], READER2, me);
                 }
             }
         }
