@@ -9,14 +9,19 @@ fn sweep_json(args: &[&str]) -> Vec<serde_json::Value> {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<serde_json::Value>(&out.stdout)
+        .unwrap()
         .as_array()
         .unwrap()
         .clone()
 }
 
-fn row<'a>(rows: &'a [serde_json::Value], banks: u64, pad: i64) -> &'a serde_json::Value {
+fn row(rows: &[serde_json::Value], banks: u64, pad: i64) -> &serde_json::Value {
     rows.iter()
         .find(|r| r["banks"] == banks && r["defines"]["PAD"] == pad)
         .unwrap_or_else(|| panic!("no row banks={banks} PAD={pad}"))
@@ -36,7 +41,15 @@ fn row<'a>(rows: &'a [serde_json::Value], banks: u64, pad: i64) -> &'a serde_jso
 ///   for t < 32 (33 is odd): 1 wavefront.
 #[test]
 fn transpose_on_16_and_64_banks() {
-    let rows = sweep_json(&["programs/transpose.ron", "--banks", "16,64", "-D", "N=256", "-D", "PAD=0,1"]);
+    let rows = sweep_json(&[
+        "programs/transpose.ron",
+        "--banks",
+        "16,64",
+        "-D",
+        "N=256",
+        "-D",
+        "PAD=0,1",
+    ]);
     assert_eq!(rows.len(), 4);
     let n = 2048u64;
     let expect = [
@@ -59,18 +72,38 @@ fn transpose_on_16_and_64_banks() {
 #[test]
 fn sweep_rows_equal_single_runs() {
     let rows = sweep_json(&[
-        "programs/matmul.ron", "--banks", "16,32", "--bank-bytes", "4,8", "-D", "N=64", "-D", "TILE=16",
-        "-D", "TRANS_A=1", "-D", "PAD=0..1",
+        "programs/matmul.ron",
+        "--banks",
+        "16,32",
+        "--bank-bytes",
+        "4,8",
+        "-D",
+        "N=64",
+        "-D",
+        "TILE=16",
+        "-D",
+        "TRANS_A=1",
+        "-D",
+        "PAD=0..1",
     ]);
     assert_eq!(rows.len(), 8);
     for r in &rows {
-        let (b, w, pad) = (r["banks"].to_string(), r["bank_bytes"].to_string(), &r["defines"]["PAD"]);
+        let (b, w, pad) = (
+            r["banks"].to_string(),
+            r["bank_bytes"].to_string(),
+            &r["defines"]["PAD"],
+        );
         let single = run_json(
             "matmul.ron",
             &["N=64", "TILE=16", "TRANS_A=1", &format!("PAD={pad}")],
             &["--banks", &b, "--bank-bytes", &w],
         );
-        for k in ["ld_wavefronts", "ld_bank_conflicts", "st_wavefronts", "st_bank_conflicts"] {
+        for k in [
+            "ld_wavefronts",
+            "ld_bank_conflicts",
+            "st_wavefronts",
+            "st_bank_conflicts",
+        ] {
             assert_eq!(r[k], single["shared"][k], "{k} of {r}");
         }
         assert_eq!(r["stall_cycles"], single["stall_cycles"]);
@@ -84,20 +117,43 @@ fn sweep_formats_and_chart() {
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("sweep.svg");
     let out = warpsim()
-        .args(["sweep", "programs/transpose.ron", "--banks", "16,32", "-D", "N=64", "-D", "PAD=0,1,2"])
+        .args([
+            "sweep",
+            "programs/transpose.ron",
+            "--banks",
+            "16,32",
+            "-D",
+            "N=64",
+            "-D",
+            "PAD=0,1,2",
+        ])
         .args(["--format", "csv", "--svg"])
         .arg(&svg)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 7, "{csv}");
-    assert!(lines[0].starts_with("banks,bank_bytes,N,PAD,ld_wavefronts"), "{csv}");
+    assert!(
+        lines[0].starts_with("banks,bank_bytes,N,PAD,ld_wavefronts"),
+        "{csv}"
+    );
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("stall cycles") && chart.contains("PAD=2"));
     let table = warpsim()
-        .args(["sweep", "programs/transpose.ron", "-D", "N=64", "-D", "PAD=0,1"])
+        .args([
+            "sweep",
+            "programs/transpose.ron",
+            "-D",
+            "N=64",
+            "-D",
+            "PAD=0,1",
+        ])
         .output()
         .unwrap();
     let t = String::from_utf8(table.stdout).unwrap();
@@ -108,7 +164,14 @@ fn sweep_formats_and_chart() {
 fn sweep_reports_failing_variants() {
     // TILE=64 asks for 4096 threads a block: that variant fails, the others run.
     let out = warpsim()
-        .args(["sweep", "programs/matmul.ron", "-D", "N=64", "-D", "TILE=16,64"])
+        .args([
+            "sweep",
+            "programs/matmul.ron",
+            "-D",
+            "N=64",
+            "-D",
+            "TILE=16,64",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -121,24 +184,45 @@ fn sweep_reports_failing_variants() {
 #[test]
 fn advisor_finds_pad_1_and_the_xor_swizzle_for_the_transpose() {
     let out = warpsim()
-        .args(["advise", "programs/transpose.ron", "-D", "N=128", "--format", "json"])
+        .args([
+            "advise",
+            "programs/transpose.ron",
+            "-D",
+            "N=128",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let advice: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tile = &advice[0];
     assert_eq!(tile["array"], "tile");
     // 16 blocks x 32 loads, each 31 conflicts.
     assert_eq!(tile["declared"]["array_stall_cycles"], 16 * 32 * 31);
     let best = tile["best"].as_array().unwrap();
-    assert!(best.iter().all(|c| c["array_stall_cycles"] == 0 && c["verified"] == true));
-    assert_eq!(best[0]["swizzle"], 1, "the swizzle wastes no words: {best:?}");
+    assert!(best
+        .iter()
+        .all(|c| c["array_stall_cycles"] == 0 && c["verified"] == true));
+    assert_eq!(
+        best[0]["swizzle"], 1,
+        "the swizzle wastes no words: {best:?}"
+    );
     assert_eq!(best[0]["wasted_words"], 0);
-    assert!(best.iter().any(|c| c["pad"] == 1 && c["swizzle"] == 0 && c["wasted_words"] == 32));
+    assert!(best
+        .iter()
+        .any(|c| c["pad"] == 1 && c["swizzle"] == 0 && c["wasted_words"] == 32));
     let text = warpsim()
         .args(["advise", "programs/transpose.ron", "-D", "N=128"])
         .output()
         .unwrap();
     let t = String::from_utf8(text.stdout).unwrap();
-    assert!(t.contains("tile: pad 1 → stall cycles 15,872 → 0, 32 words per tile"), "{t}");
+    assert!(
+        t.contains("tile: pad 1 → stall cycles 15,872 → 0, 32 words per tile"),
+        "{t}"
+    );
 }

@@ -5,37 +5,100 @@
 //! tests/fixtures/replay_kernels.py, an independent replay of the CUDA kernels through the
 //! H200 rule that shares no code with warpsim (it reproduces every measured row too).
 
-use crate::util::{run_json, root};
+use crate::util::{root, run_json};
 
 /// kernels.tsv row name → (program, defines).
 const MEASURED: &[(&str, &str, &[&str])] = &[
-    ("transpose_n1024_tile32x32", "transpose.ron", &["N=1024", "PAD=0", "SWIZZLE=0"]),
-    ("transpose_n1024_tile32x33", "transpose.ron", &["N=1024", "PAD=1", "SWIZZLE=0"]),
-    ("transpose_n1024_tile32x32_xor", "transpose.ron", &["N=1024", "PAD=0", "SWIZZLE=1"]),
-    ("matmul_n256_t32", "matmul.ron", &["N=256", "TILE=32", "PAD=0", "TRANS_A=0"]),
-    ("matmul_n256_t32_transA", "matmul.ron", &["N=256", "TILE=32", "PAD=0", "TRANS_A=1"]),
-    ("matmul_n256_t32_transA_pad1", "matmul.ron", &["N=256", "TILE=32", "PAD=1", "TRANS_A=1"]),
-    ("transpose64_n512_tile32x32", "transpose_f64.ron", &["N=512", "PAD=0"]),
+    (
+        "transpose_n1024_tile32x32",
+        "transpose.ron",
+        &["N=1024", "PAD=0", "SWIZZLE=0"],
+    ),
+    (
+        "transpose_n1024_tile32x33",
+        "transpose.ron",
+        &["N=1024", "PAD=1", "SWIZZLE=0"],
+    ),
+    (
+        "transpose_n1024_tile32x32_xor",
+        "transpose.ron",
+        &["N=1024", "PAD=0", "SWIZZLE=1"],
+    ),
+    (
+        "matmul_n256_t32",
+        "matmul.ron",
+        &["N=256", "TILE=32", "PAD=0", "TRANS_A=0"],
+    ),
+    (
+        "matmul_n256_t32_transA",
+        "matmul.ron",
+        &["N=256", "TILE=32", "PAD=0", "TRANS_A=1"],
+    ),
+    (
+        "matmul_n256_t32_transA_pad1",
+        "matmul.ron",
+        &["N=256", "TILE=32", "PAD=1", "TRANS_A=1"],
+    ),
+    (
+        "transpose64_n512_tile32x32",
+        "transpose_f64.ron",
+        &["N=512", "PAD=0"],
+    ),
 ];
 
 /// Launches not measured: (program, defines, [ld_wf, ld_bc, ld_inst, st_wf, st_bc, st_inst]).
 const REPLAYED: &[(&str, &[&str], [u64; 6])] = &[
-    ("transpose_f64.ron", &["N=512", "PAD=1"], [16384, 0, 8192, 16384, 0, 8192]),
-    ("matmul.ron", &["TILE=16", "PAD=0", "TRANS_A=0"], [1048576, 0, 1048576, 65536, 0, 65536]),
-    ("matmul.ron", &["TILE=16", "PAD=0", "TRANS_A=1"], [1048576, 0, 1048576, 294912, 229376, 65536]),
-    ("matmul.ron", &["TILE=16", "PAD=1", "TRANS_A=1"], [1048576, 0, 1048576, 131072, 65536, 65536]),
-    ("matmul.ron", &["TILE=16", "PAD=1", "TRANS_A=0"], [1048576, 0, 1048576, 131072, 65536, 65536]),
-    ("matmul.ron", &["TILE=32", "PAD=1", "TRANS_A=0"], [1048576, 0, 1048576, 32768, 0, 32768]),
+    (
+        "transpose_f64.ron",
+        &["N=512", "PAD=1"],
+        [16384, 0, 8192, 16384, 0, 8192],
+    ),
+    (
+        "matmul.ron",
+        &["TILE=16", "PAD=0", "TRANS_A=0"],
+        [1048576, 0, 1048576, 65536, 0, 65536],
+    ),
+    (
+        "matmul.ron",
+        &["TILE=16", "PAD=0", "TRANS_A=1"],
+        [1048576, 0, 1048576, 294912, 229376, 65536],
+    ),
+    (
+        "matmul.ron",
+        &["TILE=16", "PAD=1", "TRANS_A=1"],
+        [1048576, 0, 1048576, 131072, 65536, 65536],
+    ),
+    (
+        "matmul.ron",
+        &["TILE=16", "PAD=1", "TRANS_A=0"],
+        [1048576, 0, 1048576, 131072, 65536, 65536],
+    ),
+    (
+        "matmul.ron",
+        &["TILE=32", "PAD=1", "TRANS_A=0"],
+        [1048576, 0, 1048576, 32768, 0, 32768],
+    ),
     // The GPU measured 24,583 store wavefronts for PAD=4 (README of the fixtures): the rule,
     // and so warpsim, says 24,576.
-    ("sgemm_4x4.ron", &["N=256", "PAD=0"], [196608, 0, 65536, 139264, 122880, 16384]),
-    ("sgemm_4x4.ron", &["N=256", "PAD=4"], [196608, 0, 65536, 24576, 8192, 16384]),
+    (
+        "sgemm_4x4.ron",
+        &["N=256", "PAD=0"],
+        [196608, 0, 65536, 139264, 122880, 16384],
+    ),
+    (
+        "sgemm_4x4.ron",
+        &["N=256", "PAD=4"],
+        [196608, 0, 65536, 24576, 8192, 16384],
+    ),
 ];
 
 fn counters(program: &str, defines: &[&str]) -> ([u64; 6], serde_json::Value) {
     let r = run_json(program, defines, &[]);
     let s = &r["shared"];
-    let get = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("no shared.{k} in {r}"));
+    let get = |k: &str| {
+        s[k].as_u64()
+            .unwrap_or_else(|| panic!("no shared.{k} in {r}"))
+    };
     (
         [
             get("ld_wavefronts"),
@@ -61,7 +124,11 @@ fn measured_kernels_match_the_h200() {
         assert_eq!(got.to_vec(), want, "{} ({prog} {defines:?})", f[0]);
         assert_eq!(r["verified"], true, "{}", f[0]);
         let stall = r["stall_cycles"].as_u64().unwrap();
-        assert_eq!(stall, want[1] + want[4], "stall cycles are the bank conflicts");
+        assert_eq!(
+            stall,
+            want[1] + want[4],
+            "stall cycles are the bank conflicts"
+        );
         seen += 1;
     }
     assert_eq!(seen, MEASURED.len());

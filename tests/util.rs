@@ -17,7 +17,9 @@ pub fn warpsim() -> Command {
 /// Runs `warpsim run programs/PROGRAM --format json` with defines and extra arguments.
 pub fn run_json(program: &str, defines: &[&str], extra: &[&str]) -> serde_json::Value {
     let mut c = warpsim();
-    c.arg("run").arg(format!("programs/{program}")).args(["--format", "json"]);
+    c.arg("run")
+        .arg(format!("programs/{program}"))
+        .args(["--format", "json"]);
     for d in defines {
         c.args(["--define", d]);
     }
@@ -29,6 +31,9 @@ pub fn run_json(program: &str, defines: &[&str], extra: &[&str]) -> serde_json::
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{program}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
+        panic!(
+            "{program}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
     })
 }
