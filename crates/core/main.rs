@@ -92,10 +92,12 @@ fn logging(tty: bool) {
         .with_ansi(tty)
         .with_target(false)
         .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")));
-    let bars = tty.then(|| {
-        indicatif.with_filter(filter::filter_fn(|m| m.target() == "warpsim::progress"))
-    });
-    let _ = tracing_subscriber::registry().with(log).with(bars).try_init();
+    let bars = tty
+        .then(|| indicatif.with_filter(filter::filter_fn(|m| m.target() == "warpsim::progress")));
+    let _ = tracing_subscriber::registry()
+        .with(log)
+        .with(bars)
+        .try_init();
 }
 
 /// Writes `text` to stdout; a closed pipe (`warpsim ... | head`) is not an error.
