@@ -9,7 +9,7 @@
 //! Scheduling is round robin and deterministic: warp 0 runs until it reaches a `Barrier` or
 //! `Exit`, then warp 1, and so on; when every warp waits at a barrier they are all released.
 //!
-//! Every shared-memory access is priced with [`warpsim_smem::cost_counting`] and added to
+//! Every shared-memory access is priced with [`warpsim_smem::cost_into`] and added to
 //! [`Stats`]; every fault (division by zero, out-of-bounds or misaligned access, a barrier that
 //! cannot be passed, a runaway loop, and even a malformed [`Program`]) is a [`Fault`] value,
 //! never a panic.
@@ -18,9 +18,10 @@ use crate::ast::Elem;
 use crate::diag::{Diag, Phase};
 use crate::ir::{Inst, Mem, Pc, Reg, Space, Special};
 use crate::program::{Program, RegInit, SharedInfo};
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use warpsim_smem::{Geometry, Op, WARP};
+use warpsim_smem::{BankCounts, Geometry, Op, WARP};
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];
@@ -333,15 +334,12 @@ struct Ctx<'a> {
     ctaid: [u32; 3],
     global: &'a Global,
     per_pc: &'a mut [PcStats],
-    /// This block's words served per bank, one row of `banks` per shared-access pc (rows in
+    /// This block's words served per bank, one counter per shared-access pc (index in
     /// `bank_row`); added to [`Stats::per_bank`] and [`Stats::per_pc_bank`] at the end.
-    pc_bank: Vec<u64>,
-    /// Row of `pc_bank` for each pc (0 for instructions that are not shared accesses).
-    bank_row: Vec<usize>,
-    /// The shared-access pcs and their rows.
-    shared_pcs: Vec<(usize, usize)>,
-    banks: usize,
-    shared: Vec<u32>,
+    pc_bank: &'a mut [BankCounts],
+    /// Index into `pc_bank` for each pc (0 for instructions that are not shared accesses).
+    bank_row: &'a [usize],
+    shared: &'a mut [u32],
     threads: u64,
     steps: u64,
     lanes: u64,
@@ -400,10 +398,44 @@ pub fn run_block(
     global: &Global,
     stats: &mut Stats,
 ) -> Result<(), Fault> {
-    run(prog, cfg, ctaid, global, stats).0
+    run_reusing(prog, cfg, ctaid, global, stats)
 }
 
-/// [`run_block`], also giving the registers at the end (warp `w`'s registers are
+/// What a block needs besides the program: kept between the blocks that one thread runs, so
+/// that a block does not allocate (every block sets the contents afresh).
+#[derive(Default)]
+struct Scratch {
+    regs: Vec<Lanes>,
+    frames: Vec<Frame>,
+    warps: Vec<Warp>,
+    shared: Vec<u32>,
+    /// For each pc, its index in `counts` (shared accesses only).
+    bank_row: Vec<usize>,
+    /// The shared-access pcs, in the order of `counts`.
+    shared_pcs: Vec<usize>,
+    counts: Vec<BankCounts>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// [`run_block`] with this thread's [`Scratch`].
+fn run_reusing(
+    prog: &Program,
+    cfg: &Config,
+    ctaid: [u32; 3],
+    global: &Global,
+    stats: &mut Stats,
+) -> Result<(), Fault> {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut sc) => run(prog, cfg, ctaid, global, stats, &mut sc),
+        // (Only if a block ran inside a block: not done, but not worth a panic either.)
+        Err(_) => run(prog, cfg, ctaid, global, stats, &mut Scratch::default()),
+    })
+}
+
+/// [`run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
 /// `regs[w * max(nregs, 1)..][..nregs]`).
 fn run(
     prog: &Program,
@@ -411,42 +443,40 @@ fn run(
     ctaid: [u32; 3],
     global: &Global,
     stats: &mut Stats,
-) -> (Result<(), Fault>, Vec<Lanes>) {
-    if let Err(f) = check(prog, cfg, ctaid, global) {
-        return (Err(f), Vec::new());
-    }
+    sc: &mut Scratch,
+) -> Result<(), Fault> {
+    sc.regs.clear();
+    check(prog, cfg, ctaid, global)?;
     let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
     if threads == 0 {
-        return (Ok(()), Vec::new());
+        return Ok(());
     }
     let nwarps = threads.div_ceil(32) as usize;
     let nregs = prog.nregs;
     let stride = nregs.max(1);
     let depth = prog.max_depth;
 
-    // Registers, filled from the program's init list.
-    let mut regs = vec![[0u32; WARP]; nwarps * stride];
-    for w in 0..nwarps {
-        for &(reg, init) in &prog.init {
-            regs[w * stride + reg.0 as usize] = init_lanes(prog, ctaid, w, init);
+    // Registers: zero, then the program's init list.
+    sc.regs.resize(nwarps * stride, [0; WARP]);
+    init_regs(prog, ctaid, stride, &mut sc.regs);
+    sc.frames.clear();
+    sc.frames.resize(nwarps * depth, Frame::default());
+    sc.warps.clear();
+    sc.warps.extend((0..nwarps).map(|w| {
+        let first = w as u64 * 32;
+        let n = (threads - first).min(32) as u32;
+        let live = if n == 32 { FULL } else { (1u32 << n) - 1 };
+        Warp {
+            pc: 0,
+            active: live,
+            live,
+            sp: 0,
+            state: State::Ready,
+            barrier_pc: 0,
         }
-    }
-    let mut frames = vec![Frame::default(); nwarps * depth];
-    let mut warps: Vec<Warp> = (0..nwarps)
-        .map(|w| {
-            let first = w as u64 * 32;
-            let n = (threads - first).min(32) as u32;
-            let live = if n == 32 { FULL } else { (1u32 << n) - 1 };
-            Warp {
-                pc: 0,
-                active: live,
-                live,
-                sp: 0,
-                state: State::Ready,
-                barrier_pc: 0,
-            }
-        })
-        .collect();
+    }));
+    sc.shared.clear();
+    sc.shared.resize(prog.shared_bytes.div_ceil(4) as usize, 0);
 
     if stats.per_pc.len() < prog.code.len() {
         stats.per_pc.resize(prog.code.len(), PcStats::default());
@@ -458,25 +488,30 @@ fn run(
     if stats.per_pc_bank.len() < prog.code.len() * banks {
         stats.per_pc_bank.resize(prog.code.len() * banks, 0);
     }
-    let mut bank_row = vec![0; prog.code.len()];
-    let mut shared_pcs = Vec::new();
+    sc.bank_row.clear();
+    sc.bank_row.resize(prog.code.len(), 0);
+    sc.shared_pcs.clear();
     for (pc, i) in prog.code.iter().enumerate() {
         if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
-            bank_row[pc] = shared_pcs.len();
-            shared_pcs.push((pc, shared_pcs.len()));
+            sc.bank_row[pc] = sc.shared_pcs.len();
+            sc.shared_pcs.push(pc);
         }
     }
+    sc.counts.truncate(sc.shared_pcs.len());
+    for c in &mut sc.counts {
+        c.clear();
+    }
+    sc.counts
+        .resize(sc.shared_pcs.len(), BankCounts::new(cfg.geometry.banks));
     let mut cx = Ctx {
         prog,
         cfg,
         ctaid,
         global,
         per_pc: &mut stats.per_pc,
-        pc_bank: vec![0; shared_pcs.len() * banks],
-        bank_row,
-        shared_pcs,
-        banks,
-        shared: vec![0; prog.shared_bytes.div_ceil(4) as usize],
+        pc_bank: &mut sc.counts,
+        bank_row: &sc.bank_row,
+        shared: &mut sc.shared,
         threads,
         steps: 0,
         lanes: 0,
@@ -485,6 +520,9 @@ fn run(
             .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
     };
 
+    let warps = &mut sc.warps;
+    let regs = &mut sc.regs;
+    let frames = &mut sc.frames;
     let result = (|| loop {
         for (w, warp) in warps.iter_mut().enumerate() {
             if warp.state == State::Ready {
@@ -498,7 +536,7 @@ fn run(
             return Ok(());
         }
         if waiting < warps.len() {
-            return Err(deadlock(&cx, &warps));
+            return Err(deadlock(&cx, warps));
         }
         for w in warps.iter_mut() {
             w.state = State::Ready;
@@ -513,15 +551,11 @@ fn run(
     if let Some(race) = cx.race.take() {
         race.finish(&mut stats.races);
     }
-    for &(pc, row) in &cx.shared_pcs {
-        let served = &cx.pc_bank[row * banks..(row + 1) * banks];
-        let per_pc = &mut stats.per_pc_bank[pc * banks..(pc + 1) * banks];
-        for ((t, p), &v) in stats.per_bank.iter_mut().zip(per_pc).zip(served) {
-            *t += v;
-            *p += v;
-        }
+    for (&pc, served) in sc.shared_pcs.iter().zip(&sc.counts) {
+        served.add_to(&mut stats.per_bank);
+        served.add_to(&mut stats.per_pc_bank[pc * banks..(pc + 1) * banks]);
     }
-    (result, regs)
+    result
 }
 
 /// The fault when some warps wait at a barrier that the others finished without reaching.
@@ -550,22 +584,47 @@ fn deadlock(cx: &Ctx, warps: &[Warp]) -> Fault {
     )
 }
 
-/// A register's starting value in warp `w`.
-fn init_lanes(prog: &Program, ctaid: [u32; 3], w: usize, init: RegInit) -> Lanes {
-    match init {
-        RegInit::Const(v) => [v; WARP],
-        RegInit::Special(s) => per_lane(|l| {
-            let t = w as u64 * 32 + l as u64;
-            match s {
-                Special::Tid(d) => thread_xyz(prog.block, t)[d as usize],
-                Special::TidLinear => t as u32,
-                Special::Ctaid(d) => ctaid[d as usize],
-                Special::Ntid(d) => prog.block[d as usize],
-                Special::Nctaid(d) => prog.grid[d as usize],
-                Special::LaneId => l as u32,
-                Special::WarpId => w as u32,
+/// Fills the registers of every warp from the program's init list (`regs` holds
+/// `stride` registers per warp).
+fn init_regs(prog: &Program, ctaid: [u32; 3], stride: usize, regs: &mut [Lanes]) {
+    let [bx, by, _] = prog.block.map(|d| d.max(1));
+    let has_tid = prog
+        .init
+        .iter()
+        .any(|(_, i)| matches!(i, RegInit::Special(Special::Tid(_))));
+    for (w, r) in regs.chunks_exact_mut(stride).enumerate() {
+        // `thread_xyz` of every lane, stepping instead of dividing per lane.
+        let mut tid = [[0u32; WARP]; 3];
+        if has_tid {
+            let [mut x, mut y, mut z] = thread_xyz(prog.block, w as u64 * 32);
+            let [tx, ty, tz] = &mut tid;
+            for ((tx, ty), tz) in tx.iter_mut().zip(ty.iter_mut()).zip(tz.iter_mut()) {
+                (*tx, *ty, *tz) = (x, y, z);
+                x += 1;
+                if x == bx {
+                    x = 0;
+                    y += 1;
+                    if y == by {
+                        y = 0;
+                        z = z.wrapping_add(1);
+                    }
+                }
             }
-        }),
+        }
+        for &(reg, init) in &prog.init {
+            r[reg.0 as usize] = match init {
+                RegInit::Const(v) => [v; WARP],
+                RegInit::Special(s) => match s {
+                    Special::Tid(d) => tid[d as usize],
+                    Special::TidLinear => per_lane(|l| (w * 32 + l) as u32),
+                    Special::Ctaid(d) => [ctaid[d as usize]; WARP],
+                    Special::Ntid(d) => [prog.block[d as usize]; WARP],
+                    Special::Nctaid(d) => [prog.grid[d as usize]; WARP],
+                    Special::LaneId => per_lane(|l| l as u32),
+                    Special::WarpId => [w as u32; WARP],
+                },
+            };
+        }
     }
 }
 
@@ -894,12 +953,56 @@ fn lane_flags(mask: u32) -> Lanes {
     per_lane(|l| ((mask & BIT[l]) != 0) as u32 * u32::MAX)
 }
 
+/// The lanes whose top bit is set in `flags` (a lane of comparison results, all ones or
+/// all zeros, gives its truth).
+///
+/// SSE2 (part of x86-64) has an instruction for four lanes at a time; without it (and even
+/// as a map and OR-reduction over `BIT`) the compiler peels lane 0 and reads the rest at
+/// 4-byte offsets, which defeats store-to-load forwarding right after the register was
+/// written: a fifth of the interpreter's time once went to loop tests.
+#[inline(always)]
+fn movemask(flags: &Lanes) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
+        };
+        // Saturating packs 32 -> 16 -> 8 bits keep each lane's sign, in lane order; then one
+        // bit per byte.
+        // SAFETY: SSE2 is part of the x86-64 baseline; the eight unaligned loads read the 128
+        // bytes of `flags`.
+        unsafe {
+            let p = flags.as_ptr() as *const __m128i;
+            let q = |i: usize| _mm_loadu_si128(p.add(i));
+            let lo = _mm_packs_epi16(_mm_packs_epi32(q(0), q(1)), _mm_packs_epi32(q(2), q(3)));
+            let hi = _mm_packs_epi16(_mm_packs_epi32(q(4), q(5)), _mm_packs_epi32(q(6), q(7)));
+            (_mm_movemask_epi8(lo) as u32 & 0xffff) | (_mm_movemask_epi8(hi) as u32) << 16
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        or_lanes(&per_lane(|l| BIT[l] & ((flags[l] as i32) >> 31) as u32))
+    }
+}
+
 /// The lanes where `flags` is not zero.
 #[inline(always)]
 fn mask_of(flags: &Lanes) -> u32 {
-    flags.iter().zip(BIT).fold(0, |m, (&f, bit)| {
-        m | (bit & ((f != 0) as u32).wrapping_neg())
-    })
+    movemask(&per_lane(|l| ((flags[l] != 0) as u32).wrapping_neg()))
+}
+
+/// The OR of all lanes, as a tree over aligned halves.
+#[inline(always)]
+fn or_lanes(x: &Lanes) -> u32 {
+    let mut v = *x;
+    let mut n = WARP / 2;
+    while n >= 1 {
+        for l in 0..n {
+            v[l] |= v[l + n];
+        }
+        n /= 2;
+    }
+    v[0]
 }
 
 /// Lanes whose value is not zero.
@@ -924,7 +1027,58 @@ fn put64(r: &mut [Lanes], dst: Reg, v: [f64; WARP], mask: u32) {
 }
 
 /// Runs warp `w` until it reaches a barrier or exits.
+///
+/// The interpreter is compiled twice: for baseline x86-64 and, chosen at run time on CPUs
+/// that have them, with AVX2 and FMA (its 32-lane loops take half the instructions). Both
+/// compute exactly the same results (FMA rounds once either way; see [`fma_f32`]).
 fn run_warp(
+    cx: &mut Ctx,
+    w: usize,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+) -> Result<(), Fault> {
+    #[cfg(target_arch = "x86_64")]
+    if has_v3() {
+        // SAFETY: the CPU has every feature that `run_warp_v3` enables (checked just above).
+        return unsafe { run_warp_v3(cx, w, warp, r, frames) };
+    }
+    run_warp_in::<false>(cx, w, warp, r, frames)
+}
+
+/// Whether the CPU has what [`run_warp_v3`] is compiled for (std caches the answer).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_v3() -> bool {
+    #[cfg(test)]
+    if tests::BASELINE_ONLY.with(|b| b.get()) {
+        return false;
+    }
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("lzcnt")
+}
+
+/// [`run_warp_in`] compiled for x86-64-v3 (AVX2, FMA, BMI, POPCNT, LZCNT).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt,lzcnt")]
+fn run_warp_v3(
+    cx: &mut Ctx,
+    w: usize,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+) -> Result<(), Fault> {
+    run_warp_in::<true>(cx, w, warp, r, frames)
+}
+
+/// [`run_warp`]; `FMA`: the code is compiled with FMA hardware, so `mul_add` is one
+/// instruction rather than a library call.
+#[inline(always)]
+fn run_warp_in<const FMA: bool>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
@@ -938,6 +1092,8 @@ fn run_warp(
     let mut sp = warp.sp;
     let mut steps = cx.steps;
     let mut lanes = cx.lanes;
+    let mut counted = active;
+    let mut n = active.count_ones() as u64;
 
     // `dst = f(a, b)` on u32 lanes.
     macro_rules! int2 {
@@ -1075,9 +1231,14 @@ fn run_warp(
                 Some(LOADER_BUG.into()),
             ));
         };
+        if active != counted {
+            // (The mask changes only at control flow; a popcount is a dozen instructions
+            // on baseline x86-64.)
+            counted = active;
+            n = active.count_ones() as u64;
+        }
         let ps = &mut cx.per_pc[pc];
         ps.executions += 1;
-        let n = active.count_ones() as u64;
         ps.lanes += n;
         steps += 1;
         lanes += n;
@@ -1175,7 +1336,7 @@ fn run_warp(
                 let (xs, ys, zs) = (r[a.0 as usize], r[b.0 as usize], r[c.0 as usize]);
                 let v = per_lane(|l| {
                     let f = f32::from_bits;
-                    fma_f32(f(xs[l]), f(ys[l]), f(zs[l])).to_bits()
+                    fma_f32::<FMA>(f(xs[l]), f(ys[l]), f(zs[l])).to_bits()
                 });
                 put(&mut r[dst.0 as usize], v, active);
             }
@@ -1342,9 +1503,11 @@ fn run_warp(
 /// gets its last mantissa bit set, using the exact error from TwoSum), and an f64 rounded to
 /// odd rounds correctly to f32, since f64 has more than 24 + 2 bits (Boldo and Melquiond,
 /// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd").
+///
+/// `HW`: the caller is compiled with FMA hardware (then `mul_add` is one instruction).
 #[inline(always)]
-fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
-    if cfg!(target_feature = "fma") {
+fn fma_f32<const HW: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if HW || cfg!(target_feature = "fma") {
         // One instruction, vectorized.
         return a.mul_add(b, c);
     }
@@ -1368,6 +1531,7 @@ fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
 /// `Cvt`: C conversions between element types, via an exact `f64` when floats are involved
 /// (i32, u32 and f32 are all exact in f64, so every conversion rounds at most once; `as`
 /// truncates and saturates float → int, NaN → 0).
+#[inline(always)]
 fn cvt(r: &mut [Lanes], dst: Reg, a: Reg, from: Elem, to: Elem, mask: u32) {
     let int = |e: Elem| matches!(e, Elem::U32 | Elem::I32);
     if from == to || (int(from) && int(to)) {
@@ -1420,15 +1584,8 @@ fn vec_text(vec: u32, elem: Elem) -> String {
     }
 }
 
-/// Lanes where `x[l] >= lim`, unsigned (so a negative index counts as huge).
-#[inline(always)]
-fn at_or_above(x: &Lanes, lim: u32) -> u32 {
-    x.iter().zip(BIT).fold(0, |m, (&v, bit)| {
-        m | (bit & ((v >= lim) as u32).wrapping_neg())
-    })
-}
-
 /// One load or store by the active lanes of warp `w`.
+#[inline(always)]
 fn access(
     cx: &mut Ctx,
     pc: usize,
@@ -1448,6 +1605,7 @@ fn access(
 ///
 /// The checks run on all 32 lanes at once; only when one fails does [`shared_fault`] work
 /// out, for the first failing lane, what exactly is wrong.
+#[inline(always)]
 fn shared_access(
     cx: &mut Ctx,
     pc: usize,
@@ -1471,9 +1629,13 @@ fn shared_access(
     // A uniform access (every active lane with the same indices: a broadcast load, say) is
     // checked once.
     let first = active.trailing_zeros() as usize;
-    let uniform = m.idx[..=last]
-        .iter()
-        .all(|i| is_uniform(&r[i.0 as usize], active, first));
+    let mut uniform = true;
+    for i in &m.idx[..=last] {
+        if !is_uniform(&r[i.0 as usize], active, first) {
+            uniform = false;
+            break;
+        }
+    }
     let addrs: Lanes = if uniform {
         let mut idx = [0u32; 3];
         for (d, i) in idx[..=last].iter_mut().enumerate() {
@@ -1545,14 +1707,13 @@ fn shared_access(
     };
 
     let op = if store { Op::St } else { Op::Ld };
-    let cost = warpsim_smem::cost_counting(
-        &cx.cfg.geometry,
-        op,
-        width,
-        &addrs,
-        active,
-        Some(&mut cx.pc_bank[cx.bank_row[pc] * cx.banks..][..cx.banks]),
-    )
+    let counts = &mut cx.pc_bank[cx.bank_row[pc]];
+    let geom = &cx.cfg.geometry;
+    let cost = if uniform {
+        warpsim_smem::cost_uniform_into(geom, op, width, addrs[0], active, counts)
+    } else {
+        warpsim_smem::cost_into(geom, op, width, &addrs, active, counts)
+    }
     .map_err(|e| cx.fault(pc, format!("cannot price this shared access: {e}"), None))?;
     let ps = &mut cx.per_pc[pc];
     ps.wavefronts += cost.wavefronts as u64;
@@ -1610,7 +1771,7 @@ fn shared_access(
 fn is_uniform(x: &Lanes, active: u32, first: usize) -> bool {
     let v0 = x[first];
     let on = lane_flags(active);
-    x.iter().zip(on).fold(0, |d, (&v, on)| d | ((v ^ v0) & on)) == 0
+    or_lanes(&per_lane(|l| (x[l] ^ v0) & on[l])) == 0
 }
 
 /// The byte address of one lane's shared access at logical `idx` (one per dimension), or
@@ -1731,6 +1892,7 @@ fn shared_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[Lanes]) -> F
 }
 
 /// A global access: checks every active lane's index and moves the data.
+#[inline(always)]
 fn global_access(
     cx: &mut Ctx,
     pc: usize,
@@ -1741,37 +1903,89 @@ fn global_access(
     r: &mut [Lanes],
 ) -> Result<(), Fault> {
     let b = &cx.prog.buffers[m.array as usize];
-    let mem = &cx.global.buffers[m.array as usize];
+    let mem = &cx.global.buffers[m.array as usize][..];
     let vec = m.vec as u32;
     let ix = r[m.idx[0].0 as usize];
-    // In bounds: 0 <= i and i + vec - 1 < len (indices are i32; negative ones are huge here).
-    let mut bad = match b.len.checked_sub(vec as u64 - 1) {
-        Some(lim) => at_or_above(&ix, lim.min(1 << 31) as u32),
-        None => FULL,
-    };
-    for (l, &i) in ix.iter().enumerate() {
-        bad |= ((i & (vec - 1) != 0) as u32) << l;
-    }
-    bad &= active;
+    // In bounds: 0 <= i and i + vec - 1 < len (indices are i32; negative ones are huge here),
+    // and aligned to the vector. `lim` 0: no index fits.
+    let lim = b
+        .len
+        .checked_sub(vec as u64 - 1)
+        .map_or(0, |l| l.min(1 << 31) as u32);
+    let bad = movemask(&per_lane(|l| {
+        ((ix[l] >= lim) | (ix[l] & (vec - 1) != 0)) as u32 * u32::MAX
+    })) & active;
     if bad != 0 {
         return Err(global_fault(cx, pc, w, m, bad.trailing_zeros(), r));
+    }
+    if active == 0 {
+        return Ok(());
     }
     let wpe = b.elem.bytes() as usize / 4;
     let data = m.data.0 as usize;
     let words = m.words(b.elem) as usize;
+    let regs = &mut r[data..data + words];
+    // Every active lane's words are in `mem` (checked above), so these ranges are too.
+    let first = ix[active.trailing_zeros() as usize];
+    if is_uniform(&ix, active, active.trailing_zeros() as usize) {
+        // One element for the warp: a broadcast load, or a store where the highest lane wins.
+        let at = first as usize * wpe;
+        let cells = &mem[at..at + words];
+        if store {
+            let l = 31 - active.leading_zeros() as usize;
+            for (c, reg) in cells.iter().zip(regs.iter()) {
+                c.store(reg[l], Relaxed);
+            }
+        } else {
+            for (c, reg) in cells.iter().zip(regs.iter_mut()) {
+                put(reg, [c.load(Relaxed); WARP], active);
+            }
+        }
+        return Ok(());
+    }
+    let stride = per_lane(|l| first.wrapping_add(l as u32 * vec));
+    if active == FULL && or_lanes(&per_lane(|l| ix[l] ^ stride[l])) == 0 {
+        // Consecutive elements, lane by lane (the coalesced access): one range for the warp.
+        let at = first as usize * wpe;
+        let cells = &mem[at..at + WARP * words];
+        if words == 1 {
+            let cells: &[AtomicU32; WARP] = cells.try_into().expect("32 words");
+            let reg = &mut regs[0];
+            if store {
+                for (c, &v) in cells.iter().zip(reg.iter()) {
+                    c.store(v, Relaxed);
+                }
+            } else {
+                for (v, c) in reg.iter_mut().zip(cells) {
+                    *v = c.load(Relaxed);
+                }
+            }
+        } else {
+            for (l, lane) in cells.chunks_exact(words).enumerate() {
+                for (c, reg) in lane.iter().zip(regs.iter_mut()) {
+                    if store {
+                        c.store(reg[l], Relaxed);
+                    } else {
+                        reg[l] = c.load(Relaxed);
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+    // Anything else, lane by lane in order (of several lanes storing to one word, the
+    // highest wins).
     let mut lanes = active;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
         let at = ix[l] as usize * wpe;
         let cells = &mem[at..at + words];
-        if store {
-            for (k, c) in cells.iter().enumerate() {
-                c.store(r[data + k][l], Relaxed);
-            }
-        } else {
-            for (k, c) in cells.iter().enumerate() {
-                r[data + k][l] = c.load(Relaxed);
+        for (c, reg) in cells.iter().zip(regs.iter_mut()) {
+            if store {
+                c.store(reg[l], Relaxed);
+            } else {
+                reg[l] = c.load(Relaxed);
             }
         }
     }
@@ -1829,8 +2043,61 @@ mod tests {
     use super::*;
     use crate::ast::Init;
     use crate::program::{BufferInfo, InstInfo};
+    use std::cell::Cell;
     use std::sync::Arc;
     use Inst::*;
+
+    thread_local! {
+        /// Makes [`run_warp`] take the baseline x86-64 build on this thread.
+        pub(super) static BASELINE_ONLY: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The shipped programs, run block by block twice: once with the baseline build of the
+    /// interpreter, reusing this thread's scratch between blocks, and once with the build the
+    /// CPU picks (AVX2 and FMA where it has them) and a fresh scratch for every block. Memory
+    /// and every counter agree.
+    #[test]
+    fn both_builds_and_scratch_reuse_agree() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../programs");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .chain(std::fs::read_dir(format!("{dir}/examples")).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+            .collect();
+        paths.sort();
+        assert!(paths.len() >= 8);
+        for path in paths {
+            let p = crate::load_file(path.to_str().unwrap(), &Default::default()).unwrap();
+            let cfg = Config::default();
+            let one = |baseline: bool| {
+                BASELINE_ONLY.with(|b| b.set(baseline));
+                let global = Global::new(&p);
+                for (k, b) in p.buffers.iter().enumerate() {
+                    global.write(k, &crate::host::init_words(b));
+                }
+                let mut stats = Stats::new(&p, &cfg.geometry);
+                let [gx, gy, gz] = p.grid;
+                for b in 0..(gx * gy * gz).min(64) {
+                    let ctaid = [b % gx, b / gx % gy, b / (gx * gy)];
+                    if baseline {
+                        run_block(&p, &cfg, ctaid, &global, &mut stats).unwrap();
+                    } else {
+                        let mut sc = Scratch::default();
+                        run(&p, &cfg, ctaid, &global, &mut stats, &mut sc).unwrap();
+                    }
+                }
+                BASELINE_ONLY.with(|b| b.set(false));
+                let mem: Vec<Vec<u32>> = (0..p.buffers.len()).map(|k| global.read(k)).collect();
+                (mem, stats)
+            };
+            let (m0, s0) = one(true);
+            let (m1, s1) = one(false);
+            assert!(m0 == m1, "{}: memory differs", path.display());
+            assert_eq!(s0, s1, "{}", path.display());
+            assert!(s0.warp_instructions > 0);
+        }
+    }
 
     fn r(n: u16) -> Reg {
         Reg(n)
@@ -1987,10 +2254,11 @@ mod tests {
     fn exec_cfg(p: &Program, cfg: Config, ctaid: [u32; 3]) -> Out {
         let global = Global::new(p);
         let mut stats = Stats::new(p, &cfg.geometry);
-        let (result, regs) = run(p, &cfg, ctaid, &global, &mut stats);
+        let mut sc = Scratch::default();
+        let result = run(p, &cfg, ctaid, &global, &mut stats, &mut sc);
         Out {
             result,
-            regs,
+            regs: sc.regs,
             stats,
             global,
             nregs: p.nregs,
@@ -2211,7 +2479,7 @@ mod tests {
         ];
         let check = |a: f32, b: f32, c: f32| {
             let want = a.mul_add(b, c);
-            let got = fma_f32(a, b, c);
+            let got = fma_f32::<false>(a, b, c);
             assert!(
                 got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
                 "fma({a:e}, {b:e}, {c:e}) = {got:e}, want {want:e}"

@@ -195,10 +195,15 @@ fn check(geom: &Geometry, width: u32, addrs: &[u32; WARP], mask: u32) -> Result<
 /// Rule 3: does this load pair lanes `i` and `i ^ m` on one address throughout?
 #[inline]
 fn pairs(addrs: &[u32; WARP], mask: u32, m: usize) -> bool {
-    (0..WARP).all(|i| {
-        let j = i ^ m;
-        mask & (1 << i) == 0 || mask & (1 << j) == 0 || addrs[i] == addrs[j]
-    })
+    // Lanes whose address differs from their partner's (branch-free)...
+    let mut differ = 0u32;
+    for i in 0..WARP {
+        differ |= ((addrs[i] != addrs[i ^ m]) as u32) << i;
+    }
+    // ... and whose partner is active too (bit i of `partner` = bit i ^ m of `mask`).
+    let low = if m == 1 { 0x5555_5555 } else { 0x3333_3333 };
+    let partner = ((mask & low) << m) | ((mask >> m) & low);
+    differ & mask & partner == 0
 }
 
 /// Lanes per phase for this access, after rule 3.
@@ -225,7 +230,7 @@ pub fn cost(
     addrs: &[u32; WARP],
     mask: u32,
 ) -> Result<Cost, Error> {
-    cost_counting(geom, op, width, addrs, mask, None)
+    price(geom, op, width, addrs, mask, &mut ())
 }
 
 /// [`cost`], also adding to `per_bank[b]` the number of distinct words bank `b` served
@@ -238,6 +243,187 @@ pub fn cost_counting(
     addrs: &[u32; WARP],
     mask: u32,
     per_bank: Option<&mut [u64]>,
+) -> Result<Cost, Error> {
+    match per_bank {
+        Some(pb) => price(geom, op, width, addrs, mask, pb),
+        None => price(geom, op, width, addrs, mask, &mut ()),
+    }
+}
+
+/// [`cost`], also adding the words each bank served to `counts` (the cheapest way to keep
+/// per-bank totals over many accesses; it grows to `geom.banks` banks if it is smaller).
+#[inline]
+pub fn cost_into(
+    geom: &Geometry,
+    op: Op,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    counts: &mut BankCounts,
+) -> Result<Cost, Error> {
+    if counts.each.len() < geom.banks as usize {
+        counts.each.resize(geom.banks as usize, 0);
+    }
+    price(geom, op, width, addrs, mask, counts)
+}
+
+/// [`cost_into`] for an access in which every active lane has the same address `addr` (a
+/// broadcast): on geometries where a warp fits one phase, without looking at 32 lanes.
+#[inline]
+pub fn cost_uniform_into(
+    geom: &Geometry,
+    op: Op,
+    width: u32,
+    addr: u32,
+    mask: u32,
+    counts: &mut BankCounts,
+) -> Result<Cost, Error> {
+    geom.validate()?;
+    if !matches!(width, 4 | 8 | 16) {
+        return Err(Error::Width(width));
+    }
+    if mask == 0 {
+        return Ok(Cost::default());
+    }
+    let one_phase = width <= geom.bank_bytes
+        && geom.banks as u64 * geom.bank_bytes as u64 >= WARP as u64 * width as u64;
+    if one_phase && addr & (width - 1) == 0 {
+        // One phase, and one word (the access is no wider than a bank) that every lane asks
+        // for: one cycle of one bank.
+        if counts.each.len() < geom.banks as usize {
+            counts.each.resize(geom.banks as usize, 0);
+        }
+        let bank = (addr >> geom.bank_bytes.trailing_zeros()) % geom.banks;
+        counts.add(bank as usize, 1);
+        return Ok(ONE_CYCLE);
+    }
+    cost_into(geom, op, width, &[addr; WARP], mask, counts)
+}
+
+/// Distinct words served per bank, summed over many accesses (see [`cost_into`]).
+///
+/// An access that asks every bank for exactly one word (the common case in a well laid out
+/// kernel) adds one to a single counter rather than one to each bank.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BankCounts {
+    /// Words per bank, beyond `all`.
+    each: Vec<u64>,
+    /// Words served by every bank.
+    all: u64,
+}
+
+impl BankCounts {
+    /// Zero counts for `banks` banks.
+    pub fn new(banks: u32) -> Self {
+        BankCounts {
+            each: vec![0; banks as usize],
+            all: 0,
+        }
+    }
+
+    /// Number of banks counted.
+    pub fn banks(&self) -> usize {
+        self.each.len()
+    }
+
+    /// The words bank `b` served (0 for a bank that is not counted).
+    pub fn get(&self, b: usize) -> u64 {
+        self.each.get(b).map_or(0, |&n| n + self.all)
+    }
+
+    /// Whether nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        self.all == 0 && self.each.iter().all(|&n| n == 0)
+    }
+
+    /// Adds the counts to `out[b]`, for every bank `b` that both have.
+    pub fn add_to(&self, out: &mut [u64]) {
+        for (o, &n) in out.iter_mut().zip(&self.each) {
+            *o += n + self.all;
+        }
+    }
+
+    /// Back to zero.
+    pub fn clear(&mut self) {
+        self.each.fill(0);
+        self.all = 0;
+    }
+}
+
+/// Where the pricing adds the words each bank served.
+trait Sink {
+    /// One word from each bank in `used` (bit `b` = bank `b`; fewer than 64 banks, or
+    /// exactly 64).
+    fn one_each(&mut self, used: u64, banks: u32);
+    /// `n` words from bank `b`.
+    fn add(&mut self, b: usize, n: u64);
+}
+
+impl Sink for () {
+    #[inline(always)]
+    fn one_each(&mut self, _: u64, _: u32) {}
+    #[inline(always)]
+    fn add(&mut self, _: usize, _: u64) {}
+}
+
+/// Adds one to `each[b]` for the banks of `used`.
+#[inline(always)]
+fn add_bits(each: &mut [u64], used: u64, banks: u32) {
+    if banks == 32 {
+        // Without branches: 32 lanes of `bit of used`, which vectorizes.
+        let each = &mut each[..32];
+        for (b, e) in each.iter_mut().enumerate() {
+            *e += (used >> b) & 1;
+        }
+    } else {
+        let mut u = used;
+        while u != 0 {
+            each[u.trailing_zeros() as usize] += 1;
+            u &= u - 1;
+        }
+    }
+}
+
+impl Sink for [u64] {
+    #[inline(always)]
+    fn one_each(&mut self, used: u64, banks: u32) {
+        add_bits(self, used, banks)
+    }
+    #[inline(always)]
+    fn add(&mut self, b: usize, n: u64) {
+        self[b] += n;
+    }
+}
+
+impl Sink for BankCounts {
+    #[inline(always)]
+    fn one_each(&mut self, used: u64, banks: u32) {
+        let every = if banks >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << banks) - 1
+        };
+        if used == every {
+            self.all += 1;
+        } else {
+            add_bits(&mut self.each, used, banks)
+        }
+    }
+    #[inline(always)]
+    fn add(&mut self, b: usize, n: u64) {
+        self.each[b] += n;
+    }
+}
+
+/// [`cost`], adding each bank's served words to `sink`.
+#[inline(always)]
+fn price<S: Sink + ?Sized>(
+    geom: &Geometry,
+    op: Op,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    sink: &mut S,
 ) -> Result<Cost, Error> {
     geom.validate()?;
     if !matches!(width, 4 | 8 | 16) {
@@ -255,34 +441,41 @@ pub fn cost_counting(
         // One branch-free pass: alignment, and every active lane on its own bank.
         let (ored, distinct) = scan32(geom.bank_bytes.trailing_zeros(), addrs, mask);
         if ored & (width - 1) == 0 && distinct != 0 {
-            return Ok(conflict_free_cost(distinct, per_bank));
+            sink.one_each(distinct as u64, 32);
+            return Ok(ONE_CYCLE);
         }
     }
+    slow(geom, op, width, addrs, mask, one_phase, sink)
+}
+
+/// The cost of an access that one phase serves in one cycle.
+const ONE_CYCLE: Cost = Cost {
+    wavefronts: 1,
+    conflicts: 0,
+    phases: 1,
+};
+
+/// Everything but the conflict-free fast path of [`price`] (kept out of line, so that the fast
+/// path stays small where it is inlined).
+#[inline(never)]
+fn slow<S: Sink + ?Sized>(
+    geom: &Geometry,
+    op: Op,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    one_phase: bool,
+    sink: &mut S,
+) -> Result<Cost, Error> {
     check(geom, width, addrs, mask)?;
     if one_phase && geom.banks <= 32 {
         // Broadcasts, and lanes sharing words on otherwise distinct banks.
         if let Some(used) = conflict_free(geom, addrs, mask) {
-            return Ok(conflict_free_cost(used, per_bank));
+            sink.one_each(used as u64, geom.banks);
+            return Ok(ONE_CYCLE);
         }
     }
-    Ok(general(geom, op, width, addrs, mask, per_bank))
-}
-
-/// The cost of a one-phase access served in one cycle by the banks `used`.
-#[inline]
-fn conflict_free_cost(used: u32, per_bank: Option<&mut [u64]>) -> Cost {
-    if let Some(pb) = per_bank {
-        let mut u = used;
-        while u != 0 {
-            pb[u.trailing_zeros() as usize] += 1;
-            u &= u - 1;
-        }
-    }
-    Cost {
-        wavefronts: 1,
-        conflicts: 0,
-        phases: 1,
-    }
+    Ok(general(geom, op, width, addrs, mask, sink))
 }
 
 /// For 32 banks of `1 << shift` bytes and one word per lane: the OR of the active lanes'
@@ -378,19 +571,20 @@ fn lane_range(start: usize, end: usize) -> u32 {
     below(end) & !below(start)
 }
 
-/// The general path: per phase, sort the (bank, word) keys and count runs.
-fn general(
+/// The general path: per phase, the distinct words each bank is asked for.
+#[inline(always)]
+fn general<S: Sink + ?Sized>(
     geom: &Geometry,
     op: Op,
     width: u32,
     addrs: &[u32; WARP],
     mask: u32,
-    mut per_bank: Option<&mut [u64]>,
+    sink: &mut S,
 ) -> Cost {
     let lanes = phase_lanes(geom, op, width, addrs, mask) as usize;
     // Bank widths are powers of two and addresses are aligned, so a lane's bytes fall in
-    // `per_lane` whole words (one, if the access is narrower than a bank). Word indices fit in 32
-    // bits. No 64-bit divisions here: they dominated this loop.
+    // `per_lane` whole words (one, if the access is narrower than a bank). Word indices fit in
+    // 32 bits. No 64-bit divisions here: they dominated this loop.
     let shift = geom.bank_bytes.trailing_zeros();
     let per_lane = (width >> shift).max(1);
     let pow2 = geom.banks & (geom.banks - 1) == 0;
@@ -401,8 +595,6 @@ fn general(
             w % geom.banks
         }
     };
-    // Up to 64 banks, a bit set of the banks asked spots conflict-free phases without sorting.
-    let small = geom.banks <= 64;
     let mut out = Cost::default();
     let mut start = 0;
     while start < WARP {
@@ -413,69 +605,109 @@ fn general(
             continue;
         }
         out.phases += 1;
-        let n = (phase.count_ones() * per_lane) as usize;
-        if small {
-            let mut used = 0u64;
-            let mut m = phase;
-            while m != 0 {
-                let first = addrs[m.trailing_zeros() as usize] >> shift;
-                m &= m - 1;
-                for w in first..first + per_lane {
-                    used |= 1u64 << bank_of(w);
-                }
-            }
-            if used.count_ones() as usize == n {
-                // Every word asked for is on a bank of its own: one cycle.
-                out.wavefronts += 1;
-                if let Some(pb) = per_bank.as_deref_mut() {
-                    while used != 0 {
-                        pb[used.trailing_zeros() as usize] += 1;
-                        used &= used - 1;
-                    }
-                }
-                continue;
-            }
-        }
-        // At most 32 lanes of at most 16 / 4 = 4 words each.
-        let mut keys = [0u64; WARP * 4];
-        let mut i = 0;
+        // The distinct first words of the lanes' accesses. Accesses are aligned to their
+        // width, so two lanes at different addresses share no word (when an access is narrower
+        // than a bank its one word is its first): each distinct first word brings `per_lane`
+        // words of its own.
+        let mut firsts = [0u32; WARP];
+        let mut n = 0;
         let mut m = phase;
         while m != 0 {
-            let first = addrs[m.trailing_zeros() as usize] >> shift;
+            let w = addrs[m.trailing_zeros() as usize] >> shift;
             m &= m - 1;
-            for w in first..first + per_lane {
-                keys[i] = ((bank_of(w) as u64) << 32) | w as u64;
-                i += 1;
-            }
+            let seen = firsts[..n].iter().fold(false, |d, &x| d | (x == w));
+            firsts[n] = w;
+            n += !seen as usize;
         }
-        let ks = &mut keys[..n];
-        ks.sort_unstable();
-        let mut worst = 0u32;
-        let mut run = 0u32;
-        let mut prev = u64::MAX;
-        for &k in ks.iter() {
-            if k == prev {
-                continue;
-            }
-            if prev == u64::MAX || (k >> 32) != (prev >> 32) {
-                if prev != u64::MAX {
-                    if let Some(pb) = per_bank.as_deref_mut() {
-                        pb[(prev >> 32) as usize] += run as u64;
-                    }
-                }
-                run = 0;
-            }
-            run += 1;
-            worst = worst.max(run);
-            prev = k;
-        }
-        if let Some(pb) = per_bank.as_deref_mut() {
-            pb[(prev >> 32) as usize] += run as u64;
-        }
-        out.wavefronts += worst;
+        let firsts = &firsts[..n];
+        out.wavefronts += if geom.banks <= 64 {
+            phase_small(firsts, per_lane, geom.banks, bank_of, sink)
+        } else {
+            phase_large(firsts, per_lane, bank_of, sink)
+        };
     }
     out.conflicts = out.wavefronts - out.phases;
     out
+}
+
+/// One phase's cycles on at most 64 banks: the most distinct words asked of one bank.
+///
+/// `firsts` are distinct, each the first of `per_lane` words of its own. A bit set of the
+/// banks spots the conflict-free phases; otherwise a count per bank, without sorting.
+#[inline(always)]
+fn phase_small<S: Sink + ?Sized>(
+    firsts: &[u32],
+    per_lane: u32,
+    banks: u32,
+    bank_of: impl Fn(u32) -> u32,
+    sink: &mut S,
+) -> u32 {
+    let mut used = 0u64;
+    for &f in firsts {
+        for k in 0..per_lane {
+            used |= 1u64 << bank_of(f.wrapping_add(k));
+        }
+    }
+    if used.count_ones() == firsts.len() as u32 * per_lane {
+        // Every word asked for is on a bank of its own: one cycle.
+        sink.one_each(used, banks);
+        return 1;
+    }
+    // Words per bank (at most 32 x 4, so a byte each).
+    let mut per_bank = [0u8; 64];
+    for &f in firsts {
+        for k in 0..per_lane {
+            per_bank[bank_of(f.wrapping_add(k)) as usize] += 1;
+        }
+    }
+    let per_bank = &per_bank[..banks as usize];
+    let mut worst = 0;
+    for (b, &n) in per_bank.iter().enumerate() {
+        worst = worst.max(n);
+        if n != 0 {
+            sink.add(b, n as u64);
+        }
+    }
+    worst as u32
+}
+
+/// One phase's cycles on more than 64 banks: sort the (bank, word) keys and count runs.
+fn phase_large<S: Sink + ?Sized>(
+    firsts: &[u32],
+    per_lane: u32,
+    bank_of: impl Fn(u32) -> u32,
+    sink: &mut S,
+) -> u32 {
+    let mut keys = [0u64; WARP * 4];
+    let mut n = 0;
+    for &f in firsts {
+        for k in 0..per_lane {
+            let w = f.wrapping_add(k);
+            keys[n] = ((bank_of(w) as u64) << 32) | w as u64;
+            n += 1;
+        }
+    }
+    let ks = &mut keys[..n];
+    ks.sort_unstable();
+    let mut worst = 0u32;
+    let mut run = 0u32;
+    let mut prev = u64::MAX;
+    for &k in ks.iter() {
+        if k == prev {
+            continue;
+        }
+        if prev != u64::MAX && (k >> 32) != (prev >> 32) {
+            sink.add((prev >> 32) as usize, run as u64);
+            run = 0;
+        }
+        run += 1;
+        worst = worst.max(run);
+        prev = k;
+    }
+    if prev != u64::MAX {
+        sink.add((prev >> 32) as usize, run as u64);
+    }
+    worst
 }
 
 /// One word that a bank delivered in one cycle of a phase.
@@ -681,5 +913,65 @@ mod tests {
         let mut pb = vec![0u64; 32];
         cost_counting(&g, Op::Ld, 4, &addrs(|t| t * 4), u32::MAX, Some(&mut pb)).unwrap();
         assert!(pb.iter().all(|&c| c == 1));
+    }
+
+    #[test]
+    fn bank_counts() {
+        let g = Geometry::H200;
+        let mut c = BankCounts::new(32);
+        assert!(c.is_empty());
+        // Every bank once (kept as one number), twice.
+        for _ in 0..2 {
+            cost_into(&g, Op::Ld, 4, &addrs(|t| t * 4), u32::MAX, &mut c).unwrap();
+        }
+        // Banks 0-15 once, from half a warp.
+        cost_into(&g, Op::St, 4, &addrs(|t| t * 4), 0xffff, &mut c).unwrap();
+        // 32-way on bank 0, with lanes 1 and 2 on one word: 31 distinct words.
+        let a = addrs(|t| if t == 2 { 128 } else { t * 128 });
+        let cost = cost_into(&g, Op::Ld, 4, &a, u32::MAX, &mut c).unwrap();
+        assert_eq!((cost.wavefronts, cost.conflicts), (31, 30));
+        let got: Vec<u64> = (0..32).map(|b| c.get(b)).collect();
+        let mut want = vec![2u64; 32];
+        want[..16].iter_mut().for_each(|n| *n += 1);
+        want[0] += 31;
+        assert_eq!(got, want);
+        let mut out = vec![1u64; 32];
+        c.add_to(&mut out);
+        assert_eq!(out, want.iter().map(|n| n + 1).collect::<Vec<_>>());
+        assert_eq!(c.get(32), 0);
+        c.clear();
+        assert!(c.is_empty());
+        // A smaller counter grows to the geometry.
+        let mut small = BankCounts::new(4);
+        cost_into(&g, Op::Ld, 4, &addrs(|t| t * 4), 1 << 31, &mut small).unwrap();
+        assert_eq!(small.banks(), 32);
+        assert_eq!(small.get(31), 1);
+    }
+
+    #[test]
+    fn general_path_without_sorting() {
+        let g = Geometry::H200;
+        // 16-byte loads, four lanes per word group: rule 3 pairs lanes; 2 wavefronts.
+        assert_eq!(wf(Op::Ld, 16, |t| (t / 2) * 16), 2);
+        // Eight-byte stores on one bank pair, every lane its own words: 32 words on banks 0
+        // and 1 per phase of 16 lanes.
+        assert_eq!(wf(Op::St, 8, |t| t * 128), 32);
+        // Duplicate words in a conflicted phase are served once.
+        assert_eq!(wf(Op::Ld, 4, |t| (t % 8) * 128), 8);
+        // More than 64 banks: the sorted path.
+        let g128 = Geometry::new(128, 4).unwrap();
+        let c = cost(&g128, Op::Ld, 4, &addrs(|t| (t % 4) * 512), u32::MAX).unwrap();
+        assert_eq!(c.wavefronts, 4);
+        let mut pb = vec![0u64; 128];
+        cost_counting(
+            &g,
+            Op::Ld,
+            4,
+            &addrs(|t| (t % 8) * 128),
+            u32::MAX,
+            Some(&mut pb),
+        )
+        .unwrap();
+        assert_eq!(pb[0], 8);
     }
 }

@@ -2,7 +2,9 @@
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use warpsim_smem::{analyze, cost, cost_counting, Geometry, Op, WARP};
+use warpsim_smem::{
+    analyze, cost, cost_counting, cost_into, cost_uniform_into, BankCounts, Geometry, Op, WARP,
+};
 
 type Addrs = [u32; WARP];
 
@@ -277,7 +279,39 @@ proptest! {
                 prop_assert_eq!(slots, *n as usize);
             }
         }
-        prop_assert_eq!(counted, summed);
+        prop_assert_eq!(&counted, &summed);
+        // The same access added twice to `BankCounts` (which keeps accesses that ask every
+        // bank for one word apart), and once more to the plain counts.
+        let mut counts = BankCounts::new(g.banks);
+        for _ in 0..2 {
+            prop_assert_eq!(cost_into(&g, op, width, &addrs, mask, &mut counts).unwrap(), c);
+        }
+        let twice: Vec<u64> = (0..g.banks as usize).map(|b| counts.get(b)).collect();
+        let doubled: Vec<u64> = summed.iter().map(|n| 2 * n).collect();
+        prop_assert_eq!(&twice, &doubled);
+        let mut added = counted.clone();
+        counts.add_to(&mut added);
+        let tripled: Vec<u64> = summed.iter().map(|n| 3 * n).collect();
+        prop_assert_eq!(added, tripled);
+        prop_assert_eq!(counts.is_empty(), summed.iter().all(|&n| n == 0));
+    }
+
+    /// A broadcast priced by `cost_uniform_into` costs and counts what the same address in
+    /// every lane does.
+    #[test]
+    fn uniform_accesses_agree(
+        g in any_geometry(), op in any_op(), width in any_width(), e in 0u32..(u32::MAX / 16),
+        mask in any_mask(), misalign in 0u32..4,
+    ) {
+        let addr = e * width + if misalign == 3 { 4 } else { 0 };
+        let addrs = [addr; WARP];
+        let mut want = vec![0u64; g.banks as usize];
+        let c = cost_counting(&g, op, width, &addrs, mask, Some(&mut want));
+        let mut counts = BankCounts::new(g.banks);
+        let u = cost_uniform_into(&g, op, width, addr, mask, &mut counts);
+        prop_assert_eq!(&u, &c);
+        let got: Vec<u64> = (0..g.banks as usize).map(|b| counts.get(b)).collect();
+        prop_assert_eq!(got, want);
     }
 
     /// The H200 geometry matches a plain re-implementation of the written rule.
