@@ -115,6 +115,23 @@ pub struct PcStats {
     pub conflicts: u64,
 }
 
+/// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The block it ran in.
+    pub block: [u32; 3],
+    /// The warp in the block.
+    pub warp: u32,
+    /// Byte address of each lane (meaningful where `mask` has the lane).
+    pub addrs: [u32; WARP],
+    /// Active lanes.
+    pub mask: u32,
+    /// Bytes per lane.
+    pub width: u32,
+    /// A store (else a load).
+    pub store: bool,
+}
+
 /// What a run did: per instruction, per bank, and in total.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -131,6 +148,9 @@ pub struct Stats {
     pub thread_instructions: u64,
     /// Shared-memory races found (only with [`Config::racecheck`]).
     pub races: crate::race::Races,
+    /// Per pc, the first execution of each shared-memory instruction in the lowest block
+    /// that ran it (blocks are merged in order, so this does not depend on threads).
+    pub samples: Vec<Option<Box<Sample>>>,
 }
 
 impl Stats {
@@ -143,6 +163,7 @@ impl Stats {
             warp_instructions: 0,
             thread_instructions: 0,
             races: Default::default(),
+            samples: vec![None; prog.code.len()],
         }
     }
 
@@ -172,6 +193,14 @@ impl Stats {
         self.warp_instructions += other.warp_instructions;
         self.thread_instructions += other.thread_instructions;
         self.races.merge(&other.races);
+        if self.samples.len() < other.samples.len() {
+            self.samples.resize(other.samples.len(), None);
+        }
+        for (a, b) in self.samples.iter_mut().zip(&other.samples) {
+            if a.is_none() {
+                a.clone_from(b);
+            }
+        }
     }
 
     /// Shared-memory wavefronts over all instructions.
@@ -334,6 +363,8 @@ struct Ctx<'a> {
     ctaid: [u32; 3],
     global: &'a Global,
     per_pc: &'a mut [PcStats],
+    /// [`Stats::samples`].
+    samples: &'a mut [Option<Box<Sample>>],
     /// This block's words served per bank, one counter per shared-access pc (index in
     /// `bank_row`); added to [`Stats::per_bank`] and [`Stats::per_pc_bank`] at the end.
     pc_bank: &'a mut [BankCounts],
@@ -481,6 +512,9 @@ fn run(
     if stats.per_pc.len() < prog.code.len() {
         stats.per_pc.resize(prog.code.len(), PcStats::default());
     }
+    if stats.samples.len() < prog.code.len() {
+        stats.samples.resize(prog.code.len(), None);
+    }
     let banks = cfg.geometry.banks as usize;
     if stats.per_bank.len() < banks {
         stats.per_bank.resize(banks, 0);
@@ -509,6 +543,7 @@ fn run(
         ctaid,
         global,
         per_pc: &mut stats.per_pc,
+        samples: &mut stats.samples,
         pc_bank: &mut sc.counts,
         bank_row: &sc.bank_row,
         shared: &mut sc.shared,
@@ -1718,6 +1753,17 @@ fn shared_access(
     let ps = &mut cx.per_pc[pc];
     ps.wavefronts += cost.wavefronts as u64;
     ps.conflicts += cost.conflicts as u64;
+    if let Some(slot @ None) = cx.samples.get_mut(pc) {
+        // Once per instruction per worker: not on the hot path.
+        *slot = Some(Box::new(Sample {
+            block: cx.ctaid,
+            warp: w as u32,
+            addrs,
+            mask: active,
+            width,
+            store,
+        }));
+    }
 
     let data = m.data.0 as usize;
     let words = m.words(s.elem) as usize;
@@ -3815,6 +3861,7 @@ mod tests {
             warp_instructions: 0,
             thread_instructions: 0,
             races: Default::default(),
+            samples: vec![],
         };
         run_block(&p, &Config::default(), [0; 3], &g, &mut small).unwrap();
         assert_eq!(small, one);

@@ -165,6 +165,49 @@ pub struct InstReport {
     /// executor records it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_bank: Option<Vec<u64>>,
+    /// One execution of a shared access (the first in the lowest block that ran it), bank by
+    /// bank: which banks its lanes hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<SampleReport>,
+}
+
+/// One execution of a shared-memory instruction, bank by bank.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SampleReport {
+    /// The block it ran in.
+    pub block: [u32; 3],
+    /// The warp in the block.
+    pub warp: u32,
+    /// Active lanes.
+    pub lanes: u32,
+    /// Wavefronts this one execution took.
+    pub wavefronts: u32,
+    /// Per bank, the lanes whose access touched it.
+    pub lanes_per_bank: Vec<u32>,
+    /// Per bank, the distinct words it served (summed over phases).
+    pub words_per_bank: Vec<u32>,
+}
+
+fn sample_report(geom: &Geometry, s: &warpsim_interp::exec::Sample) -> Option<SampleReport> {
+    let op = if s.store { Op::St } else { Op::Ld };
+    let a = warpsim_smem::analyze(geom, op, s.width, &s.addrs, s.mask).ok()?;
+    let banks = geom.banks as usize;
+    let mut lanes_per_bank = vec![0u32; banks];
+    let mut words_per_bank = vec![0u32; banks];
+    for ph in &a.phases {
+        for slot in &ph.slots {
+            lanes_per_bank[slot.bank as usize] += slot.lanes.count_ones();
+            words_per_bank[slot.bank as usize] += 1;
+        }
+    }
+    Some(SampleReport {
+        block: s.block,
+        warp: s.warp,
+        lanes: s.mask.count_ones(),
+        wavefronts: a.cost.wavefronts,
+        lanes_per_bank,
+        words_per_bank,
+    })
 }
 
 /// How the emulator did.
@@ -484,6 +527,11 @@ fn build(
             } else {
                 None
             },
+            sample: stats
+                .samples
+                .get(pc)
+                .and_then(|s| s.as_deref())
+                .and_then(|s| sample_report(&geom, s)),
         });
     }
     Report {

@@ -100,13 +100,34 @@ impl Report {
                 } else {
                     RGBColor(0x27, 0xae, 0x60)
                 };
-                bars(
-                    &panel,
-                    &title,
-                    i.per_bank.as_deref().unwrap_or(&[]),
-                    color,
-                    "words served",
-                )?;
+                match &i.sample {
+                    // One execution shows the pile-up on a bank that the totals over a run
+                    // (conflicts that move from bank to bank) smooth away.
+                    Some(sm) => {
+                        let lanes: Vec<u64> = sm.lanes_per_bank.iter().map(|&v| v as u64).collect();
+                        let file = self.file.rsplit('/').next().unwrap_or(&self.file);
+                        // The accessed element only (a store's text also holds its value).
+                        let mut text: String = i.text.split(" = ").next().unwrap_or("").into();
+                        if i.text.starts_with('(') {
+                            text = i.text.rsplit(" = ").next().unwrap_or("").into();
+                        }
+                        if text.chars().count() > 40 {
+                            text = text.chars().take(39).collect::<String>() + "…";
+                        }
+                        let title = format!(
+                            "{file}:{} {} {text}: lanes per bank, one execution (block {},{},{} warp {}): {} wavefronts{degree}",
+                            i.line, i.op, sm.block[0], sm.block[1], sm.block[2], sm.warp, sm.wavefronts
+                        );
+                        bars(&panel, &title, &lanes, color, "lanes")?;
+                    }
+                    None => bars(
+                        &panel,
+                        &title,
+                        i.per_bank.as_deref().unwrap_or(&[]),
+                        color,
+                        "words served",
+                    )?,
+                }
                 area = below;
             }
             root.present().map_err(|e| e.to_string())?;

@@ -309,11 +309,24 @@ fn svg_is_a_document_with_labels() {
     assert!(s.contains("words served per bank"));
     assert!(s.contains("<rect"));
     // The per-bank chart and one panel per shared instruction (two here).
+    // Each panel shows one execution: the column read puts all 32 lanes on one bank.
     assert!(
-        s.contains("ld shared 4 B: tile[tid.x][tid.y + j] - 32-way"),
+        s.contains("ld tile[tid.x][tid.y + j]: lanes per bank, one execution (block 0,0,0 warp 0): 32 wavefronts - 32-way"),
         "{s}"
     );
-    assert!(s.contains("st shared 4 B"));
+    assert!(s.contains("st tile[tid.y + j][tid.x]: lanes per bank"));
+    let sample = r
+        .per_instruction
+        .iter()
+        .find(|i| i.text == "tile[tid.x][tid.y + j]")
+        .and_then(|i| i.sample.clone())
+        .unwrap();
+    assert_eq!(sample.wavefronts, 32);
+    assert_eq!(
+        sample.lanes_per_bank.iter().filter(|&&l| l == 32).count(),
+        1
+    );
+    assert_eq!(sample.lanes_per_bank.iter().sum::<u32>(), 32);
 }
 
 #[test]
