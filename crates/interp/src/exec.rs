@@ -29,6 +29,10 @@ type Lanes = [u32; WARP];
 /// All 32 lanes.
 const FULL: u32 = u32::MAX;
 
+/// Words past the end of shared memory that the inactive lanes of a store write to (as many
+/// as one lane stores at most), so that a scatter needs no branch per lane.
+const SPARE_WORDS: usize = 4;
+
 /// The help attached to faults that only a malformed [`Program`] can cause.
 const LOADER_BUG: &str =
     "the program was lowered inconsistently; this is a bug in warpsim's loader, please report it \
@@ -507,7 +511,8 @@ fn run(
         }
     }));
     sc.shared.clear();
-    sc.shared.resize(prog.shared_bytes.div_ceil(4) as usize, 0);
+    sc.shared
+        .resize(prog.shared_bytes.div_ceil(4) as usize + SPARE_WORDS, 0);
 
     if stats.per_pc.len() < prog.code.len() {
         stats.per_pc.resize(prog.code.len(), PcStats::default());
@@ -1027,6 +1032,7 @@ fn mask_of(flags: &Lanes) -> u32 {
 }
 
 /// The OR of all lanes, as a tree over aligned halves.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn or_lanes(x: &Lanes) -> u32 {
     let mut v = *x;
@@ -1659,7 +1665,8 @@ fn shared_access(
     if active == 0 {
         return Ok(());
     }
-    let end = (s.base as u64 + s.bytes as u64).min(cx.shared.len() as u64 * 4) as u32;
+    let end =
+        (s.base as u64 + s.bytes as u64).min((cx.shared.len() - SPARE_WORDS) as u64 * 4) as u32;
 
     // A uniform access (every active lane with the same indices: a broadcast load, say) is
     // checked once.
@@ -1684,29 +1691,37 @@ fn shared_access(
         // The checks flag bad lanes (non-zero) in all 32 lanes at once; one mask at the end.
         // Bounds: an index is inside when, as an unsigned number, it is below its dimension;
         // the last index leaves room for the vector. Rows are flattened on the way.
+        // (Flags are all ones in a bad lane, for `movemask`.)
         let mut flag = [0u32; WARP];
         let mut row = [0u32; WARP];
         for (d, &n) in s.dims[..last].iter().enumerate() {
             let ix = &r[m.idx[d].0 as usize];
-            for ((f, rw), &i) in flag.iter_mut().zip(row.iter_mut()).zip(ix) {
-                *f |= (i >= n) as u32;
-                *rw = rw.wrapping_mul(n).wrapping_add(i);
+            if d == 0 {
+                row = *ix;
+                flag = per_lane(|l| ((ix[l] >= n) as u32).wrapping_neg());
+            } else {
+                for ((f, rw), &i) in flag.iter_mut().zip(row.iter_mut()).zip(ix) {
+                    *f |= ((i >= n) as u32).wrapping_neg();
+                    *rw = rw.wrapping_mul(n).wrapping_add(i);
+                }
             }
         }
         let col = r[m.idx[last].0 as usize];
         // (0 when the last dimension is shorter than the vector: no column fits)
         let lim = s.dims[last].saturating_sub(vec - 1);
         for (f, &c) in flag.iter_mut().zip(&col) {
-            *f |= (c >= lim) as u32;
+            *f |= ((c >= lim) as u32).wrapping_neg();
         }
         // Byte addresses (garbage in lanes that are out of bounds or inactive; never used).
+        // Element sizes are powers of two.
+        let eb_shift = eb.trailing_zeros();
         let addrs: Lanes = if s.swizzle == 0 {
             per_lane(|l| {
                 let phys = row[l].wrapping_mul(s.row_len).wrapping_add(col[l]);
-                s.base.wrapping_add(phys.wrapping_mul(eb))
+                s.base.wrapping_add(phys << eb_shift)
             })
         } else {
-            let ok = active & !mask_of(&flag);
+            let ok = active & !movemask(&flag);
             per_lane(|l| {
                 if ok & BIT[l] != 0 {
                     s.base + s.physical(row[l], col[l]) * eb
@@ -1721,9 +1736,9 @@ fn shared_access(
             None => (0, 1),
         };
         for (f, &a) in flag.iter_mut().zip(&addrs) {
-            *f |= ((a & (width - 1)) != 0) as u32 | (a > top) as u32 | none_fit;
+            *f |= (((a & (width - 1)) != 0) as u32 | (a > top) as u32 | none_fit).wrapping_neg();
         }
-        let mut bad = mask_of(&flag) & active;
+        let mut bad = movemask(&flag) & active;
         if s.swizzle > 0 && vec > 1 {
             let mut lanes = active & !bad;
             while lanes != 0 {
@@ -1784,15 +1799,47 @@ fn shared_access(
                 put(&mut r[data + k], [c; WARP], active);
             }
         }
+    } else if active == FULL
+        && movemask(&per_lane(|l| {
+            ((addrs[l] != addrs[0].wrapping_add(l as u32 * width)) as u32).wrapping_neg()
+        })) == 0
+    {
+        // Consecutive lanes at consecutive addresses (a row of the array): one block of
+        // words, inside shared memory since its first and last lanes are.
+        let at = addrs[0] as usize / 4;
+        let cells = &mut cx.shared[at..at + WARP * words];
+        let regs = &mut r[data..data + words];
+        if words == 1 {
+            let cells: &mut [u32; WARP] = cells.try_into().expect("32 words");
+            if store {
+                *cells = regs[0];
+            } else {
+                regs[0] = *cells;
+            }
+        } else {
+            for (l, lane) in cells.chunks_exact_mut(words).enumerate() {
+                for (c, reg) in lane.iter_mut().zip(regs.iter_mut()) {
+                    if store {
+                        *c = reg[l];
+                    } else {
+                        reg[l] = *c;
+                    }
+                }
+            }
+        }
     } else if store {
-        // Lane by lane, in order: of several lanes storing to one word, the highest wins.
-        let mut lanes = active;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let at = addrs[l] as usize / 4;
-            for (k, c) in cx.shared[at..at + words].iter_mut().enumerate() {
-                *c = r[data + k][l];
+        // A scatter over all 32 lanes, in lane order: of several lanes storing to one word,
+        // the highest wins. (Lanes at different addresses share no word, as accesses are
+        // aligned to their width, so word by word is the same as lane by lane.) Inactive
+        // lanes store to the spare words past shared memory, which nothing reads; clamping
+        // to the last word drops the bounds checks (no lane is beyond it).
+        let on = lane_flags(active);
+        let spare = (cx.shared.len() - SPARE_WORDS) as u32;
+        let at: Lanes = per_lane(|l| ((addrs[l] / 4) & on[l]) | (spare & !on[l]));
+        let top = cx.shared.len() - 1;
+        for (k, reg) in r[data..data + words].iter().enumerate() {
+            for (&a, &v) in at.iter().zip(reg) {
+                cx.shared[(a as usize + k).min(top)] = v;
             }
         }
     } else {
@@ -1816,13 +1863,13 @@ fn shared_access(
 #[inline(always)]
 fn is_uniform(x: &Lanes, active: u32, first: usize) -> bool {
     let v0 = x[first];
-    let on = lane_flags(active);
-    or_lanes(&per_lane(|l| (x[l] ^ v0) & on[l])) == 0
+    movemask(&per_lane(|l| ((x[l] != v0) as u32).wrapping_neg())) & active == 0
 }
 
 /// The byte address of one lane's shared access at logical `idx` (one per dimension), or
 /// None if it is out of bounds, misaligned, outside the array's bytes (`end`), or a vector
 /// that a swizzle splits: [`shared_fault`] then says which.
+#[inline(always)]
 fn lane_address(s: &SharedInfo, idx: &[u32], vec: u32, end: u32) -> Option<u32> {
     let (&col, outer) = idx.split_last()?;
     let mut row = 0u32;
@@ -1958,40 +2005,21 @@ fn global_access(
         .len
         .checked_sub(vec as u64 - 1)
         .map_or(0, |l| l.min(1 << 31) as u32);
-    let bad = movemask(&per_lane(|l| {
-        ((ix[l] >= lim) | (ix[l] & (vec - 1) != 0)) as u32 * u32::MAX
-    })) & active;
-    if bad != 0 {
-        return Err(global_fault(cx, pc, w, m, bad.trailing_zeros(), r));
-    }
-    if active == 0 {
-        return Ok(());
-    }
     let wpe = b.elem.bytes() as usize / 4;
     let data = m.data.0 as usize;
     let words = m.words(b.elem) as usize;
     let regs = &mut r[data..data + words];
-    // Every active lane's words are in `mem` (checked above), so these ranges are too.
-    let first = ix[active.trailing_zeros() as usize];
-    if is_uniform(&ix, active, active.trailing_zeros() as usize) {
-        // One element for the warp: a broadcast load, or a store where the highest lane wins.
-        let at = first as usize * wpe;
-        let cells = &mem[at..at + words];
-        if store {
-            let l = 31 - active.leading_zeros() as usize;
-            for (c, reg) in cells.iter().zip(regs.iter()) {
-                c.store(reg[l], Relaxed);
-            }
-        } else {
-            for (c, reg) in cells.iter().zip(regs.iter_mut()) {
-                put(reg, [c.load(Relaxed); WARP], active);
-            }
-        }
-        return Ok(());
-    }
+
+    // Consecutive elements, lane by lane (the coalesced access): the first and the last lane
+    // bound the others, and one range check covers the warp.
+    let first = ix[0];
     let stride = per_lane(|l| first.wrapping_add(l as u32 * vec));
-    if active == FULL && or_lanes(&per_lane(|l| ix[l] ^ stride[l])) == 0 {
-        // Consecutive elements, lane by lane (the coalesced access): one range for the warp.
+    if active == FULL
+        && movemask(&per_lane(|l| ((ix[l] != stride[l]) as u32).wrapping_neg())) == 0
+        && first < lim
+        && first + (WARP as u32 - 1) * vec < lim
+        && first & (vec - 1) == 0
+    {
         let at = first as usize * wpe;
         let cells = &mem[at..at + WARP * words];
         if words == 1 {
@@ -2015,6 +2043,34 @@ fn global_access(
                         reg[l] = c.load(Relaxed);
                     }
                 }
+            }
+        }
+        return Ok(());
+    }
+
+    let bad = movemask(&per_lane(|l| {
+        ((ix[l] >= lim) | (ix[l] & (vec - 1) != 0)) as u32 * u32::MAX
+    })) & active;
+    if bad != 0 {
+        return Err(global_fault(cx, pc, w, m, bad.trailing_zeros(), r));
+    }
+    if active == 0 {
+        return Ok(());
+    }
+    // Every active lane's words are in `mem` (checked above), so these ranges are too.
+    let lead = active.trailing_zeros() as usize;
+    if is_uniform(&ix, active, lead) {
+        // One element for the warp: a broadcast load, or a store where the highest lane wins.
+        let at = ix[lead] as usize * wpe;
+        let cells = &mem[at..at + words];
+        if store {
+            let l = 31 - active.leading_zeros() as usize;
+            for (c, reg) in cells.iter().zip(regs.iter()) {
+                c.store(reg[l], Relaxed);
+            }
+        } else {
+            for (c, reg) in cells.iter().zip(regs.iter_mut()) {
+                put(reg, [c.load(Relaxed); WARP], active);
             }
         }
         return Ok(());

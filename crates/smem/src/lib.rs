@@ -269,7 +269,7 @@ pub fn cost_into(
 
 /// [`cost_into`] for an access in which every active lane has the same address `addr` (a
 /// broadcast): on geometries where a warp fits one phase, without looking at 32 lanes.
-#[inline]
+#[inline(always)]
 pub fn cost_uniform_into(
     geom: &Geometry,
     op: Op,
@@ -485,7 +485,7 @@ fn slow<S: Sink + ?Sized>(
 /// This is the hot path of the whole simulator. It is written as branch-free passes over
 /// the lanes that the compiler vectorises; with AVX2 (checked at run time, cached by std)
 /// the per-lane `1 << bank` is one instruction, which halves the time.
-#[inline]
+#[inline(always)]
 fn scan32(shift: u32, addrs: &[u32; WARP], mask: u32) -> (u32, u32) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
