@@ -88,6 +88,19 @@ impl Global {
         }
     }
 
+    /// Every buffer's words, without copying them (the allocations are reused).
+    pub fn into_words(self) -> Vec<Vec<u32>> {
+        self.buffers
+            .into_iter()
+            .map(|b| {
+                b.into_vec()
+                    .into_iter()
+                    .map(AtomicU32::into_inner)
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A copy of buffer `buf`'s words (empty if there is no such buffer).
     pub fn read(&self, buf: usize) -> Vec<u32> {
         self.buffers

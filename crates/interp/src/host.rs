@@ -46,10 +46,12 @@
 use crate::ast::{Elem, Init};
 use crate::diag::{line_start, Diag, Phase};
 use crate::expr::{BinOp, Kind, Node, UnOp};
+use crate::ir::{Inst, Space};
 use crate::program::{BufferInfo, Expect, Program};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 // ---- initial contents ----------------------------------------------------------------------
 
@@ -120,6 +122,37 @@ pub fn fill_words(elem: Elem, init: Init, out: &mut [u32]) {
             w.copy_from_slice(&e[..per]);
         }
     });
+}
+
+/// Fills `out` (a whole buffer's words, in global memory) with the initial contents, in
+/// parallel and in place.
+pub fn fill_global(elem: Elem, init: Init, out: &[AtomicU32]) {
+    const CHUNK: usize = 1 << 14;
+    let per = (elem.bytes() / 4) as usize;
+    out.par_chunks(CHUNK).enumerate().for_each(|(c, ws)| {
+        let first = (c * CHUNK / per) as u64;
+        for (k, w) in ws.chunks(per).enumerate() {
+            let e = init_element(elem, init, first + k as u64);
+            for (d, &v) in w.iter().zip(&e) {
+                d.store(v, Relaxed);
+            }
+        }
+    });
+}
+
+/// Which buffers the program stores to (the others end as they started).
+pub fn written_buffers(prog: &Program) -> Vec<bool> {
+    let mut out = vec![false; prog.buffers.len()];
+    for inst in &prog.code {
+        if let Inst::Store(m) = inst {
+            if m.space == Space::Global {
+                if let Some(w) = out.get_mut(m.array as usize) {
+                    *w = true;
+                }
+            }
+        }
+    }
+    out
 }
 
 // ---- verdicts --------------------------------------------------------------------------------
@@ -1211,9 +1244,22 @@ pub fn check_limited(
     fin: &[Vec<u32>],
     max_terms: u64,
 ) -> Result<Vec<Verdict>, Diag> {
+    let initial: Vec<&[u32]> = initial.iter().map(|w| &w[..]).collect();
+    let fin: Vec<&[u32]> = fin.iter().map(|w| &w[..]).collect();
+    check_slices(prog, &initial, &fin, max_terms)
+}
+
+/// [`check_limited`] on borrowed words, so that one buffer's words can serve as both its
+/// initial and its final contents (a buffer the program never stores to, read in place).
+pub fn check_slices(
+    prog: &Program,
+    initial: &[&[u32]],
+    fin: &[&[u32]],
+    max_terms: u64,
+) -> Result<Vec<Verdict>, Diag> {
     let mut srcs = Vec::with_capacity(prog.buffers.len());
     for (k, bi) in prog.buffers.iter().enumerate() {
-        let words = initial.get(k).map_or(&[][..], |w| &w[..]);
+        let words = initial.get(k).copied().unwrap_or_default();
         // A buffer with fewer words than declared is read as if shorter.
         let len = (words.len() as u64 / (bi.elem.bytes() as u64 / 4)).min(bi.len);
         srcs.push(Src {
@@ -1226,7 +1272,7 @@ pub fn check_limited(
     for (k, bi) in prog.buffers.iter().enumerate() {
         let Some(ex) = &bi.expect else { continue };
         let c = compile_expect(prog, ex)?;
-        let got_words = fin.get(k).map_or(&[][..], |w| &w[..]);
+        let got_words = fin.get(k).copied().unwrap_or_default();
         out.push(check_buffer(
             prog, k, bi, ex, &c, &srcs, got_words, max_terms,
         )?);
@@ -1338,65 +1384,91 @@ fn check_buffer(
     let ty = c.ty;
     let fail = |i: u64, f: Fault| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
     let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64) {
-        // Float buffers: the tolerance scales with the largest reference value, so every
-        // reference is computed (in parallel) before any is compared.
+        // Float buffers: the tolerance scales with the largest reference value. Without
+        // keeping every reference (which would take as much memory as a buffer of f64), a
+        // first pass gives per chunk the largest reference, the largest error, and the
+        // largest error of an element that is not exactly right (a NaN error counting as
+        // infinite): a chunk where that is within the tolerance has no mismatch, and only the
+        // other chunks are computed again to find theirs.
         let to_f = |v: u64| match ty {
             Ty::F => f(v),
             Ty::I32 => v as u32 as i32 as f64,
             Ty::U32 => v as u32 as f64,
         };
-        let mut want = vec![0f64; n];
-        let faults: Vec<Option<(u64, Fault)>> = want
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .map(|(ci, ws)| {
-                let mut st = new_state();
-                for (j, w) in ws.iter_mut().enumerate() {
-                    let i = ci * CHUNK + j;
-                    st.slots[0] = i as u32 as u64;
-                    st.budget = max_terms;
-                    let v = root(&mut st);
-                    if let Some(f) = st.fault.take() {
-                        return Some((i as u64, f));
-                    }
-                    *w = to_f(v);
+        let got_of = |i: usize| match elem_value(bi.elem, got, i) {
+            Some(Num::Float(g)) => g,
+            _ => f64::NAN,
+        };
+        // The references of chunk `ci`, each given to `each(i, want)`; or the first fault.
+        let chunk = |ci: usize, each: &mut dyn FnMut(usize, f64)| -> Result<(), (u64, Fault)> {
+            let mut st = new_state();
+            for i in ci * CHUNK..((ci + 1) * CHUNK).min(n) {
+                st.slots[0] = i as u32 as u64;
+                st.budget = max_terms;
+                let v = root(&mut st);
+                if let Some(f) = st.fault.take() {
+                    return Err((i as u64, f));
                 }
-                None
+                each(i, to_f(v));
+            }
+            Ok(())
+        };
+        let firsts: Vec<Result<[f64; 3], (u64, Fault)>> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|ci| {
+                let [mut max_ref, mut max_err, mut worst] = [0f64; 3];
+                chunk(ci, &mut |i, w| {
+                    let g = got_of(i);
+                    if w.is_finite() {
+                        max_ref = max_ref.max(w.abs());
+                    }
+                    let d = (g - w).abs();
+                    if d.is_finite() {
+                        max_err = max_err.max(d);
+                    }
+                    if !((g.is_nan() && w.is_nan()) || g == w) {
+                        worst = worst.max(if d.is_nan() { f64::INFINITY } else { d });
+                    }
+                })?;
+                Ok([max_ref, max_err, worst])
             })
             .collect();
-        if let Some((i, fault)) = faults.into_iter().flatten().next() {
-            return Err(fail(i, fault));
+        let mut pass = Vec::with_capacity(firsts.len());
+        for r in firsts {
+            pass.push(r.map_err(|(i, f)| fail(i, f))?);
         }
-        let max = want
-            .par_iter()
-            .map(|w| w.abs())
-            .filter(|v| v.is_finite())
-            .reduce(|| 0.0, f64::max);
+        let max = pass.iter().fold(0f64, |m, p| m.max(p[0]));
         let tol = ex.tolerance * max.max(1.0);
-        let acc = want
+        let max_err = pass.iter().fold(0f64, |m, p| m.max(p[1]));
+        let recheck: Vec<usize> = (0..pass.len()).filter(|&ci| pass[ci][2] > tol).collect();
+        let found: Vec<(Acc, Option<f64>)> = recheck
             .par_iter()
-            .enumerate()
-            .with_min_len(CHUNK)
-            .fold(
-                || Acc::ZERO,
-                |mut a, (i, &w)| {
-                    let g = match elem_value(bi.elem, got, i) {
-                        Some(Num::Float(g)) => g,
-                        _ => f64::NAN,
-                    };
+            .map(|&ci| {
+                let mut a = Acc::ZERO;
+                let mut first_want = None;
+                // (The first pass evaluated this chunk without a fault.)
+                let _ = chunk(ci, &mut |i, w| {
+                    let g = got_of(i);
                     let d = (g - w).abs();
-                    let ok = (g.is_nan() && w.is_nan()) || g == w || d <= tol;
-                    if !ok {
+                    if !((g.is_nan() && w.is_nan()) || g == w || d <= tol) {
+                        if a.first.is_none() {
+                            first_want = Some(w);
+                        }
                         a.miss(i as u64);
                     }
-                    if d.is_finite() {
-                        a.max_err = a.max_err.max(d);
-                    }
-                    a
-                },
-            )
-            .reduce(|| Acc::ZERO, Acc::join);
-        let want_of = acc.first.map(|i| Num::Float(want[i as usize]));
+                });
+                (a, first_want)
+            })
+            .collect();
+        let mut acc = Acc::ZERO;
+        let mut want_of = None;
+        for (a, w) in found {
+            if acc.first.is_none() && a.first.is_some() {
+                want_of = w.map(Num::Float);
+            }
+            acc = acc.join(a);
+        }
+        acc.max_err = max_err;
         (acc, Some(tol), want_of)
     } else {
         // Integer buffers: exact, so each element is compared as soon as it is computed.
@@ -1524,6 +1596,39 @@ mod tests {
             "Program(name: \"t\", defines: {{ {defines} }}, launch: (grid: [1], block: [32]),\n buffers: [\n{buffers}\n], body: [])"
         );
         load_str("t.ron", &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    /// Global memory filled in place holds what `init_words` gives; the buffers a program
+    /// stores to are known; a buffer read in place as both initial and final contents checks
+    /// like its copy.
+    #[test]
+    fn in_place_fill_and_check() {
+        let p = prog(
+            "(name: \"a\", ty: F64, len: 1000, init: Random(7)),
+             (name: \"b\", ty: I32, len: 100000, init: Iota),
+             (name: \"c\", ty: F32, len: 1000, expect: \"a[i] * 2.0\")",
+            "",
+        );
+        let g = crate::exec::Global::new(&p);
+        for (k, b) in p.buffers.iter().enumerate() {
+            fill_global(b.elem, b.init, &g.buffers[k]);
+            assert_eq!(g.read(k), init_words(b));
+        }
+        assert_eq!(written_buffers(&p), vec![false; 3]);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../programs/transpose.ron");
+        let t = crate::load_file(path, &Options::default()).unwrap();
+        assert_eq!(written_buffers(&t), vec![false, true]);
+        let mut words = g.into_words();
+        words[2] = (0..1000)
+            .map(|i| {
+                let a = f64::from_bits(words[0][2 * i] as u64 | (words[0][2 * i + 1] as u64) << 32);
+                ((a * 2.0) as f32).to_bits()
+            })
+            .collect();
+        let refs: Vec<&[u32]> = words.iter().map(|w| &w[..]).collect();
+        let v = check_slices(&p, &refs, &refs, DEFAULT_MAX_TERMS).unwrap();
+        assert!(v[0].ok);
+        assert_eq!(check(&p, &words, &words).unwrap(), v);
     }
 
     fn words_of(p: &Program) -> Vec<Vec<u32>> {

@@ -336,23 +336,27 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
 
     // Initial contents.
     let t_init = Instant::now();
-    let mut global = Global::new(prog);
+    // Memory: the buffers are filled in place; a reference reads a buffer the program never
+    // stores to in place too, after the run, so only a buffer that is both stored to and
+    // read by a reference needs a copy of its initial words.
+    let global = Global::new(prog);
     let checking = opts.verify && prog.buffers.iter().any(|b| b.expect.is_some());
-    // Keep the initial words only of the buffers a reference reads.
-    let keep = if checking {
+    let keep: Vec<bool> = if checking {
+        let written = host::written_buffers(prog);
         host::referenced_buffers(prog)
+            .iter()
+            .zip(&written)
+            .map(|(&r, &w)| r && w)
+            .collect()
     } else {
         vec![false; prog.buffers.len()]
     };
     let mut initial = Vec::with_capacity(prog.buffers.len());
     for (k, b) in prog.buffers.iter().enumerate() {
-        let words = host::init_words(b);
         if let Some(dst) = global.buffers.get(k) {
-            dst.par_iter()
-                .zip(words.par_iter())
-                .for_each(|(d, &s)| d.store(s, Relaxed));
+            host::fill_global(b.elem, b.init, dst);
         }
-        initial.push(if keep[k] { words } else { Vec::new() });
+        initial.push(if keep[k] { global.read(k) } else { Vec::new() });
     }
     let init_seconds = t_init.elapsed().as_secs_f64();
     tracing::debug!(blocks, init_seconds, "buffers filled");
@@ -398,20 +402,17 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     // Verification.
     let t_verify = Instant::now();
     let verification = if checking {
-        // The final words of the checked buffers, freeing global memory as it is copied.
-        let mut fin = Vec::with_capacity(prog.buffers.len());
-        for (k, b) in prog.buffers.iter().enumerate() {
-            fin.push(if b.expect.is_some() {
-                global.read(k)
-            } else {
-                Vec::new()
-            });
-            if let Some(g) = global.buffers.get_mut(k) {
-                *g = Box::new([]);
-            }
-        }
-        drop(global);
-        host::check_limited(prog, &initial, &fin, opts.max_steps)?
+        // The final words, taken over without a copy; they are also the initial words of
+        // the buffers the program never stores to.
+        let fin = global.into_words();
+        let fin: Vec<&[u32]> = fin.iter().map(|w| &w[..]).collect();
+        let initial: Vec<&[u32]> = initial
+            .iter()
+            .zip(&fin)
+            .zip(&keep)
+            .map(|((copy, &now), &kept)| if kept { &copy[..] } else { now })
+            .collect();
+        host::check_slices(prog, &initial, &fin, opts.max_steps)?
     } else {
         Vec::new()
     };
