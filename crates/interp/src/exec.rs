@@ -21,7 +21,7 @@ use crate::program::{Program, RegInit, SharedInfo};
 use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use warpsim_smem::{BankCounts, Geometry, Op, WARP};
+use warpsim_smem::{BankCounts, Cost, Geometry, Op, WARP};
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];
@@ -1139,7 +1139,12 @@ fn run_warp_in<const FMA: bool>(
     r: &mut [Lanes],
     frames: &mut [Frame],
 ) -> Result<(), Fault> {
-    let code = &cx.prog.code[..];
+    // The per-pc counters, out of `cx` while the warp runs, and as long as the code (the
+    // executor made them so), so that indexing them by a valid pc needs no check.
+    let per_pc = std::mem::take(&mut cx.per_pc);
+    let ncode = cx.prog.code.len().min(per_pc.len());
+    let code = &cx.prog.code[..ncode];
+    let pcs = &mut per_pc[..ncode];
     let max_steps = cx.cfg.max_steps;
     let mut pc = warp.pc;
     let mut active = warp.active;
@@ -1291,7 +1296,7 @@ fn run_warp_in<const FMA: bool>(
             counted = active;
             n = active.count_ones() as u64;
         }
-        let ps = &mut cx.per_pc[pc];
+        let ps = &mut pcs[pc];
         ps.executions += 1;
         ps.lanes += n;
         steps += 1;
@@ -1419,8 +1424,12 @@ fn run_warp_in<const FMA: bool>(
 
             Load(m) | Store(m) => {
                 let store = matches!(inst, Store(_));
-                if let Err(f) = access(cx, pc, w, m, store, active, r) {
-                    break Err(f);
+                match access(cx, pc, w, m, store, active, r) {
+                    Ok(cost) => {
+                        ps.wavefronts += cost.wavefronts as u64;
+                        ps.conflicts += cost.conflicts as u64;
+                    }
+                    Err(f) => break Err(f),
                 }
             }
 
@@ -1547,6 +1556,7 @@ fn run_warp_in<const FMA: bool>(
     warp.sp = sp;
     cx.steps = steps;
     cx.lanes = lanes;
+    cx.per_pc = per_pc;
     result
 }
 
@@ -1648,10 +1658,10 @@ fn access(
     store: bool,
     active: u32,
     r: &mut [Lanes],
-) -> Result<(), Fault> {
+) -> Result<Cost, Fault> {
     match m.space {
         Space::Shared => shared_access(cx, pc, w, m, store, active, r),
-        Space::Global => global_access(cx, pc, w, m, store, active, r),
+        Space::Global => global_access(cx, pc, w, m, store, active, r).map(|()| Cost::default()),
     }
 }
 
@@ -1668,7 +1678,7 @@ fn shared_access(
     store: bool,
     active: u32,
     r: &mut [Lanes],
-) -> Result<(), Fault> {
+) -> Result<Cost, Fault> {
     let s = &cx.prog.shared[m.array as usize];
     let vec = m.vec as u32;
     let last = m.rank as usize - 1;
@@ -1676,7 +1686,7 @@ fn shared_access(
     let width = eb * vec;
 
     if active == 0 {
-        return Ok(());
+        return Ok(Cost::default());
     }
     let end =
         (s.base as u64 + s.bytes as u64).min((cx.shared.len() - SPARE_WORDS) as u64 * 4) as u32;
@@ -1778,9 +1788,6 @@ fn shared_access(
         warpsim_smem::cost_into(geom, op, width, &addrs, active, counts)
     }
     .map_err(|e| cx.fault(pc, format!("cannot price this shared access: {e}"), None))?;
-    let ps = &mut cx.per_pc[pc];
-    ps.wavefronts += cost.wavefronts as u64;
-    ps.conflicts += cost.conflicts as u64;
     if let Some(slot @ None) = cx.samples.get_mut(pc) {
         // Once per instruction per worker: not on the hot path.
         *slot = Some(Box::new(Sample {
@@ -1869,7 +1876,7 @@ fn shared_access(
             }
         }
     }
-    Ok(())
+    Ok(cost)
 }
 
 /// Whether every active lane of `x` holds the value of lane `first`.
