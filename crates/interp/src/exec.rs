@@ -1129,10 +1129,10 @@ fn run_warp_v3(
     run_warp_in::<true>(cx, w, warp, r, frames)
 }
 
-/// [`run_warp`]; `FMA`: the code is compiled with FMA hardware, so `mul_add` is one
-/// instruction rather than a library call.
+/// [`run_warp`]; `V3`: the code is compiled for x86-64-v3 (so `mul_add` is one FMA
+/// instruction, and AVX2 gathers are there), in [`run_warp_v3`].
 #[inline(always)]
-fn run_warp_in<const FMA: bool>(
+fn run_warp_in<const V3: bool>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
@@ -1395,7 +1395,7 @@ fn run_warp_in<const FMA: bool>(
                 let (xs, ys, zs) = (r[a.0 as usize], r[b.0 as usize], r[c.0 as usize]);
                 let v = per_lane(|l| {
                     let f = f32::from_bits;
-                    fma_f32::<FMA>(f(xs[l]), f(ys[l]), f(zs[l])).to_bits()
+                    fma_f32::<V3>(f(xs[l]), f(ys[l]), f(zs[l])).to_bits()
                 });
                 put(&mut r[dst.0 as usize], v, active);
             }
@@ -1424,7 +1424,7 @@ fn run_warp_in<const FMA: bool>(
 
             Load(m) | Store(m) => {
                 let store = matches!(inst, Store(_));
-                match access(cx, pc, w, m, store, active, r) {
+                match access::<V3>(cx, pc, w, m, store, active, r) {
                     Ok(cost) => {
                         ps.wavefronts += cost.wavefronts as u64;
                         ps.conflicts += cost.conflicts as u64;
@@ -1650,7 +1650,7 @@ fn vec_text(vec: u32, elem: Elem) -> String {
 
 /// One load or store by the active lanes of warp `w`.
 #[inline(always)]
-fn access(
+fn access<const V3: bool>(
     cx: &mut Ctx,
     pc: usize,
     w: usize,
@@ -1660,7 +1660,7 @@ fn access(
     r: &mut [Lanes],
 ) -> Result<Cost, Fault> {
     match m.space {
-        Space::Shared => shared_access(cx, pc, w, m, store, active, r),
+        Space::Shared => shared_access::<V3>(cx, pc, w, m, store, active, r),
         Space::Global => global_access(cx, pc, w, m, store, active, r).map(|()| Cost::default()),
     }
 }
@@ -1670,7 +1670,7 @@ fn access(
 /// The checks run on all 32 lanes at once; only when one fails does [`shared_fault`] work
 /// out, for the first failing lane, what exactly is wrong.
 #[inline(always)]
-fn shared_access(
+fn shared_access<const V3: bool>(
     cx: &mut Ctx,
     pc: usize,
     w: usize,
@@ -1871,12 +1871,48 @@ fn shared_access(
         if let Some(top) = cx.shared.len().checked_sub(words) {
             for k in 0..words {
                 let sh = &cx.shared[k..=k + top];
+                #[cfg(target_arch = "x86_64")]
+                let v = if V3 {
+                    // SAFETY: `V3` is only set in `run_warp_v3`, which runs on CPUs with AVX2.
+                    unsafe { gather_avx2(sh, &at) }
+                } else {
+                    per_lane(|l| sh[(at[l] as usize).min(top)])
+                };
+                #[cfg(not(target_arch = "x86_64"))]
                 let v = per_lane(|l| sh[(at[l] as usize).min(top)]);
                 put(&mut r[data + k], v, active);
             }
         }
     }
     Ok(cost)
+}
+
+/// `[sh[min(at[l], sh.len() - 1)] for each lane l]`, with AVX2's gather (eight lanes an
+/// instruction). Zeros if `sh` is empty.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn gather_avx2(sh: &[u32], at: &Lanes) -> Lanes {
+    use std::arch::x86_64::{
+        __m256i, _mm256_i32gather_epi32, _mm256_loadu_si256, _mm256_min_epu32, _mm256_set1_epi32,
+        _mm256_storeu_si256,
+    };
+    let mut out = [0u32; WARP];
+    // Indices are i32 for the gather; shared memory has at most 2^29 words.
+    let Some(last) = sh.len().checked_sub(1).filter(|&l| l <= i32::MAX as usize) else {
+        return out;
+    };
+    let lim = _mm256_set1_epi32(last as i32);
+    for c in 0..WARP / 8 {
+        // SAFETY: the unaligned loads and stores cover lanes 8c..8c+8 of `at` and `out`; the
+        // gather reads `sh` at indices clamped (unsigned) to its last element.
+        unsafe {
+            let idx = _mm256_loadu_si256(at.as_ptr().add(8 * c) as *const __m256i);
+            let idx = _mm256_min_epu32(idx, lim);
+            let v = _mm256_i32gather_epi32::<4>(sh.as_ptr() as *const i32, idx);
+            _mm256_storeu_si256(out.as_mut_ptr().add(8 * c) as *mut __m256i, v);
+        }
+    }
+    out
 }
 
 /// Whether every active lane of `x` holds the value of lane `first`.
