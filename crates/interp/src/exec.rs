@@ -1837,12 +1837,20 @@ fn shared_access<const V3: bool>(
                 regs[0] = *cells;
             }
         } else {
-            for (l, lane) in cells.chunks_exact_mut(words).enumerate() {
-                for (c, reg) in lane.iter_mut().zip(regs.iter_mut()) {
-                    if store {
-                        *c = reg[l];
-                    } else {
-                        reg[l] = *c;
+            match (words, store) {
+                (2, true) => interleave::<2>(cells, regs),
+                (2, false) => deinterleave::<2>(cells, regs),
+                (4, true) => interleave::<4>(cells, regs),
+                (4, false) => deinterleave::<4>(cells, regs),
+                _ => {
+                    for (l, lane) in cells.chunks_exact_mut(words).enumerate() {
+                        for (c, reg) in lane.iter_mut().zip(regs.iter_mut()) {
+                            if store {
+                                *c = reg[l];
+                            } else {
+                                reg[l] = *c;
+                            }
+                        }
                     }
                 }
             }
@@ -1913,6 +1921,43 @@ fn gather_avx2(sh: &[u32], at: &Lanes) -> Lanes {
         }
     }
     out
+}
+
+/// `cells[l * W + k] = regs[k][l]` for the 32 lanes (lane-major words from registers).
+#[inline(always)]
+fn interleave<const W: usize>(cells: &mut [u32], regs: &[Lanes]) {
+    let (cells, regs) = (&mut cells[..WARP * W], &regs[..W]);
+    for l in 0..WARP {
+        for k in 0..W {
+            cells[l * W + k] = regs[k][l];
+        }
+    }
+}
+
+/// `regs[k][l] = cells[l * W + k]` for the 32 lanes.
+#[inline(always)]
+fn deinterleave<const W: usize>(cells: &[u32], regs: &mut [Lanes]) {
+    let (cells, regs) = (&cells[..WARP * W], &mut regs[..W]);
+    for l in 0..WARP {
+        for k in 0..W {
+            regs[k][l] = cells[l * W + k];
+        }
+    }
+}
+
+/// [`interleave`] (a store) or [`deinterleave`] (a load) with global memory.
+#[inline(always)]
+fn copy_atomic<const W: usize>(cells: &[AtomicU32], regs: &mut [Lanes], store: bool) {
+    let (cells, regs) = (&cells[..WARP * W], &mut regs[..W]);
+    for l in 0..WARP {
+        for k in 0..W {
+            if store {
+                cells[l * W + k].store(regs[k][l], Relaxed);
+            } else {
+                regs[k][l] = cells[l * W + k].load(Relaxed);
+            }
+        }
+    }
 }
 
 /// Whether every active lane of `x` holds the value of lane `first`.
@@ -2091,12 +2136,18 @@ fn global_access(
                 }
             }
         } else {
-            for (l, lane) in cells.chunks_exact(words).enumerate() {
-                for (c, reg) in lane.iter().zip(regs.iter_mut()) {
-                    if store {
-                        c.store(reg[l], Relaxed);
-                    } else {
-                        reg[l] = c.load(Relaxed);
+            match words {
+                2 => copy_atomic::<2>(cells, regs, store),
+                4 => copy_atomic::<4>(cells, regs, store),
+                _ => {
+                    for (l, lane) in cells.chunks_exact(words).enumerate() {
+                        for (c, reg) in lane.iter().zip(regs.iter_mut()) {
+                            if store {
+                                c.store(reg[l], Relaxed);
+                            } else {
+                                reg[l] = c.load(Relaxed);
+                            }
+                        }
                     }
                 }
             }
