@@ -454,6 +454,9 @@ pub fn run_block(
 #[derive(Default)]
 struct Scratch {
     regs: Vec<Lanes>,
+    /// [`tid_lanes`] of `tid_block`.
+    tid: Vec<[Lanes; 3]>,
+    tid_block: Option<[u32; 3]>,
     frames: Vec<Frame>,
     warps: Vec<Warp>,
     shared: Vec<u32>,
@@ -493,10 +496,10 @@ fn run(
     stats: &mut Stats,
     sc: &mut Scratch,
 ) -> Result<(), Fault> {
-    sc.regs.clear();
     check(prog, cfg, ctaid, global)?;
     let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
     if threads == 0 {
+        sc.regs.clear();
         return Ok(());
     }
     let nwarps = threads.div_ceil(32) as usize;
@@ -505,8 +508,15 @@ fn run(
     let depth = prog.max_depth;
 
     // Registers: zero, then the program's init list.
+    sc.regs.truncate(nwarps * stride);
     sc.regs.resize(nwarps * stride, [0; WARP]);
-    init_regs(prog, ctaid, stride, &mut sc.regs);
+    // (A memset: the resize writes only the registers it adds.)
+    sc.regs.as_flattened_mut().fill(0);
+    if sc.tid_block != Some(prog.block) || sc.tid.len() != nwarps {
+        sc.tid = tid_lanes(prog.block, nwarps);
+        sc.tid_block = Some(prog.block);
+    }
+    init_regs(prog, ctaid, stride, &sc.tid, &mut sc.regs);
     sc.frames.clear();
     sc.frames.resize(nwarps * depth, Frame::default());
     sc.warps.clear();
@@ -637,19 +647,14 @@ fn deadlock(cx: &Ctx, warps: &[Warp]) -> Fault {
     )
 }
 
-/// Fills the registers of every warp from the program's init list (`regs` holds
-/// `stride` registers per warp).
-fn init_regs(prog: &Program, ctaid: [u32; 3], stride: usize, regs: &mut [Lanes]) {
-    let [bx, by, _] = prog.block.map(|d| d.max(1));
-    let has_tid = prog
-        .init
-        .iter()
-        .any(|(_, i)| matches!(i, RegInit::Special(Special::Tid(_))));
-    for (w, r) in regs.chunks_exact_mut(stride).enumerate() {
-        // `thread_xyz` of every lane, stepping instead of dividing per lane.
-        let mut tid = [[0u32; WARP]; 3];
-        if has_tid {
-            let [mut x, mut y, mut z] = thread_xyz(prog.block, w as u64 * 32);
+/// `thread_xyz` of every lane of every warp of a block of `block` threads (`nwarps` warps),
+/// stepping instead of dividing per lane.
+fn tid_lanes(block: [u32; 3], nwarps: usize) -> Vec<[Lanes; 3]> {
+    let [bx, by, _] = block.map(|d| d.max(1));
+    (0..nwarps)
+        .map(|w| {
+            let mut tid = [[0u32; WARP]; 3];
+            let [mut x, mut y, mut z] = thread_xyz(block, w as u64 * 32);
             let [tx, ty, tz] = &mut tid;
             for ((tx, ty), tz) in tx.iter_mut().zip(ty.iter_mut()).zip(tz.iter_mut()) {
                 (*tx, *ty, *tz) = (x, y, z);
@@ -663,7 +668,21 @@ fn init_regs(prog: &Program, ctaid: [u32; 3], stride: usize, regs: &mut [Lanes])
                     }
                 }
             }
-        }
+            tid
+        })
+        .collect()
+}
+
+/// Fills the registers of every warp from the program's init list (`regs` holds
+/// `stride` registers per warp; `tid` is [`tid_lanes`] of the block).
+fn init_regs(
+    prog: &Program,
+    ctaid: [u32; 3],
+    stride: usize,
+    tid: &[[Lanes; 3]],
+    regs: &mut [Lanes],
+) {
+    for ((w, r), tid) in regs.chunks_exact_mut(stride).enumerate().zip(tid) {
         for &(reg, init) in &prog.init {
             r[reg.0 as usize] = match init {
                 RegInit::Const(v) => [v; WARP],
