@@ -272,6 +272,23 @@ fn seconds(f: impl FnOnce()) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
+/// This process's CPU time (user + system) in seconds, from /proc (Linux; clock ticks of
+/// 10 ms), or None.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let f: Vec<&str> = s.rsplit(')').next()?.split_whitespace().collect();
+    Some((f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?) / 100.0)
+}
+
+/// Wall and CPU seconds of `f`.
+fn timed(f: impl FnOnce()) -> (f64, f64) {
+    let c = cpu_seconds().unwrap_or(0.0);
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed().as_secs_f64();
+    (wall, cpu_seconds().unwrap_or(0.0) - c)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -289,16 +306,26 @@ fn side_by_side(
     let [p1, p2] = [&pools[0].1, &pools[1].1];
     // Per round: native T, emulated T (1, 2 threads), native M, emulated M (1, 2 threads).
     let mut times = vec![Vec::new(); 6];
+    // CPU seconds of the emulated runs on 1 and 2 threads, per kernel.
+    let mut cpu = [[0f64; 2]; 2];
     for _ in 0..ROUNDS {
-        times[0].push(seconds(|| native.transpose()));
-        times[1].push(seconds(|| drop(p1.install(|| t.grid()))));
-        times[2].push(seconds(|| drop(p2.install(|| t.grid()))));
-        times[3].push(seconds(|| native.matmul()));
-        times[4].push(seconds(|| drop(p1.install(|| m.grid()))));
-        times[5].push(seconds(|| drop(p2.install(|| m.grid()))));
+        for (i, k) in [t, m].iter().enumerate() {
+            times[3 * i].push(seconds(|| {
+                if i == 0 {
+                    native.transpose()
+                } else {
+                    native.matmul()
+                }
+            }));
+            for (j, p) in [p1, p2].iter().enumerate() {
+                let (wall, c) = timed(|| drop(p.install(|| k.grid())));
+                times[3 * i + 1 + j].push(wall);
+                cpu[i][j] += c;
+            }
+        }
     }
     let med: Vec<f64> = times.into_iter().map(median).collect();
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+    let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
             s.lines()
@@ -309,7 +336,7 @@ fn side_by_side(
         .unwrap_or_else(|| "unknown CPU".into());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!();
-    println!("side by side: medians of {ROUNDS} alternating rounds on {cores} cores ({cpu})");
+    println!("side by side: medians of {ROUNDS} alternating rounds on {cores} cores ({model})");
     for (i, k) in [t, m].iter().enumerate() {
         let (nat, one, two) = (med[3 * i], med[3 * i + 1], med[3 * i + 2]);
         println!(
@@ -327,5 +354,18 @@ fn side_by_side(
             one / nat,
             one / two
         );
+        // On a busy machine the second thread may get little CPU: CPU time spent per wall
+        // second says how much it got, and the CPU time of 2 threads over 1 what parallel
+        // running costs in itself.
+        let [c1, c2] = cpu[i];
+        if c1 > 0.0 {
+            println!(
+                "  {:<24} CPU time 2 threads / 1 thread = {:.2}; CPU busy during the 2-thread \
+                 runs: {:.2} cores",
+                "",
+                c2 / c1,
+                c2 / (two * ROUNDS as f64)
+            );
+        }
     }
 }
