@@ -1772,13 +1772,26 @@ fn shared_access<const V3: bool>(
                 }
             })
         };
-        // Alignment, and (against a malformed layout) the array's own bytes.
-        let (top, none_fit) = match end.checked_sub(width) {
-            Some(t) => (t, 0),
-            None => (0, 1),
-        };
-        for (f, &a) in flag.iter_mut().zip(&addrs) {
-            *f |= (((a & (width - 1)) != 0) as u32 | (a > top) as u32 | none_fit).wrapping_neg();
+        // Alignment, and (against a malformed layout) the array's own bytes. Without a
+        // swizzle or a vector, in-bounds indices of an aligned array whose last element ends
+        // inside it give aligned addresses inside it: no lane needs the checks then.
+        let rows: u64 = s.dims[..last].iter().map(|&d| d as u64).product();
+        let cols = s.dims[last] as u64;
+        let fits = s.swizzle == 0
+            && vec == 1
+            && s.base % eb == 0
+            && rows >= 1
+            && cols >= 1
+            && s.base as u64 + ((rows - 1) * s.row_len as u64 + cols) * eb as u64 <= end as u64;
+        if !fits {
+            let (top, none_fit) = match end.checked_sub(width) {
+                Some(t) => (t, 0),
+                None => (0, 1),
+            };
+            for (f, &a) in flag.iter_mut().zip(&addrs) {
+                *f |=
+                    (((a & (width - 1)) != 0) as u32 | (a > top) as u32 | none_fit).wrapping_neg();
+            }
         }
         let mut bad = movemask(&flag) & active;
         if s.swizzle > 0 && vec > 1 {
