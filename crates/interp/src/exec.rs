@@ -855,6 +855,19 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             reg(dst, 2)?;
             reg(a, 2)
         }
+        DivS2 { dst, a, k } | RemS2 { dst, a, k } => {
+            if !(1..=30).contains(&k) {
+                return Err(format!("a division by 2^{k}"));
+            }
+            reg(dst, 1)?;
+            reg(a, 1)
+        }
+        Mad { dst, a, b, c } => {
+            reg(dst, 1)?;
+            reg(a, 1)?;
+            reg(b, 1)?;
+            reg(c, 1)
+        }
         Select { dst, c, a, b } => {
             reg(dst, 1)?;
             reg(c, 1)?;
@@ -981,6 +994,15 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         LoopBack { head_pc } => target(head_pc),
         EndIf | LoopStart | LoopEnd | Barrier | Exit => Ok(()),
     }
+}
+
+/// `x / 2^k` for a signed `x`, rounding toward zero (`k` in 1..=31): negative numbers are
+/// biased by `2^k - 1` before the arithmetic shift, which alone would round down.
+#[inline(always)]
+fn div_pow2(x: u32, k: u8) -> i32 {
+    let k = k as u32 & 31;
+    let bias = ((x as i32 >> 31) as u32).wrapping_shr(32 - k);
+    (x.wrapping_add(bias) as i32) >> k
 }
 
 /// Writes `v` into the lanes of `d` selected by `mask`.
@@ -1395,6 +1417,16 @@ fn run_warp_in<const V3: bool>(
             Neg { dst, a } => int1!(dst, a, |x| x.wrapping_neg()),
             Not { dst, a } => int1!(dst, a, |x| !x),
             AbsS { dst, a } => int1!(dst, a, |x| (x as i32).wrapping_abs() as u32),
+            Mad { dst, a, b, c } => {
+                let (xs, ys, zs) = (r[a.0 as usize], r[b.0 as usize], r[c.0 as usize]);
+                let v = per_lane(|l| xs[l].wrapping_mul(ys[l]).wrapping_add(zs[l]));
+                put(&mut r[dst.0 as usize], v, active);
+            }
+            DivS2 { dst, a, k } => int1!(dst, a, |x| div_pow2(x, k) as u32),
+            RemS2 { dst, a, k } => {
+                int1!(dst, a, |x| (x as i32).wrapping_sub(div_pow2(x, k) << k)
+                    as u32)
+            }
 
             FAdd { dst, a, b } => f32_2!(dst, a, b, |x, y| (x + y).to_bits()),
             FSub { dst, a, b } => f32_2!(dst, a, b, |x, y| (x - y).to_bits()),
@@ -1779,7 +1811,7 @@ fn shared_access<const V3: bool>(
         let cols = s.dims[last] as u64;
         let fits = s.swizzle == 0
             && vec == 1
-            && s.base % eb == 0
+            && s.base.is_multiple_of(eb)
             && rows >= 1
             && cols >= 1
             && s.base as u64 + ((rows - 1) * s.row_len as u64 + cols) * eb as u64 <= end as u64;
@@ -4137,7 +4169,7 @@ mod tests {
             vec: [1, 2, 3, 4][misc[3] as usize % 4],
             data: dst,
         };
-        match k % 34 {
+        match k % 37 {
             0 => Mov { dst, a },
             1 => Mov64 { dst, a },
             2 => Select { dst, c, a, b },
@@ -4178,7 +4210,18 @@ mod tests {
             30 => Barrier,
             31 => Exit,
             32 => AbsS { dst, a },
-            _ => DSqrt { dst, a },
+            33 => DSqrt { dst, a },
+            34 => Mad { dst, a, b, c },
+            35 => DivS2 {
+                dst,
+                a,
+                k: misc[0] % 32,
+            },
+            _ => RemS2 {
+                dst,
+                a,
+                k: misc[1] % 32,
+            },
         }
     }
 

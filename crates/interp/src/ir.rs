@@ -98,6 +98,9 @@ pub enum Inst {
     Sub { dst: Reg, a: Reg, b: Reg },
     /// Wrapping `a * b` (low 32 bits).
     Mul { dst: Reg, a: Reg, b: Reg },
+    /// `dst = a * b + c` (wrapping): an integer `x * y + z` is lowered to this one
+    /// instruction, as GPUs do it with one `IMAD`.
+    Mad { dst: Reg, a: Reg, b: Reg, c: Reg },
     /// Signed division, rounding toward zero; faults on zero.
     DivS { dst: Reg, a: Reg, b: Reg },
     /// Unsigned division; faults on zero.
@@ -106,6 +109,13 @@ pub enum Inst {
     RemS { dst: Reg, a: Reg, b: Reg },
     /// Unsigned remainder; faults on zero.
     RemU { dst: Reg, a: Reg, b: Reg },
+    /// `dst = a / 2^k`, signed, rounding toward zero (`k` in 1..=30): division of an `i32`
+    /// by a constant power of two, without a per-lane hardware division (the GPU's compiler
+    /// emits a few shifts for it). Unsigned ones become `ShrU`.
+    DivS2 { dst: Reg, a: Reg, k: u8 },
+    /// `dst = a % 2^k`, signed: the remainder has the sign of `a` (`k` in 1..=30). Unsigned
+    /// ones become `And`.
+    RemS2 { dst: Reg, a: Reg, k: u8 },
     /// `a & b`
     And { dst: Reg, a: Reg, b: Reg },
     /// `a | b`

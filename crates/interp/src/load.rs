@@ -244,6 +244,9 @@ struct Loader<'a> {
     /// Temporaries of the current statement start here.
     temp_base: usize,
     high_water: usize,
+    /// The pc of the `Mul` that `binary` emitted last, while it is the last instruction (for
+    /// [`Loader::strength_reduce`] to fuse it with an `Add`).
+    last_product: Option<usize>,
     depth: usize,
     max_depth: usize,
     cursor: usize,
@@ -276,6 +279,7 @@ impl<'a> Loader<'a> {
             next_reg: 0,
             temp_base: 0,
             high_water: 0,
+            last_product: None,
             depth: 0,
             max_depth: 0,
             cursor: 0,
@@ -1074,24 +1078,47 @@ impl<'a> Loader<'a> {
                 then,
                 otherwise,
             } => {
-                let c = self.cond(cond)?;
+                let (n, site) = self.parse_expr(cond)?;
+                let v = self.expr(&n, site)?;
+                let known = match v {
+                    Val::Const(Const::Int(x, _)) => Some(x != 0),
+                    _ => None,
+                };
+                let c = self.truth(v, site, &n)?;
+                self.enter();
+                if let Some(taken) = known {
+                    // A constant condition (a define's value, say): only the part that runs
+                    // is kept, without a frame. The other part is lowered all the same, so
+                    // that its mistakes are reported whatever the defines, then dropped.
+                    let start = self.code.len();
+                    self.nested(if taken { otherwise } else { then })?;
+                    self.code.truncate(start);
+                    self.info.truncate(start);
+                    self.last_product = None;
+                    self.nested(if taken { then } else { otherwise })?;
+                    self.depth -= 1;
+                    return Ok(());
+                }
                 let at = self.emit(Inst::If {
                     c,
                     else_pc: 0,
                     end_pc: 0,
                 });
-                self.enter();
                 self.nested(then)?;
-                let el = self.emit(Inst::Else { end_pc: 0 });
+                // Without an else-part there is nothing to switch to: lanes that skipped the
+                // then-part wait at the `EndIf`.
+                let el = (!otherwise.is_empty()).then(|| self.emit(Inst::Else { end_pc: 0 }));
                 self.nested(otherwise)?;
                 let end = self.emit(Inst::EndIf);
                 self.depth -= 1;
                 self.code[at as usize] = Inst::If {
                     c,
-                    else_pc: el + 1,
+                    else_pc: el.map_or(end, |el| el + 1),
                     end_pc: end,
                 };
-                self.code[el as usize] = Inst::Else { end_pc: end };
+                if let Some(el) = el {
+                    self.code[el as usize] = Inst::Else { end_pc: end };
+                }
             }
             Stmt::While { cond, body } => {
                 self.emit(Inst::LoopStart);
@@ -1673,6 +1700,9 @@ impl<'a> Loader<'a> {
             return Ok(Val::Reg(dst, Ty::Bool));
         }
         let (x, y, t) = self.unify(x, y, site, n)?;
+        if let Some(v) = self.strength_reduce(op, x, y, t)? {
+            return Ok(v);
+        }
         let (x, y) = match op {
             Gt | Ge => (y, x),
             _ => (x, y),
@@ -1761,10 +1791,75 @@ impl<'a> Loader<'a> {
                 _ => return bad(self),
             },
         };
+        let product = matches!(inst, Inst::Mul { .. });
         // Point faults (division by zero) at the operation itself.
         let text = self.cur.2.clone();
-        self.emit_at(inst, site, n, text);
+        let pc = self.emit_at(inst, site, n, text);
+        self.last_product = product.then_some(pc as usize);
         Ok(Val::Reg(dst, rt))
+    }
+
+    /// Cheaper instructions for a few integer operations, with the same results:
+    ///
+    /// * `x * y + z` (or `z + x * y`) whose product was the instruction just emitted, into a
+    ///   temporary: one [`Inst::Mad`] instead of the `Mul` and an `Add`;
+    /// * division and remainder by a constant power of two: shifts and masks instead of a
+    ///   division in every lane (which costs the emulator tens of nanoseconds a lane).
+    ///
+    /// `None`: nothing to do, lower `x op y` as it is.
+    fn strength_reduce(&mut self, op: BinOp, x: Val, y: Val, t: Ty) -> R<Option<Val>> {
+        if !matches!(t, Ty::I32 | Ty::U32) {
+            return Ok(None);
+        }
+        match (op, x, y) {
+            (BinOp::Add, x, y) => {
+                let Some(&Inst::Mul { dst, a, b }) = self.code.last() else {
+                    return Ok(None);
+                };
+                // The product must be this expression's own: a temporary (a variable's
+                // register keeps its value for later reads) that `binary` has just written.
+                if self.last_product != Some(self.code.len() - 1)
+                    || self.fixed.get(dst.0 as usize).copied().unwrap_or(false)
+                {
+                    return Ok(None);
+                }
+                let other = match (x, y) {
+                    (Val::Reg(p, _), other) | (other, Val::Reg(p, _)) if p == dst => other,
+                    _ => return Ok(None),
+                };
+                // (`other` is a register or a constant: neither emits an instruction.)
+                let c = self.materialize(other, t)?;
+                if let Some(last) = self.code.last_mut() {
+                    *last = Inst::Mad { dst, a, b, c };
+                }
+                self.last_product = None;
+                Ok(Some(Val::Reg(dst, t)))
+            }
+            (BinOp::Div | BinOp::Rem, x @ Val::Reg(..), Val::Const(Const::Int(d, _)))
+                if (2..=1 << 30).contains(&d) && (d as u64).is_power_of_two() =>
+            {
+                let k = d.trailing_zeros() as u8;
+                let a = self.materialize(x, t)?;
+                let dst = self.alloc_temp(1)?;
+                let inst = match (op, t) {
+                    (BinOp::Div, Ty::I32) => Inst::DivS2 { dst, a, k },
+                    (BinOp::Rem, Ty::I32) => Inst::RemS2 { dst, a, k },
+                    (BinOp::Div, _) => Inst::ShrU {
+                        dst,
+                        a,
+                        b: self.const_reg(k as u64, Ty::U32)?,
+                    },
+                    _ => Inst::And {
+                        dst,
+                        a,
+                        b: self.const_reg(d as u64 - 1, Ty::U32)?,
+                    },
+                };
+                self.emit(inst);
+                Ok(Some(Val::Reg(dst, t)))
+            }
+            _ => Ok(None),
+        }
     }
 
     fn fold(&self, op: BinOp, a: Const, b: Const, site: Site, n: &Node) -> R<Val> {
@@ -2137,10 +2232,13 @@ fn retarget(i: &mut Inst, from: Reg, to: Reg) -> bool {
         | Add { dst, .. }
         | Sub { dst, .. }
         | Mul { dst, .. }
+        | Mad { dst, .. }
         | DivS { dst, .. }
         | DivU { dst, .. }
         | RemS { dst, .. }
         | RemU { dst, .. }
+        | DivS2 { dst, .. }
+        | RemS2 { dst, .. }
         | And { dst, .. }
         | Or { dst, .. }
         | Xor { dst, .. }

@@ -346,3 +346,60 @@ fn describe_summarizes() {
         assert!(d.contains(s), "missing {s:?} in\n{d}");
     }
 }
+
+/// The loader's cheaper forms (multiply-add, division and remainder by constant powers of two,
+/// `If`s on constants) compute what the CPU reference computes from the source text, on
+/// negative and positive values alike.
+#[test]
+fn cheaper_lowerings_keep_results() {
+    use warpsim_interp::ir::Inst;
+    let src = r#"Program(
+        name: "lowering",
+        defines: { "FLIP": 1 },
+        launch: (grid: [8], block: [64]),
+        buffers: [
+            (name: "q", ty: I32, len: 512, expect: "i32(u32(i) * 2654435761u) / 16"),
+            (name: "r", ty: I32, len: 512, expect: "i32(u32(i) * 2654435761u) % 16"),
+            (name: "q2", ty: I32, len: 512, expect: "i32(u32(i) * 2654435761u) / 2 + i32(u32(i) * 2654435761u) % 1073741824"),
+            (name: "qu", ty: U32, len: 512, expect: "u32(i) * 2654435761u / 1024u + u32(i) * 2654435761u % 1024u"),
+            (name: "m", ty: I32, len: 512, expect: "i * 3 + 7 + (i - 300) * i"),
+            (name: "f", ty: I32, len: 512, expect: "-i"),
+        ],
+        body: [
+            Let("i", "ctaid.x * 64 + tid.x"),
+            Let("v", "i32(u32(i) * 2654435761u)"),
+            Let("u", "u32(i) * 2654435761u"),
+            Store("q[i]", "v / 16"),
+            Store("r[i]", "v % 16"),
+            Store("q2[i]", "v / 2 + v % 1073741824"),
+            Store("qu[i]", "u / 1024u + u % 1024u"),
+            Store("m[i]", "i * 3 + 7 + (i - 300) * i"),
+            If(cond: "FLIP", then: [Store("f[i]", "-i")], else: [Store("f[i]", "i")]),
+        ],
+    )"#;
+    let p = load(src, &[]);
+    let r = run_default(&p);
+    assert_eq!(r.verified, Some(true), "{:?}", r.verification);
+    let has = |f: fn(&Inst) -> bool| p.code.iter().any(f);
+    assert!(has(|i| matches!(i, Inst::Mad { .. })));
+    assert!(has(|i| matches!(i, Inst::DivS2 { k: 4, .. })));
+    assert!(has(|i| matches!(i, Inst::RemS2 { k: 30, .. })));
+    assert!(!has(|i| matches!(
+        i,
+        Inst::DivS { .. } | Inst::RemS { .. } | Inst::DivU { .. } | Inst::RemU { .. }
+    )));
+    // Only the products that `v` and `u` keep stay `Mul`s; both `m` sums fuse.
+    let muls = p.code.iter().filter(|i| matches!(i, Inst::Mul { .. }));
+    assert_eq!(muls.count(), 2);
+    let mads = p.code.iter().filter(|i| matches!(i, Inst::Mad { .. }));
+    assert_eq!(mads.count(), 3);
+    // The constant condition leaves no `If`, and only its then-part.
+    assert!(!has(|i| matches!(i, Inst::If { .. } | Inst::Else { .. })));
+    assert_eq!(p.code.iter().filter(|i| i.mem().is_some()).count(), 6);
+    // The other way round, the else-part runs (and the check says so).
+    let p = load(
+        &src.replace("expect: \"-i\"", "expect: \"i\""),
+        &[("FLIP", 0)],
+    );
+    assert_eq!(run_default(&p).verified, Some(true));
+}
