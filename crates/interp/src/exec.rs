@@ -44,7 +44,7 @@ pub struct Config {
     /// The shared-memory bank geometry that prices every shared access.
     pub geometry: Geometry,
     /// Most warp instructions one block may execute (all its warps together) before it
-    /// faults as a runaway loop. Checked at every `LoopBack` and `Barrier`.
+    /// faults as a runaway loop. Checked at every `LoopBack`, `ForNext` and `Barrier`.
     pub max_steps: u64,
     /// Look for shared-memory races between warps ([`crate::race`]); they are added to
     /// [`Stats::races`]. Off by default: without it, nothing is tracked.
@@ -809,7 +809,8 @@ fn elem_words(e: Elem) -> usize {
 
 /// Checks one instruction's registers, jump targets and memory operands.
 ///
-/// Only `LoopBack` may jump backwards (where the step limit is checked), so every run ends.
+/// Only `LoopBack` and `ForNext` may jump backwards (where the step limit is checked), so
+/// every run ends.
 fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
     let n = prog.nregs;
     let reg = |r: Reg, w: usize| {
@@ -992,6 +993,16 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             forward(exit_pc)
         }
         LoopBack { head_pc } => target(head_pc),
+        ForTest { a, b, exit_pc, .. } => {
+            reg(a, 1)?;
+            reg(b, 1)?;
+            forward(exit_pc)
+        }
+        ForNext { var, step, head_pc } => {
+            reg(var, 1)?;
+            reg(step, 1)?;
+            target(head_pc)
+        }
         EndIf | LoopStart | LoopEnd | Barrier | Exit => Ok(()),
     }
 }
@@ -1566,6 +1577,40 @@ fn run_warp_in<const V3: bool>(
             }
             LoopBack { head_pc } => {
                 steps_check!("this loop");
+                pc = head_pc as usize;
+                continue;
+            }
+            ForTest {
+                a,
+                b,
+                signed,
+                exit_pc,
+            } => {
+                let (xs, ys) = (&r[a.0 as usize], &r[b.0 as usize]);
+                let below = if signed {
+                    movemask(&per_lane(|l| {
+                        (((xs[l] as i32) < (ys[l] as i32)) as u32).wrapping_neg()
+                    }))
+                } else {
+                    movemask(&per_lane(|l| ((xs[l] < ys[l]) as u32).wrapping_neg()))
+                };
+                let stay = below & active;
+                if stay != 0 {
+                    active = stay;
+                    pc += 1;
+                } else {
+                    if sp == 0 {
+                        frame_fault!("`ForTest` outside a loop".into());
+                    }
+                    // As `LoopTest`: the `LoopEnd` pops the frame.
+                    active = frames[sp - 1].saved;
+                    pc = exit_pc as usize;
+                }
+                continue;
+            }
+            ForNext { var, step, head_pc } => {
+                steps_check!("this loop");
+                int2!(var, var, step, |x, y| x.wrapping_add(y));
                 pc = head_pc as usize;
                 continue;
             }
@@ -4169,7 +4214,7 @@ mod tests {
             vec: [1, 2, 3, 4][misc[3] as usize % 4],
             data: dst,
         };
-        match k % 37 {
+        match k % 39 {
             0 => Mov { dst, a },
             1 => Mov64 { dst, a },
             2 => Select { dst, c, a, b },
@@ -4217,10 +4262,21 @@ mod tests {
                 a,
                 k: misc[0] % 32,
             },
-            _ => RemS2 {
+            36 => RemS2 {
                 dst,
                 a,
                 k: misc[1] % 32,
+            },
+            37 => ForTest {
+                a,
+                b,
+                signed: misc[2] & 1 == 0,
+                exit_pc: pcs[0],
+            },
+            _ => ForNext {
+                var: dst,
+                step: a,
+                head_pc: pcs[0],
             },
         }
     }

@@ -4,7 +4,7 @@
 //! consecutive registers: `r` holds the low word and `r + 1` the high word. Booleans are 0 or 1.
 //!
 //! Control flow is structured: `If`/`Else`/`EndIf` and `LoopStart`/`LoopTest`/`LoopBack`/
-//! `LoopEnd` push and pop frames of the warp's reconvergence stack, so lanes that diverge meet
+//! `LoopEnd` (`ForTest`/`ForNext` for counted loops) push and pop frames of the warp's reconvergence stack, so lanes that diverge meet
 //! again right after the construct.
 
 use crate::ast::Elem;
@@ -245,6 +245,17 @@ pub enum Inst {
     LoopTest { c: Reg, exit_pc: Pc },
     /// Jumps back to `head_pc` (the first instruction of the condition).
     LoopBack { head_pc: Pc },
+    /// The test of a `For` loop (a comparison and a `LoopTest` in one): lanes where `a < b`
+    /// does not hold (signed or unsigned) leave the loop; if none remain, jumps to `exit_pc`.
+    ForTest {
+        a: Reg,
+        b: Reg,
+        signed: bool,
+        exit_pc: Pc,
+    },
+    /// The end of a `For` loop's body (an `Add` and a `LoopBack` in one): `var += step`
+    /// (wrapping) in the active lanes, then back to `head_pc`.
+    ForNext { var: Reg, step: Reg, head_pc: Pc },
     /// Pops the loop frame and restores the mask from before the loop.
     LoopEnd,
     /// `__syncthreads()`.

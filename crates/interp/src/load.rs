@@ -1185,46 +1185,33 @@ impl<'a> Loader<'a> {
                 let tv = self.expr(&tnode, tsite)?;
                 let tv = self.coerce(tv, ty, tsite, &tnode, "the loop counter's type")?;
                 let bound = self.materialize(tv, ty)?;
-                let c = self.alloc_temp(1)?;
                 let signed = ty == Ty::I32;
-                self.emit(match (down, signed) {
-                    (false, true) => Inst::LtS {
-                        dst: c,
-                        a: reg,
-                        b: bound,
-                    },
-                    (false, false) => Inst::LtU {
-                        dst: c,
-                        a: reg,
-                        b: bound,
-                    },
-                    (true, true) => Inst::LtS {
-                        dst: c,
-                        a: bound,
-                        b: reg,
-                    },
-                    (true, false) => Inst::LtU {
-                        dst: c,
-                        a: bound,
-                        b: reg,
-                    },
+                let (a, b) = if down { (bound, reg) } else { (reg, bound) };
+                let test = self.emit(Inst::ForTest {
+                    a,
+                    b,
+                    signed,
+                    exit_pc: 0,
                 });
-                let test = self.emit(Inst::LoopTest { c, exit_pc: 0 });
                 // The body's own scope is nested inside the counter's.
                 self.nested(body)?;
                 self.cur = saved_cur;
                 self.temp_base = self.next_reg;
-                let s = self.materialize(sval, ty)?;
-                self.emit(Inst::Add {
-                    dst: reg,
-                    a: reg,
-                    b: s,
+                let step = self.materialize(sval, ty)?;
+                self.emit(Inst::ForNext {
+                    var: reg,
+                    step,
+                    head_pc: head,
                 });
-                self.emit(Inst::LoopBack { head_pc: head });
                 let end = self.emit(Inst::LoopEnd);
                 self.depth -= 1;
                 self.scopes.pop();
-                self.code[test as usize] = Inst::LoopTest { c, exit_pc: end };
+                self.code[test as usize] = Inst::ForTest {
+                    a,
+                    b,
+                    signed,
+                    exit_pc: end,
+                };
             }
             Stmt::Barrier => {
                 self.emit(Inst::Barrier);
