@@ -1985,6 +1985,20 @@ fn shared_access<const V3: bool>(
         let at: Lanes = per_lane(|l| (addrs[l] & on[l]) / 4);
         // Clamping to the last start that fits lets the compiler drop the bounds checks
         // (the active lanes' addresses are already known to fit).
+        #[cfg(target_arch = "x86_64")]
+        if words == 2 || words == 4 {
+            // Vectors: each lane's words in one load, four lanes transposed at a time.
+            let mut v = [[0u32; WARP]; 4];
+            if words == 4 {
+                gather_rows::<4>(cx.shared, &at, &mut v);
+            } else {
+                gather_rows::<2>(cx.shared, &at, &mut v);
+            }
+            for (k, v) in v[..words].iter().enumerate() {
+                put(&mut r[data + k], *v, active);
+            }
+            return Ok(cost);
+        }
         if let Some(top) = cx.shared.len().checked_sub(words) {
             for k in 0..words {
                 let sh = &cx.shared[k..=k + top];
@@ -2002,6 +2016,56 @@ fn shared_access<const V3: bool>(
         }
     }
     Ok(cost)
+}
+
+/// `out[k][l] = sh[a + k]` for `k < W` (2 or 4) and every lane `l`, where `a` is `at[l]`
+/// clamped to the last start that fits (zeros if `sh` is shorter than `W`): one 8- or 16-byte
+/// load per lane, and the words of four lanes transposed into place with SSE2 (part of
+/// x86-64), which beats a gather per word.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn gather_rows<const W: usize>(sh: &[u32], at: &Lanes, out: &mut [Lanes; 4]) {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadl_epi64, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi32,
+        _mm_unpackhi_epi64, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    };
+    let Some(top) = sh.len().checked_sub(W) else {
+        return;
+    };
+    for g in 0..WARP / 4 {
+        // SAFETY: every load reads W words from a start at most `sh.len() - W`; every store
+        // writes lanes 4g..4g+4 of one of `out`'s four rows.
+        unsafe {
+            let row = |l: usize| {
+                let p = sh.as_ptr().add((at[4 * g + l] as usize).min(top)) as *const __m128i;
+                if W == 4 {
+                    _mm_loadu_si128(p)
+                } else {
+                    _mm_loadl_epi64(p)
+                }
+            };
+            let (a, b, c, d) = (row(0), row(1), row(2), row(3));
+            let ab_lo = _mm_unpacklo_epi32(a, b); // a0 b0 a1 b1
+            let cd_lo = _mm_unpacklo_epi32(c, d); // c0 d0 c1 d1
+            let words = [
+                _mm_unpacklo_epi64(ab_lo, cd_lo), // a0 b0 c0 d0
+                _mm_unpackhi_epi64(ab_lo, cd_lo), // a1 b1 c1 d1
+                {
+                    let ab_hi = _mm_unpackhi_epi32(a, b); // a2 b2 a3 b3
+                    let cd_hi = _mm_unpackhi_epi32(c, d);
+                    _mm_unpacklo_epi64(ab_hi, cd_hi)
+                },
+                {
+                    let ab_hi = _mm_unpackhi_epi32(a, b);
+                    let cd_hi = _mm_unpackhi_epi32(c, d);
+                    _mm_unpackhi_epi64(ab_hi, cd_hi)
+                },
+            ];
+            for (k, w) in words[..W].iter().enumerate() {
+                _mm_storeu_si128(out[k].as_mut_ptr().add(4 * g) as *mut __m128i, *w);
+            }
+        }
+    }
 }
 
 /// `[sh[min(at[l], sh.len() - 1)] for each lane l]`, with AVX2's gather (eight lanes an
