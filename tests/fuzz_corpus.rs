@@ -1,6 +1,8 @@
 //! Replays the fuzzing corpus (fuzz/corpus/load and fuzz/corpus/run) in the ordinary test
 //! suite: every file loads or is refused with a diagnostic, and the `run` corpus also runs —
-//! with the fuzz `run` target's small limits — to a report or an error, never a panic.
+//! with the fuzz `run` target's small limits — to a report or an error, never a panic. The
+//! `run` corpus includes programs written by the `gen` target (`gen_*.ron`), which uses the same
+//! limits and geometry, so they replay here exactly as the fuzzer ran them.
 
 use std::path::{Path, PathBuf};
 use warpsim_interp::{load_str, Options};
