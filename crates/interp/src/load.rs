@@ -1448,7 +1448,7 @@ impl<'a> Loader<'a> {
             let last = d + 1 == idx.len();
             if let Val::Const(Const::Int(x, _)) = v {
                 let extra = if last { vec as i64 - 1 } else { 0 };
-                if x < 0 || x + extra >= dims[d] as i64 {
+                if x < 0 || x >= dims[d] as i64 {
                     return Err(self.err_node(
                         site,
                         n,
@@ -1457,6 +1457,26 @@ impl<'a> Loader<'a> {
                             dims[d]
                         ),
                         Some("indices run from 0 to the size minus 1".to_owned()),
+                    ));
+                }
+                if x + extra >= dims[d] as i64 {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!(
+                            "the {vec} elements from index {x} reach index {}, past the end: \
+                             dimension {d} of `{name}` has {} elements",
+                            x + extra,
+                            dims[d]
+                        ),
+                        Some(if dims[d] as i64 >= vec as i64 {
+                            format!(
+                                "a vector of {vec} starts at most at index {} here",
+                                dims[d] as i64 - vec as i64
+                            )
+                        } else {
+                            format!("use fewer than {vec} elements, or a longer `{name}`")
+                        }),
                     ));
                 }
             }
@@ -1855,7 +1875,12 @@ impl<'a> Loader<'a> {
         Ok(Val::Const(match (a, b) {
             (Const::Int(x, ta), Const::Int(y, tb)) => {
                 let t = ta.or(tb);
-                let v = fold_i64(op, x, y).map_err(err)?;
+                let v = if t == Some(Ty::U32) {
+                    // u32 arithmetic wraps, as it does at run time.
+                    fold_u32(op, x as u32, y as u32).map_err(err)?
+                } else {
+                    fold_i64(op, x, y).map_err(err)?
+                };
                 let cmp = matches!(op, Eq | Ne | Lt | Le | Gt | Ge | LAnd | LOr);
                 let v = match t {
                     Some(Ty::U32) if !cmp => v as u32 as i64,
@@ -2031,6 +2056,11 @@ impl<'a> Loader<'a> {
                     return Ok(Val::Const(match (f, c) {
                         ("abs", Const::Int(x, t)) => Const::Int(x.abs(), t),
                         ("abs", Const::Float(x, t)) => Const::Float(x.abs(), t),
+                        // (The type stays: `sqrt(f64(2))` is an f64, as at run time.)
+                        (_, Const::Float(x, Some(Ty::F32))) => {
+                            Const::Float((x as f32).sqrt() as f64, Some(Ty::F32))
+                        }
+                        (_, Const::Float(x, t)) => Const::Float(x.sqrt(), t),
                         (_, c) => Const::Float(const_f64(c).sqrt(), None),
                     }));
                 }
@@ -2322,6 +2352,22 @@ fn fold_i64(op: BinOp, x: i64, y: i64) -> Result<i64, String> {
         Ge => (x >= y) as i64,
         LAnd => (x != 0 && y != 0) as i64,
         LOr => (x != 0 || y != 0) as i64,
+    })
+}
+
+/// [`fold_i64`] for u32 constants: wrapping, with the executor's shifts (0 from 32 on).
+fn fold_u32(op: BinOp, x: u32, y: u32) -> Result<i64, String> {
+    use BinOp::*;
+    Ok(match op {
+        Add => x.wrapping_add(y) as i64,
+        Sub => x.wrapping_sub(y) as i64,
+        Mul => x.wrapping_mul(y) as i64,
+        Div | Rem if y == 0 => return Err("division by zero".into()),
+        Div => (x / y) as i64,
+        Rem => (x % y) as i64,
+        Shl => x.checked_shl(y).unwrap_or(0) as i64,
+        Shr => x.checked_shr(y).unwrap_or(0) as i64,
+        _ => return fold_i64(op, x as i64, y as i64),
     })
 }
 

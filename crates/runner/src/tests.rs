@@ -403,3 +403,31 @@ fn cheaper_lowerings_keep_results() {
     );
     assert_eq!(run_default(&p).verified, Some(true));
 }
+
+/// Constants fold with the types and the wrapping of run time (three refusals and a value
+/// that the `gen` fuzz target found): `sqrt` of an f64 constant stays an f64, and u32
+/// products wrap instead of overflowing 64 bits.
+#[test]
+fn constants_fold_as_at_run_time() {
+    let src = r#"Program(
+        name: "fold",
+        launch: (grid: [1], block: [32]),
+        buffers: [
+            (name: "o", ty: F64, len: 32, init: Iota, tolerance: 0.0,
+             expect: "2.8284271247461903 + f64(i) * 0.0"),
+            (name: "f", ty: F32, len: 32, tolerance: 0.0, expect: "f32(1.4142135623730951)"),
+            (name: "u", ty: U32, len: 32, expect: "8u"),
+            (name: "s", ty: U32, len: 32, init: Iota, expect: "0u"),
+        ],
+        body: [
+            Let("x", "sqrt(f64(2))"),
+            Store("o[tid.x]", "x * (o[1] + 1.0)"),
+            Store("f[tid.x]", "sqrt(f32(2))"),
+            Store("u[tid.x]", "~(u32(7)) * ~(u32(0))"),
+            Store("s[tid.x]", "u32(1) << 40u"),
+        ],
+    )"#;
+    let p = load(src, &[]);
+    let r = run_default(&p);
+    assert_eq!(r.verified, Some(true), "{:?}", r.verification);
+}
