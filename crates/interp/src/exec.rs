@@ -1484,7 +1484,13 @@ fn run_warp_in<const V3: bool>(
 
             Cvt { dst, a, from, to } => cvt(r, dst, a, from, to, active),
 
-            Load(m) | Store(m) => {
+            Load(_) | Store(_) => {
+                // The operand is read where it lies in the code, not from the copy of the
+                // instruction made for the dispatch (fewer stack round trips, which once
+                // stalled on store forwarding here).
+                let (Load(m) | Store(m)) = &code[pc] else {
+                    unreachable!("matched just above")
+                };
                 let store = matches!(inst, Store(_));
                 match access::<V3>(cx, pc, w, m, store, active, r) {
                     Ok(cost) => {
@@ -1750,7 +1756,7 @@ fn access<const V3: bool>(
     cx: &mut Ctx,
     pc: usize,
     w: usize,
-    m: Mem,
+    m: &Mem,
     store: bool,
     active: u32,
     r: &mut [Lanes],
@@ -1770,7 +1776,7 @@ fn shared_access<const V3: bool>(
     cx: &mut Ctx,
     pc: usize,
     w: usize,
-    m: Mem,
+    m: &Mem,
     store: bool,
     active: u32,
     r: &mut [Lanes],
@@ -1804,7 +1810,7 @@ fn shared_access<const V3: bool>(
         }
         match lane_address(s, &idx[..=last], vec, end) {
             Some(a) => [a; WARP],
-            None => return Err(shared_fault(cx, pc, w, m, first as u32, r)),
+            None => return Err(shared_fault(cx, pc, w, *m, first as u32, r)),
         }
     } else {
         // The checks flag bad lanes (non-zero) in all 32 lanes at once; one mask at the end.
@@ -1883,7 +1889,7 @@ fn shared_access<const V3: bool>(
             }
         }
         if bad != 0 {
-            return Err(shared_fault(cx, pc, w, m, bad.trailing_zeros(), r));
+            return Err(shared_fault(cx, pc, w, *m, bad.trailing_zeros(), r));
         }
         addrs
     };
@@ -2161,7 +2167,8 @@ fn lane_address(s: &SharedInfo, idx: &[u32], vec: u32, end: u32) -> Option<u32> 
     let phys = s.physical(row, col);
     let addr = s.base + phys * eb;
     let contiguous = s.swizzle == 0 || (1..vec).all(|k| s.physical(row, col + k) == phys + k);
-    (addr.is_multiple_of(width) && addr + width <= end && contiguous).then_some(addr)
+    // (Widths are powers of two: a mask, not a division.)
+    (addr & (width - 1) == 0 && addr + width <= end && contiguous).then_some(addr)
 }
 
 /// Why lane `l`'s shared access failed the checks of [`shared_access`].
@@ -2264,7 +2271,7 @@ fn global_access(
     cx: &mut Ctx,
     pc: usize,
     w: usize,
-    m: Mem,
+    m: &Mem,
     store: bool,
     active: u32,
     r: &mut [Lanes],
@@ -2332,7 +2339,7 @@ fn global_access(
         ((ix[l] >= lim) | (ix[l] & (vec - 1) != 0)) as u32 * u32::MAX
     })) & active;
     if bad != 0 {
-        return Err(global_fault(cx, pc, w, m, bad.trailing_zeros(), r));
+        return Err(global_fault(cx, pc, w, *m, bad.trailing_zeros(), r));
     }
     if active == 0 {
         return Ok(());
