@@ -662,6 +662,18 @@ fn general<S: Sink + ?Sized>(
         let mut firsts = [0u32; WARP];
         let mut n = 0;
         let mut m = phase;
+        // Every active lane of the phase on one first word (the rows of a 16-byte broadcast
+        // load, say): one pass over the lanes instead of one lane at a time.
+        let w0 = addrs[phase.trailing_zeros() as usize] >> shift;
+        let mut other = 0u32;
+        for (l, &a) in addrs.iter().enumerate() {
+            other |= (((a >> shift) != w0) as u32) << l;
+        }
+        if other & phase == 0 {
+            firsts[0] = w0;
+            n = 1;
+            m = 0;
+        }
         while m != 0 {
             let w = addrs[m.trailing_zeros() as usize] >> shift;
             m &= m - 1;
