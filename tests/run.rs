@@ -307,6 +307,46 @@ fn json_is_the_same_on_1_and_2_threads() {
     assert_eq!(outs[0], outs[1]);
 }
 
+/// `check --code` lists every instruction that the run's counts count, with its source line.
+#[test]
+fn check_lists_the_code() {
+    let out = run(&[
+        "check",
+        "programs/transpose.ron",
+        "--define",
+        "PAD=1",
+        "--code",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    let size: usize = t
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("code:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no code size in\n{t}"));
+    let listed: Vec<&str> = t.lines().filter(|l| l.contains("  line ")).collect();
+    assert_eq!(listed.len(), size, "{t}");
+    for s in [
+        "registers at start: r0 = ctaid.x, r1 = 32",
+        "mad ",
+        "fortest ",
+        "fornext ",
+        "ld.global r14, inp[r13]",
+        "st.shared tile[r15][r3], r14",
+        "barrier",
+    ] {
+        assert!(t.contains(s), "missing {s:?} in\n{t}");
+    }
+    // Each memory instruction keeps its source line and text.
+    assert!(
+        listed.iter().any(|l| l.contains("line 26")
+            && l.contains("ld.shared")
+            && l.ends_with("tile[tid.x][tid.y + j]")),
+        "{t}"
+    );
+}
+
 #[test]
 fn check_summarizes() {
     let out = run(&["check", "programs/transpose.ron", "--define", "SWIZZLE=1"]);

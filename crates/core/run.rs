@@ -40,6 +40,10 @@ pub struct LoadArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     load: LoadArgs,
+    /// Also list the lowered code: one line per warp instruction, with the source line and
+    /// text it came from (what the run's instruction counts count).
+    #[arg(long)]
+    code: bool,
 }
 
 /// Output formats of `warpsim run`.
@@ -148,7 +152,12 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
 /// `warpsim check`.
 pub fn check(args: CheckArgs) -> miette::Result<()> {
     let prog = load(&args.load).map_err(miette::Report::new)?;
-    print(&warpsim_runner::describe(&prog))
+    let mut out = warpsim_runner::describe(&prog);
+    if args.code {
+        out.push('\n');
+        out.push_str(&prog.listing());
+    }
+    print(&out)
 }
 
 /// `warpsim run`.

@@ -4270,6 +4270,25 @@ mod tests {
     }
 
     /// One instruction from raw numbers, covering every kind of operand and control flow.
+    /// Every kind of instruction has a listing line that starts with its mnemonic.
+    #[test]
+    fn every_instruction_displays() {
+        for k in 0..39 {
+            let i = raw_inst(k, [1, 2, 3, 4], [5, 6], [1, 1, 2, 3]);
+            let s = i.to_string();
+            let op = match s.split([' ', '.', ',']).next().unwrap() {
+                "ld" => "load",
+                "st" => "store",
+                op => op,
+            };
+            assert!(
+                format!("{i:?}").to_ascii_lowercase().starts_with(op),
+                "{i:?} shows as {s:?}"
+            );
+            assert!(!s.contains("Reg("), "{s}");
+        }
+    }
+
     fn raw_inst(k: u8, g: [u16; 4], pcs: [u32; 2], misc: [u8; 4]) -> Inst {
         let [dst, a, b, c] = g.map(Reg);
         let elem = |x: u8| [Elem::F32, Elem::F64, Elem::U32, Elem::I32][x as usize % 4];

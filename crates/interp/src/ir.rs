@@ -274,3 +274,138 @@ impl Inst {
         }
     }
 }
+
+impl Special {
+    /// The name a program uses for it (`tid.x`, `ctaid.y`, `laneid`, …).
+    pub fn name(&self) -> String {
+        let axis = |d: u8| ["x", "y", "z"].get(d as usize).copied().unwrap_or("?");
+        match *self {
+            Special::Tid(d) => format!("tid.{}", axis(d)),
+            Special::TidLinear => "tid".into(),
+            Special::Ctaid(d) => format!("ctaid.{}", axis(d)),
+            Special::Ntid(d) => format!("ntid.{}", axis(d)),
+            Special::Nctaid(d) => format!("nctaid.{}", axis(d)),
+            Special::LaneId => "laneid".into(),
+            Special::WarpId => "warpid".into(),
+        }
+    }
+}
+
+/// An assembly-like line: the mnemonic (the variant's name in lower case), then the
+/// destination and the operands, as `warpsim check --code` lists the code. Memory operands
+/// show the array's number; [`crate::Program::listing`] shows its name.
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Inst::*;
+        let debug = format!("{self:?}");
+        let end = debug
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(debug.len());
+        let op = debug[..end].to_ascii_lowercase();
+        match *self {
+            Mov { dst, a }
+            | Mov64 { dst, a }
+            | Neg { dst, a }
+            | Not { dst, a }
+            | AbsS { dst, a }
+            | FNeg { dst, a }
+            | FAbs { dst, a }
+            | FSqrt { dst, a }
+            | DNeg { dst, a }
+            | DAbs { dst, a }
+            | DSqrt { dst, a } => write!(f, "{op} {dst}, {a}"),
+            Add { dst, a, b }
+            | Sub { dst, a, b }
+            | Mul { dst, a, b }
+            | DivS { dst, a, b }
+            | DivU { dst, a, b }
+            | RemS { dst, a, b }
+            | RemU { dst, a, b }
+            | And { dst, a, b }
+            | Or { dst, a, b }
+            | Xor { dst, a, b }
+            | Shl { dst, a, b }
+            | ShrS { dst, a, b }
+            | ShrU { dst, a, b }
+            | MinS { dst, a, b }
+            | MinU { dst, a, b }
+            | MaxS { dst, a, b }
+            | MaxU { dst, a, b }
+            | Eq { dst, a, b }
+            | Ne { dst, a, b }
+            | LtS { dst, a, b }
+            | LtU { dst, a, b }
+            | LeS { dst, a, b }
+            | LeU { dst, a, b }
+            | FAdd { dst, a, b }
+            | FSub { dst, a, b }
+            | FMul { dst, a, b }
+            | FDiv { dst, a, b }
+            | FRem { dst, a, b }
+            | FMin { dst, a, b }
+            | FMax { dst, a, b }
+            | FEq { dst, a, b }
+            | FNe { dst, a, b }
+            | FLt { dst, a, b }
+            | FLe { dst, a, b }
+            | DAdd { dst, a, b }
+            | DSub { dst, a, b }
+            | DMul { dst, a, b }
+            | DDiv { dst, a, b }
+            | DRem { dst, a, b }
+            | DMin { dst, a, b }
+            | DMax { dst, a, b }
+            | DEq { dst, a, b }
+            | DNe { dst, a, b }
+            | DLt { dst, a, b }
+            | DLe { dst, a, b } => write!(f, "{op} {dst}, {a}, {b}"),
+            Select { dst, c, a, b } | Select64 { dst, c, a, b } => {
+                write!(f, "{op} {dst}, {c}, {a}, {b}")
+            }
+            Mad { dst, a, b, c } | FFma { dst, a, b, c } | DFma { dst, a, b, c } => {
+                write!(f, "{op} {dst}, {a}, {b}, {c}")
+            }
+            DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
+            Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
+            Load(m) | Store(m) => {
+                let space = match m.space {
+                    Space::Shared => "shared",
+                    Space::Global => "global",
+                };
+                let vec = if m.vec > 1 {
+                    format!(".v{}", m.vec)
+                } else {
+                    String::new()
+                };
+                let idx: Vec<String> = m
+                    .idx
+                    .iter()
+                    .take(m.rank as usize)
+                    .map(|r| format!("[{r}]"))
+                    .collect();
+                let at = format!("{space}#{}{}", m.array, idx.concat());
+                if matches!(self, Load(_)) {
+                    write!(f, "ld.{space}{vec} {}, {at}", m.data)
+                } else {
+                    write!(f, "st.{space}{vec} {at}, {}", m.data)
+                }
+            }
+            If { c, else_pc, end_pc } => write!(f, "if {c}, else @{else_pc}, end @{end_pc}"),
+            Else { end_pc } => write!(f, "else, end @{end_pc}"),
+            LoopTest { c, exit_pc } => write!(f, "looptest {c}, exit @{exit_pc}"),
+            LoopBack { head_pc } => write!(f, "loopback @{head_pc}"),
+            ForTest {
+                a,
+                b,
+                signed,
+                exit_pc,
+            } => write!(
+                f,
+                "fortest {a} <{} {b}, exit @{exit_pc}",
+                if signed { "" } else { "u" }
+            ),
+            ForNext { var, step, head_pc } => write!(f, "fornext {var} += {step}, @{head_pc}"),
+            EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
+        }
+    }
+}

@@ -156,6 +156,45 @@ impl Program {
         self.grid.iter().map(|&d| d as u64).product()
     }
 
+    /// The lowered code, one instruction a line: its pc, the source line it came from, the
+    /// instruction (arrays by name) and the source text; the registers a warp starts with
+    /// come first. What `warpsim check --code` prints.
+    pub fn listing(&self) -> String {
+        use std::fmt::Write;
+        let mut o = String::new();
+        let inits: Vec<String> = self
+            .init
+            .iter()
+            .map(|(r, i)| match i {
+                RegInit::Const(v) => format!("{r} = {}", *v as i32),
+                RegInit::Special(s) => format!("{r} = {}", s.name()),
+            })
+            .collect();
+        let _ = writeln!(o, "registers at start: {}", inits.join(", "));
+        let width = self.code.len().saturating_sub(1).to_string().len();
+        for (pc, inst) in self.code.iter().enumerate() {
+            let mut text = inst.to_string();
+            if let Some((m, _)) = inst.mem() {
+                let name = match m.space {
+                    crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
+                    crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),
+                };
+                if let Some(name) = name {
+                    let space = match m.space {
+                        crate::ir::Space::Shared => "shared",
+                        crate::ir::Space::Global => "global",
+                    };
+                    text = text.replace(&format!("{space}#{}[", m.array), &format!("{name}["));
+                }
+            }
+            let info = self.info.get(pc);
+            let line = info.map_or(0, |i| i.line);
+            let src = info.map_or("", |i| i.text.as_str());
+            let _ = writeln!(o, "{pc:>width$}  line {line:<4} {text:<40} {src}");
+        }
+        o
+    }
+
     /// `file:line:col` of an instruction.
     pub fn location(&self, pc: usize) -> String {
         match self.info.get(pc) {
