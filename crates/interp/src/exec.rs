@@ -1608,7 +1608,8 @@ fn run_warp_in<const V3: bool>(
                     if sp == 0 {
                         frame_fault!("`ForTest` outside a loop".into());
                     }
-                    // As `LoopTest`: the `LoopEnd` pops the frame.
+                    // As `LoopTest`: the `LoopEnd` pops the frame. (A macro shared by the two
+                    // tests measured 7% slower on transpose: the compiler merged their tails.)
                     active = frames[sp - 1].saved;
                     pc = exit_pc as usize;
                 }
