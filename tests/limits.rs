@@ -120,3 +120,39 @@ fn absurd_defines_are_errors_not_aborts() {
         );
     }
 }
+
+/// A runaway loop's fault points at the loop itself (`While` or `For`), not at the last
+/// statement of its body.
+#[test]
+fn runaway_loops_point_at_the_loop() {
+    let dir = std::env::temp_dir().join(format!("warpsim-runaway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, lp) in [
+        (
+            "while",
+            r#"While(cond: "k >= 0", body: [
+            Set("k", "k + 1"),
+            Set("k", "k % 100"),
+        ]),"#,
+        ),
+        (
+            "for",
+            r#"For(var: "j", from: 0, to: 10, body: [
+            Set("k", "k + 1"),
+            Set("j", "0"),
+        ]),"#,
+        ),
+    ] {
+        let src = format!(
+            "Program(\n    name: \"runaway\",\n    launch: (grid: [1], block: [32]),\n    body: [\n        Let(\"k\", \"0\"),\n        {lp}\n    ],\n)\n"
+        );
+        let path = dir.join(format!("{name}.ron"));
+        std::fs::write(&path, src).unwrap();
+        let out = warpsim(&["run", path.to_str().unwrap(), "--max-steps", "10000"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("--max-steps"), "{err}");
+        assert!(err.contains(&format!("{name}.ron:6:9")), "{name}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1126,7 +1126,10 @@ impl<'a> Loader<'a> {
                 let head = self.code.len() as Pc;
                 let c = self.cond(cond)?;
                 let test = self.emit(Inst::LoopTest { c, exit_pc: 0 });
+                let saved_cur = self.cur.clone();
                 self.nested(body)?;
+                // The back-edge belongs to the `While` (a runaway loop's fault points there).
+                self.cur = saved_cur;
                 self.emit(Inst::LoopBack { head_pc: head });
                 let end = self.emit(Inst::LoopEnd);
                 self.depth -= 1;
