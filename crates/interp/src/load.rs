@@ -1814,7 +1814,8 @@ impl<'a> Loader<'a> {
     /// * `x * y + z` (or `z + x * y`) whose product was the instruction just emitted, into a
     ///   temporary: one [`Inst::Mad`] instead of the `Mul` and an `Add`;
     /// * division and remainder by a constant power of two: shifts and masks instead of a
-    ///   division in every lane (which costs the emulator tens of nanoseconds a lane).
+    ///   division in every lane (32 hardware divides: about 70 ns more per warp instruction
+    ///   than a mask, measured).
     ///
     /// `None`: nothing to do, lower `x op y` as it is.
     fn strength_reduce(&mut self, op: BinOp, x: Val, y: Val, t: Ty) -> R<Option<Val>> {
