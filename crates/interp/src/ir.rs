@@ -264,7 +264,121 @@ pub enum Inst {
     Exit,
 }
 
+/// The registers of a computing instruction (not a memory access or control flow): its
+/// destination and its sources, each with the number of 32-bit registers it spans (2 for an
+/// f64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operands {
+    /// Where the result goes.
+    pub dst: (Reg, u8),
+    srcs: [(Reg, u8); 3],
+    len: u8,
+}
+
+impl Operands {
+    fn new(dst: (Reg, u8), srcs: &[(Reg, u8)]) -> Self {
+        let mut all = [(Reg(0), 0); 3];
+        all[..srcs.len()].copy_from_slice(srcs);
+        Operands {
+            dst,
+            srcs: all,
+            len: srcs.len() as u8,
+        }
+    }
+
+    /// The operands read, in the instruction's order.
+    pub fn srcs(&self) -> &[(Reg, u8)] {
+        &self.srcs[..self.len as usize]
+    }
+}
+
 impl Inst {
+    /// The registers it writes and reads, for every instruction that computes a value (`None`
+    /// for memory accesses and control flow). The one list of operand shapes: the executor
+    /// checks registers against it, and listings print it.
+    pub fn operands(&self) -> Option<Operands> {
+        use Inst::*;
+        let words = |e: Elem| (e.bytes() / 4) as u8;
+        Some(match *self {
+            Mov { dst, a }
+            | Neg { dst, a }
+            | Not { dst, a }
+            | AbsS { dst, a }
+            | FNeg { dst, a }
+            | FAbs { dst, a }
+            | FSqrt { dst, a }
+            | DivS2 { dst, a, .. }
+            | RemS2 { dst, a, .. } => Operands::new((dst, 1), &[(a, 1)]),
+            Mov64 { dst, a } | DNeg { dst, a } | DAbs { dst, a } | DSqrt { dst, a } => {
+                Operands::new((dst, 2), &[(a, 2)])
+            }
+            Add { dst, a, b }
+            | Sub { dst, a, b }
+            | Mul { dst, a, b }
+            | DivS { dst, a, b }
+            | DivU { dst, a, b }
+            | RemS { dst, a, b }
+            | RemU { dst, a, b }
+            | And { dst, a, b }
+            | Or { dst, a, b }
+            | Xor { dst, a, b }
+            | Shl { dst, a, b }
+            | ShrS { dst, a, b }
+            | ShrU { dst, a, b }
+            | MinS { dst, a, b }
+            | MinU { dst, a, b }
+            | MaxS { dst, a, b }
+            | MaxU { dst, a, b }
+            | Eq { dst, a, b }
+            | Ne { dst, a, b }
+            | LtS { dst, a, b }
+            | LtU { dst, a, b }
+            | LeS { dst, a, b }
+            | LeU { dst, a, b }
+            | FAdd { dst, a, b }
+            | FSub { dst, a, b }
+            | FMul { dst, a, b }
+            | FDiv { dst, a, b }
+            | FRem { dst, a, b }
+            | FMin { dst, a, b }
+            | FMax { dst, a, b }
+            | FEq { dst, a, b }
+            | FNe { dst, a, b }
+            | FLt { dst, a, b }
+            | FLe { dst, a, b } => Operands::new((dst, 1), &[(a, 1), (b, 1)]),
+            DAdd { dst, a, b }
+            | DSub { dst, a, b }
+            | DMul { dst, a, b }
+            | DDiv { dst, a, b }
+            | DRem { dst, a, b }
+            | DMin { dst, a, b }
+            | DMax { dst, a, b } => Operands::new((dst, 2), &[(a, 2), (b, 2)]),
+            DEq { dst, a, b } | DNe { dst, a, b } | DLt { dst, a, b } | DLe { dst, a, b } => {
+                Operands::new((dst, 1), &[(a, 2), (b, 2)])
+            }
+            Select { dst, c, a, b } => Operands::new((dst, 1), &[(c, 1), (a, 1), (b, 1)]),
+            Select64 { dst, c, a, b } => Operands::new((dst, 2), &[(c, 1), (a, 2), (b, 2)]),
+            Mad { dst, a, b, c } | FFma { dst, a, b, c } => {
+                Operands::new((dst, 1), &[(a, 1), (b, 1), (c, 1)])
+            }
+            DFma { dst, a, b, c } => Operands::new((dst, 2), &[(a, 2), (b, 2), (c, 2)]),
+            Cvt { dst, a, from, to } => Operands::new((dst, words(to)), &[(a, words(from))]),
+            Load(_)
+            | Store(_)
+            | If { .. }
+            | Else { .. }
+            | EndIf
+            | LoopStart
+            | LoopTest { .. }
+            | LoopBack { .. }
+            | ForTest { .. }
+            | ForNext { .. }
+            | LoopEnd
+            | Barrier
+            | Exit => return None,
+        })
+    }
+
     /// Whether this is a memory access.
     pub fn mem(&self) -> Option<(Mem, bool)> {
         match *self {
@@ -302,71 +416,20 @@ impl fmt::Display for Inst {
             .find(|c: char| !c.is_ascii_alphanumeric())
             .unwrap_or(debug.len());
         let op = debug[..end].to_ascii_lowercase();
+        if let Some(ops) = self.operands() {
+            return match *self {
+                Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
+                DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
+                _ => {
+                    write!(f, "{op} {}", ops.dst.0)?;
+                    for (r, _) in ops.srcs() {
+                        write!(f, ", {r}")?;
+                    }
+                    Ok(())
+                }
+            };
+        }
         match *self {
-            Mov { dst, a }
-            | Mov64 { dst, a }
-            | Neg { dst, a }
-            | Not { dst, a }
-            | AbsS { dst, a }
-            | FNeg { dst, a }
-            | FAbs { dst, a }
-            | FSqrt { dst, a }
-            | DNeg { dst, a }
-            | DAbs { dst, a }
-            | DSqrt { dst, a } => write!(f, "{op} {dst}, {a}"),
-            Add { dst, a, b }
-            | Sub { dst, a, b }
-            | Mul { dst, a, b }
-            | DivS { dst, a, b }
-            | DivU { dst, a, b }
-            | RemS { dst, a, b }
-            | RemU { dst, a, b }
-            | And { dst, a, b }
-            | Or { dst, a, b }
-            | Xor { dst, a, b }
-            | Shl { dst, a, b }
-            | ShrS { dst, a, b }
-            | ShrU { dst, a, b }
-            | MinS { dst, a, b }
-            | MinU { dst, a, b }
-            | MaxS { dst, a, b }
-            | MaxU { dst, a, b }
-            | Eq { dst, a, b }
-            | Ne { dst, a, b }
-            | LtS { dst, a, b }
-            | LtU { dst, a, b }
-            | LeS { dst, a, b }
-            | LeU { dst, a, b }
-            | FAdd { dst, a, b }
-            | FSub { dst, a, b }
-            | FMul { dst, a, b }
-            | FDiv { dst, a, b }
-            | FRem { dst, a, b }
-            | FMin { dst, a, b }
-            | FMax { dst, a, b }
-            | FEq { dst, a, b }
-            | FNe { dst, a, b }
-            | FLt { dst, a, b }
-            | FLe { dst, a, b }
-            | DAdd { dst, a, b }
-            | DSub { dst, a, b }
-            | DMul { dst, a, b }
-            | DDiv { dst, a, b }
-            | DRem { dst, a, b }
-            | DMin { dst, a, b }
-            | DMax { dst, a, b }
-            | DEq { dst, a, b }
-            | DNe { dst, a, b }
-            | DLt { dst, a, b }
-            | DLe { dst, a, b } => write!(f, "{op} {dst}, {a}, {b}"),
-            Select { dst, c, a, b } | Select64 { dst, c, a, b } => {
-                write!(f, "{op} {dst}, {c}, {a}, {b}")
-            }
-            Mad { dst, a, b, c } | FFma { dst, a, b, c } | DFma { dst, a, b, c } => {
-                write!(f, "{op} {dst}, {a}, {b}, {c}")
-            }
-            DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
-            Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
             Load(m) | Store(m) => {
                 let space = match m.space {
                     Space::Shared => "shared",
@@ -406,6 +469,8 @@ impl fmt::Display for Inst {
             ),
             ForNext { var, step, head_pc } => write!(f, "fornext {var} += {step}, @{head_pc}"),
             EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
+            // (Computing instructions are written above, from their operands.)
+            _ => f.write_str(&op),
         }
     }
 }
