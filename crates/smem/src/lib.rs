@@ -678,13 +678,15 @@ fn general<S: Sink + ?Sized>(
             w % geom.banks
         }
     };
-    // One word per lane: every lane's word and bank, once for all phases.
+    // Every lane's (first) word, and for one word per lane its bank, once for all phases.
     let one_word = per_lane == 1 && geom.banks <= 64;
     let mut words = [0u32; WARP];
     let mut banks = [0u32; WARP];
+    for l in 0..WARP {
+        words[l] = addrs[l] >> shift;
+    }
     if one_word {
         for l in 0..WARP {
-            words[l] = addrs[l] >> shift;
             banks[l] = bank_of(words[l]);
         }
     }
@@ -711,18 +713,14 @@ fn general<S: Sink + ?Sized>(
         let mut m = phase;
         // Every active lane of the phase on one first word (the rows of a 16-byte broadcast
         // load, say): one pass over the lanes instead of one lane at a time.
-        let w0 = addrs[phase.trailing_zeros() as usize] >> shift;
-        let mut other = 0u32;
-        for (l, &a) in addrs.iter().enumerate() {
-            other |= (((a >> shift) != w0) as u32) << l;
-        }
-        if other & phase == 0 {
+        let w0 = words[phase.trailing_zeros() as usize];
+        if eq_mask(&words, w0) & phase == phase {
             firsts[0] = w0;
             n = 1;
             m = 0;
         }
         while m != 0 {
-            let w = addrs[m.trailing_zeros() as usize] >> shift;
+            let w = words[m.trailing_zeros() as usize];
             m &= m - 1;
             let seen = firsts[..n].iter().fold(false, |d, &x| d | (x == w));
             firsts[n] = w;
