@@ -100,28 +100,14 @@ pub fn init_element(elem: Elem, init: Init, i: u64) -> [u32; 2] {
     }
 }
 
-/// A buffer's initial contents as 32-bit words (`f64`: two words per element, low first).
+/// A buffer's initial contents as 32-bit words (`f64`: two words per element, low first),
+/// filled by [`fill_global`] (the allocation is taken over, not copied).
 pub fn init_words(b: &BufferInfo) -> Vec<u32> {
-    let mut out = vec![0u32; b.words() as usize];
-    fill_words(b.elem, b.init, &mut out);
-    out
-}
-
-/// Fills `out` (a whole buffer's words) with the initial contents, in parallel.
-pub fn fill_words(elem: Elem, init: Init, out: &mut [u32]) {
-    if init == Init::Zeros {
-        out.fill(0);
-        return;
+    let out: Vec<AtomicU32> = (0..b.words()).map(|_| AtomicU32::new(0)).collect();
+    if b.init != Init::Zeros {
+        fill_global(b.elem, b.init, &out);
     }
-    const CHUNK: usize = 1 << 14;
-    let per = (elem.bytes() / 4) as usize;
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, ws)| {
-        let first = (c * CHUNK / per) as u64;
-        for (k, w) in ws.chunks_mut(per).enumerate() {
-            let e = init_element(elem, init, first + k as u64);
-            w.copy_from_slice(&e[..per]);
-        }
-    });
+    out.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 /// Fills `out` (a whole buffer's words, in global memory) with the initial contents, in
@@ -1598,9 +1584,10 @@ mod tests {
         load_str("t.ron", &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
-    /// Global memory filled in place holds what `init_words` gives; the buffers a program
-    /// stores to are known; a buffer read in place as both initial and final contents checks
-    /// like its copy.
+    /// Global memory filled in place (in parallel chunks) holds, word for word, what
+    /// `init_element` gives element by element, and so does `init_words`; the buffers a
+    /// program stores to are known; a buffer read in place as both initial and final contents
+    /// checks like its copy.
     #[test]
     fn in_place_fill_and_check() {
         let p = prog(
@@ -1612,7 +1599,12 @@ mod tests {
         let g = crate::exec::Global::new(&p);
         for (k, b) in p.buffers.iter().enumerate() {
             fill_global(b.elem, b.init, &g.buffers[k]);
-            assert_eq!(g.read(k), init_words(b));
+            let per = (b.elem.bytes() / 4) as usize;
+            let serial: Vec<u32> = (0..b.len)
+                .flat_map(|i| init_element(b.elem, b.init, i)[..per].to_vec())
+                .collect();
+            assert_eq!(g.read(k), serial);
+            assert_eq!(init_words(b), serial);
         }
         assert_eq!(written_buffers(&p), vec![false; 3]);
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../programs/transpose.ron");
