@@ -169,13 +169,22 @@ pub struct Cost {
     pub phases: u32,
 }
 
-/// Checks the geometry, the width and every active lane's alignment.
-#[inline]
-fn check(geom: &Geometry, width: u32, addrs: &[u32; WARP], mask: u32) -> Result<(), Error> {
+/// What every access is checked for first: a geometry [`Geometry::new`] would accept and a
+/// width of 4, 8 or 16 bytes. Gives whether the whole warp fits one phase of one word per lane
+/// (`lanes_per_phase(width) == 32` and no wider than a bank, without its division).
+#[inline(always)]
+fn start(geom: &Geometry, width: u32) -> Result<bool, Error> {
     geom.validate()?;
     if !matches!(width, 4 | 8 | 16) {
         return Err(Error::Width(width));
     }
+    Ok(width <= geom.bank_bytes
+        && geom.banks as u64 * geom.bank_bytes as u64 >= WARP as u64 * width as u64)
+}
+
+/// Checks every active lane's alignment to the width.
+#[inline]
+fn aligned(width: u32, addrs: &[u32; WARP], mask: u32) -> Result<(), Error> {
     let mut bad = 0u32;
     for (l, &a) in addrs.iter().enumerate() {
         bad |= ((a & (width - 1) != 0) as u32) << l;
@@ -278,15 +287,10 @@ pub fn cost_uniform_into(
     mask: u32,
     counts: &mut BankCounts,
 ) -> Result<Cost, Error> {
-    geom.validate()?;
-    if !matches!(width, 4 | 8 | 16) {
-        return Err(Error::Width(width));
-    }
+    let one_phase = start(geom, width)?;
     if mask == 0 {
         return Ok(Cost::default());
     }
-    let one_phase = width <= geom.bank_bytes
-        && geom.banks as u64 * geom.bank_bytes as u64 >= WARP as u64 * width as u64;
     if one_phase && addr & (width - 1) == 0 {
         // One phase, and one word (the access is no wider than a bank) that every lane asks
         // for: one cycle of one bank.
@@ -425,18 +429,12 @@ fn price<S: Sink + ?Sized>(
     mask: u32,
     sink: &mut S,
 ) -> Result<Cost, Error> {
-    geom.validate()?;
-    if !matches!(width, 4 | 8 | 16) {
-        return Err(Error::Width(width));
-    }
+    let one_phase = start(geom, width)?;
     if mask == 0 {
         return Ok(Cost::default());
     }
     // Fast paths: one word per lane and the whole warp in one phase, so the access is
     // conflict-free if no bank is asked for two distinct words.
-    // (`lanes_per_phase(width) == 32`, without its division.)
-    let one_phase = width <= geom.bank_bytes
-        && geom.banks as u64 * geom.bank_bytes as u64 >= WARP as u64 * width as u64;
     if one_phase && geom.banks == 32 {
         // One branch-free pass: alignment, and every active lane on its own bank.
         let (ored, distinct) = scan32(geom.bank_bytes.trailing_zeros(), addrs, mask);
@@ -550,7 +548,8 @@ fn slow_in<S: Sink + ?Sized>(
     one_phase: bool,
     sink: &mut S,
 ) -> Result<Cost, Error> {
-    check(geom, width, addrs, mask)?;
+    // (`price` has checked the geometry and the width.)
+    aligned(width, addrs, mask)?;
     if one_phase && geom.banks <= 32 {
         // Broadcasts, and lanes sharing words on otherwise distinct banks.
         if let Some(used) = conflict_free(geom, addrs, mask) {
@@ -915,7 +914,8 @@ pub fn analyze(
     addrs: &[u32; WARP],
     mask: u32,
 ) -> Result<Analysis, Error> {
-    check(geom, width, addrs, mask)?;
+    start(geom, width)?;
+    aligned(width, addrs, mask)?;
     let base = geom.lanes_per_phase(width);
     let lanes = if mask == 0 {
         base
