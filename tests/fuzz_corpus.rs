@@ -6,11 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use warpsim_interp::{load_str, Options};
-use warpsim_runner::{run, RunOptions, TableStyle};
-use warpsim_smem::Geometry;
-
-/// As in fuzz/fuzz_targets/run.rs: the geometry varies with the input's length.
-const GEOMETRIES: [(u32, u32); 6] = [(32, 4), (16, 4), (64, 4), (32, 8), (3, 4), (1024, 64)];
+use warpsim_runner::smoke;
 
 fn files(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -25,32 +21,7 @@ fn files(dir: &str) -> Vec<PathBuf> {
 
 /// What fuzz/fuzz_targets/run.rs does with one input.
 fn load_and_run(src: &str) {
-    let opts = Options {
-        max_buffer_bytes: 64 << 10,
-        ..Options::default()
-    };
-    let Ok(prog) = load_str("fuzz.ron", src, &opts) else {
-        return;
-    };
-    let threads = prog
-        .blocks()
-        .saturating_mul(prog.threads_per_block() as u64);
-    if threads > 2048 || prog.blocks() > 64 {
-        return;
-    }
-    let (banks, bank_bytes) = GEOMETRIES[src.len() % GEOMETRIES.len()];
-    let ropts = RunOptions {
-        geometry: Geometry { banks, bank_bytes },
-        max_steps: 20_000,
-        racecheck: true,
-        ..RunOptions::default()
-    };
-    if let Ok(report) = run(&prog, &ropts) {
-        let _ = report.to_json();
-        let _ = report.to_table(TableStyle { unicode: true });
-        let _ = report.to_table(TableStyle { unicode: false });
-        let _ = report.to_svg();
-    }
+    let _ = smoke::load_and_run("fuzz.ron", src);
 }
 
 fn replay(dir: &str, f: fn(&str)) -> usize {

@@ -6,7 +6,7 @@
 //! divisors non-zero and barriers out of divergent code, except that in one program in four
 //! a few of those choices break the rule on purpose, to reach the error paths too.
 //!
-//! Same limits as the `run` target (64 KiB of buffers, launches of at most 64 blocks and 2048
+//! Same limits as the `run` target (`warpsim_runner::smoke`: 64 KiB of buffers, launches of at most 64 blocks and 2048
 //! threads, 20 000 warp instructions per block, race checking on, the bank geometry chosen
 //! by the program text's length), so a generated program replays identically as a `run`
 //! input: `GEN_DUMP=DIR` writes every program that loads to DIR (to seed `fuzz/corpus/run`,
@@ -15,9 +15,8 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use std::fmt::Write;
-use warpsim_interp::{load_str, Options};
-use warpsim_runner::{run, RunOptions, TableStyle};
-use warpsim_smem::Geometry;
+use warpsim_interp::load_str;
+use warpsim_runner::{run, smoke};
 
 /// The value types. The language refuses operators on mixed types (`i32 + f32`,
 /// `f32 + f64`), so operands are generated of one type, and casts (`i32(…)`, …) convert.
@@ -736,9 +735,6 @@ fn program(u: &mut Unstructured) -> Result<String> {
     Ok(s)
 }
 
-/// As in the `run` target: the geometry varies with the program text's length.
-const GEOMETRIES: [(u32, u32); 6] = [(32, 4), (16, 4), (64, 4), (32, 8), (3, 4), (1024, 64)];
-
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(src) = program(&mut u) else {
@@ -748,11 +744,7 @@ fuzz_target!(|data: &[u8]| {
     if print {
         eprintln!("{src}");
     }
-    let opts = Options {
-        max_buffer_bytes: 64 << 10,
-        ..Options::default()
-    };
-    let prog = match load_str("gen.ron", &src, &opts) {
+    let prog = match load_str("gen.ron", &src, &smoke::load_options()) {
         Ok(p) => p,
         Err(e) => {
             if print {
@@ -771,21 +763,8 @@ fuzz_target!(|data: &[u8]| {
     }
     // The generator keeps launches within these; checked so a change to it cannot slow
     // the fuzzer down unnoticed.
-    let threads = prog
-        .blocks()
-        .saturating_mul(prog.threads_per_block() as u64);
-    assert!(
-        threads <= 2048 && prog.blocks() <= 64,
-        "launch too big: {src}"
-    );
-    let (banks, bank_bytes) = GEOMETRIES[src.len() % GEOMETRIES.len()];
-    let ropts = RunOptions {
-        geometry: Geometry { banks, bank_bytes },
-        max_steps: 20_000,
-        racecheck: true,
-        ..RunOptions::default()
-    };
-    let res = run(&prog, &ropts);
+    assert!(smoke::small_launch(&prog), "launch too big: {src}");
+    let res = run(&prog, &smoke::run_options(src.len()));
     if print {
         match &res {
             Ok(_) => eprintln!("ran"),
@@ -793,9 +772,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(report) = res {
-        let _ = report.to_json();
-        let _ = report.to_table(TableStyle { unicode: true });
-        let _ = report.to_table(TableStyle { unicode: false });
-        let _ = report.to_svg();
+        smoke::render(&report);
     }
 });

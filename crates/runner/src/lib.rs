@@ -17,6 +17,7 @@
 //! * [`Report::to_svg`]: a chart of the per-bank load and of the banks the hottest shared
 //!   instructions' lanes hit.
 //! * [`describe`]: a short summary of a loaded program (`warpsim check`).
+//! * [`smoke`]: the small limits the fuzz targets and their corpus replay run programs under.
 
 // Errors are `warpsim_interp::Diag`s by design (they carry the source snippet); they are rare
 // and leave the hot loops, so they are not boxed.
@@ -34,6 +35,7 @@ use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
 mod race;
+pub mod smoke;
 mod svg;
 mod table;
 
