@@ -2,6 +2,7 @@
 //! `sum` slots.
 
 use super::*;
+use crate::expr::builtins::{self, Builtin, Context};
 
 /// Compiles a reference expression.
 pub(super) struct Compiler<'a> {
@@ -254,15 +255,13 @@ impl Compiler<'_> {
     }
 
     pub(super) fn call(&mut self, fname: &str, args: &[Node], n: &Node) -> R<(E, Ty)> {
-        if fname == "sum" {
+        let Some(info) = builtins::lookup(fname, Context::Reference) else {
+            return Err(self.err(n, format!("unknown function `{fname}`"), None));
+        };
+        if info.builtin == Builtin::Sum {
             return self.sum(args, n);
         }
-        let arity = match fname {
-            "min" | "max" => 2,
-            "abs" | "sqrt" | "i32" | "u32" | "f32" | "f64" => 1,
-            "fma" | "select" => 3,
-            _ => return Err(self.err(n, format!("unknown function `{fname}`"), None)),
-        };
+        let arity = info.arity;
         if args.len() != arity {
             return Err(self.err(
                 n,
@@ -276,10 +275,10 @@ impl Compiler<'_> {
         }
         let mut v = v.into_iter();
         let mut next = || v.next().unwrap_or((E::Const(0), Ty::I32));
-        Ok(match fname {
-            "min" | "max" => {
+        Ok(match info.builtin {
+            Builtin::Min | Builtin::Max => {
                 let (a, c, t) = self.unify(next(), next());
-                let min = fname == "min";
+                let min = info.builtin == Builtin::Min;
                 let e = match t {
                     Ty::F => E::F2(if min { FOp::Min } else { FOp::Max }, b(a), b(c)),
                     Ty::I32 => E::I2(
@@ -297,30 +296,34 @@ impl Compiler<'_> {
                 };
                 (e, t)
             }
-            "abs" => match next() {
+            Builtin::Abs => match next() {
                 (e, Ty::F) => (E::U(Un::FAbs, b(e)), Ty::F),
                 (e, Ty::I32) => (E::U(Un::IAbs, b(e)), Ty::I32),
                 (e, Ty::U32) => (e, Ty::U32),
             },
-            "sqrt" => {
+            Builtin::Sqrt => {
                 let x = next();
                 (E::U(Un::FSqrt, b(self.to_f(x))), Ty::F)
             }
-            "fma" => {
+            Builtin::Fma => {
                 let (x, y, z) = (next(), next(), next());
                 (
                     E::Fma(b(self.to_f(x)), b(self.to_f(y)), b(self.to_f(z))),
                     Ty::F,
                 )
             }
-            "select" => {
+            Builtin::Select => {
                 let c = next();
                 let c = self.truth(c);
                 let (a, e, t) = self.unify(next(), next());
                 (E::Sel(b(c), b(a), b(e)), t)
             }
-            "i32" | "u32" => {
-                let to = if fname == "i32" { Ty::I32 } else { Ty::U32 };
+            Builtin::I32 | Builtin::U32 => {
+                let to = if info.builtin == Builtin::I32 {
+                    Ty::I32
+                } else {
+                    Ty::U32
+                };
                 match next() {
                     (e, Ty::F) => (
                         E::U(if to == Ty::I32 { Un::F2S } else { Un::F2U }, b(e)),
@@ -329,7 +332,7 @@ impl Compiler<'_> {
                     (e, _) => (e, to),
                 }
             }
-            "f32" => {
+            Builtin::F32 => {
                 let x = next();
                 (E::U(Un::FRound32, b(self.to_f(x))), Ty::F)
             }

@@ -2,22 +2,19 @@
 //! conversions).
 
 use super::*;
+use crate::expr::builtins::{self, Builtin, Context, Returns};
 
 impl Loader<'_> {
     pub(super) fn call(&mut self, f: &str, args: &[Node], site: Site, n: &Node) -> R<Val> {
-        let arity = match f {
-            "min" | "max" => 2,
-            "abs" | "sqrt" | "i32" | "u32" | "f32" | "f64" => 1,
-            "fma" | "select" => 3,
-            _ => {
-                return Err(self.err_node(
-                    site,
-                    n,
-                    format!("unknown function `{f}`"),
-                    Some(format!("functions: {}", FUNCTIONS.join(", "))),
-                ))
-            }
+        let Some(info) = builtins::lookup(f, Context::Kernel) else {
+            return Err(self.err_node(
+                site,
+                n,
+                format!("unknown function `{f}`"),
+                Some(format!("functions: {}", builtins::names(Context::Kernel))),
+            ));
         };
+        let arity = info.arity;
         if args.len() != arity {
             return Err(self.err_node(
                 site,
@@ -30,18 +27,19 @@ impl Loader<'_> {
         for a in args {
             vals.push(self.expr(a, site)?);
         }
-        match f {
-            "min" | "max" => {
+        match info.builtin {
+            Builtin::Min | Builtin::Max => {
                 let (x, y, t) = self.unify(vals[0], vals[1], site, n)?;
                 if let (Val::Const(a), Val::Const(b)) = (x, y) {
                     let (p, q) = (const_f64(a), const_f64(b));
-                    let pick_a = if f == "min" { p <= q } else { p >= q };
+                    let min = info.builtin == Builtin::Min;
+                    let pick_a = if min { p <= q } else { p >= q };
                     return Ok(Val::Const(if pick_a { a } else { b }));
                 }
                 let a = self.materialize(x, t)?;
                 let b = self.materialize(y, t)?;
                 let dst = self.alloc_temp(t.words())?;
-                let min = f == "min";
+                let min = info.builtin == Builtin::Min;
                 self.emit(match t {
                     Ty::I32 => {
                         if min {
@@ -74,12 +72,13 @@ impl Loader<'_> {
                 });
                 Ok(Val::Reg(dst, t))
             }
-            "abs" | "sqrt" => {
+            Builtin::Abs | Builtin::Sqrt => {
                 let v = vals[0];
+                let abs = info.builtin == Builtin::Abs;
                 if let Val::Const(c) = v {
-                    return Ok(Val::Const(match (f, c) {
-                        ("abs", Const::Int(x, t)) => Const::Int(x.abs(), t),
-                        ("abs", Const::Float(x, t)) => Const::Float(x.abs(), t),
+                    return Ok(Val::Const(match (abs, c) {
+                        (true, Const::Int(x, t)) => Const::Int(x.abs(), t),
+                        (true, Const::Float(x, t)) => Const::Float(x.abs(), t),
                         // (The type stays: `sqrt(f64(2))` is an f64, as at run time.)
                         (_, Const::Float(x, Some(Ty::F32))) => {
                             Const::Float((x as f32).sqrt() as f64, Some(Ty::F32))
@@ -90,13 +89,13 @@ impl Loader<'_> {
                 }
                 let Val::Reg(a, t) = v else { unreachable!() };
                 let dst = self.alloc_temp(t.words())?;
-                self.emit(match (f, t) {
-                    ("abs", Ty::I32) => Inst::AbsS { dst, a },
-                    ("abs", Ty::U32) => Inst::Mov { dst, a },
-                    ("abs", Ty::F32) => Inst::FAbs { dst, a },
-                    ("abs", Ty::F64) => Inst::DAbs { dst, a },
-                    ("sqrt", Ty::F32) => Inst::FSqrt { dst, a },
-                    ("sqrt", Ty::F64) => Inst::DSqrt { dst, a },
+                self.emit(match (abs, t) {
+                    (true, Ty::I32) => Inst::AbsS { dst, a },
+                    (true, Ty::U32) => Inst::Mov { dst, a },
+                    (true, Ty::F32) => Inst::FAbs { dst, a },
+                    (true, Ty::F64) => Inst::DAbs { dst, a },
+                    (false, Ty::F32) => Inst::FSqrt { dst, a },
+                    (false, Ty::F64) => Inst::DSqrt { dst, a },
                     _ => {
                         return Err(self.err_node(
                             site,
@@ -108,7 +107,7 @@ impl Loader<'_> {
                 });
                 Ok(Val::Reg(dst, t))
             }
-            "fma" => {
+            Builtin::Fma => {
                 let (x, y, t) = self.unify(vals[0], vals[1], site, n)?;
                 let (_, z, t2) = self.unify(Val::Reg(Reg(0), t), vals[2], site, n)?;
                 if !t2.is_float() || t != t2 {
@@ -130,18 +129,21 @@ impl Loader<'_> {
                 });
                 Ok(Val::Reg(dst, t))
             }
-            "select" => {
+            Builtin::Select => {
                 let c = self.truth(vals[0], site, &args[0])?;
                 self.select(c, vals[1], vals[2], site, n)
             }
             _ => {
-                // Conversions.
-                let to = match f {
-                    "i32" => Ty::I32,
-                    "u32" => Ty::U32,
-                    "f32" => Ty::F32,
-                    _ => Ty::F64,
+                // Conversions (`sum` is not callable in kernels).
+                let Returns::Convert(elem) = info.returns else {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!("`{f}` is not a kernel function"),
+                        None,
+                    ));
                 };
+                let to = Ty::of(elem);
                 match vals[0] {
                     Val::Const(c) => Ok(Val::Const(match (c, to) {
                         (Const::Int(x, _), Ty::I32) => Const::Int(x as i32 as i64, Some(Ty::I32)),

@@ -145,7 +145,10 @@ impl Loader<'_> {
                 Some("use letters, digits and _, starting with a letter".to_owned()),
             ));
         }
-        if special(n).is_some() || FUNCTIONS.contains(&n.as_str()) || n == "i" && what == "buffer" {
+        if special(n).is_some()
+            || expr::builtins::lookup(n, expr::Context::Kernel).is_some()
+            || n == "i" && what == "buffer"
+        {
             return Err(self.err_text(
                 t,
                 format!("`{n}` is a built-in name and cannot name a {what}"),

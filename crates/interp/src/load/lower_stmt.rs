@@ -81,7 +81,7 @@ impl Loader<'_> {
                 Some("use letters, digits and _, starting with a letter".to_owned()),
             ));
         }
-        if special(n).is_some() || FUNCTIONS.contains(&n.as_str()) {
+        if special(n).is_some() || expr::builtins::lookup(n, expr::Context::Kernel).is_some() {
             return Err(self.err_text(
                 t,
                 format!("`{n}` is a built-in name"),

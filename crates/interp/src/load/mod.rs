@@ -268,10 +268,6 @@ struct Loader<'a> {
 
 type R<T> = Result<T, Diag>;
 
-const FUNCTIONS: &[&str] = &[
-    "min", "max", "abs", "sqrt", "fma", "select", "i32", "u32", "f32", "f64",
-];
-
 impl<'a> Loader<'a> {
     fn new(path: &'a str, src: Arc<str>, opts: &'a Options) -> Self {
         Loader {
