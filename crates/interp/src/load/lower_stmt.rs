@@ -436,7 +436,7 @@ impl Loader<'_> {
                 // The expression's last instruction wrote a temporary: let it write `dst`.
                 if !self.fixed.get(r.0 as usize).copied().unwrap_or(false) && r != dst {
                     if let Some(last) = self.code.last_mut() {
-                        if retarget(last, r, dst) {
+                        if last.retarget(r, dst) {
                             return Ok(());
                         }
                     }

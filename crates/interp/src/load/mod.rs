@@ -22,7 +22,6 @@ mod regs;
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
-use regs::retarget;
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
