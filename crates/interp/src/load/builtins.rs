@@ -41,28 +41,28 @@ impl Loader<'_> {
                 let dst = self.alloc_temp(t.words())?;
                 let min = info.builtin == Builtin::Min;
                 self.emit(match t {
-                    Ty::I32 => {
+                    KernelTy::I32 => {
                         if min {
                             Inst::MinS { dst, a, b }
                         } else {
                             Inst::MaxS { dst, a, b }
                         }
                     }
-                    Ty::U32 | Ty::Bool => {
+                    KernelTy::U32 | KernelTy::Bool => {
                         if min {
                             Inst::MinU { dst, a, b }
                         } else {
                             Inst::MaxU { dst, a, b }
                         }
                     }
-                    Ty::F32 => {
+                    KernelTy::F32 => {
                         if min {
                             Inst::FMin { dst, a, b }
                         } else {
                             Inst::FMax { dst, a, b }
                         }
                     }
-                    Ty::F64 => {
+                    KernelTy::F64 => {
                         if min {
                             Inst::DMin { dst, a, b }
                         } else {
@@ -80,8 +80,8 @@ impl Loader<'_> {
                         (true, Const::Int(x, t)) => Const::Int(x.abs(), t),
                         (true, Const::Float(x, t)) => Const::Float(x.abs(), t),
                         // (The type stays: `sqrt(f64(2))` is an f64, as at run time.)
-                        (_, Const::Float(x, Some(Ty::F32))) => {
-                            Const::Float((x as f32).sqrt() as f64, Some(Ty::F32))
+                        (_, Const::Float(x, Some(KernelTy::F32))) => {
+                            Const::Float((x as f32).sqrt() as f64, Some(KernelTy::F32))
                         }
                         (_, Const::Float(x, t)) => Const::Float(x.sqrt(), t),
                         (_, c) => Const::Float(const_f64(c).sqrt(), None),
@@ -90,12 +90,12 @@ impl Loader<'_> {
                 let Val::Reg(a, t) = v else { unreachable!() };
                 let dst = self.alloc_temp(t.words())?;
                 self.emit(match (abs, t) {
-                    (true, Ty::I32) => Inst::AbsS { dst, a },
-                    (true, Ty::U32) => Inst::Mov { dst, a },
-                    (true, Ty::F32) => Inst::FAbs { dst, a },
-                    (true, Ty::F64) => Inst::DAbs { dst, a },
-                    (false, Ty::F32) => Inst::FSqrt { dst, a },
-                    (false, Ty::F64) => Inst::DSqrt { dst, a },
+                    (true, KernelTy::I32) => Inst::AbsS { dst, a },
+                    (true, KernelTy::U32) => Inst::Mov { dst, a },
+                    (true, KernelTy::F32) => Inst::FAbs { dst, a },
+                    (true, KernelTy::F64) => Inst::DAbs { dst, a },
+                    (false, KernelTy::F32) => Inst::FSqrt { dst, a },
+                    (false, KernelTy::F64) => Inst::DSqrt { dst, a },
                     _ => {
                         return Err(self.err_node(
                             site,
@@ -122,7 +122,7 @@ impl Loader<'_> {
                 let b = self.materialize(y, t)?;
                 let c = self.materialize(z, t)?;
                 let dst = self.alloc_temp(t.words())?;
-                self.emit(if t == Ty::F32 {
+                self.emit(if t == KernelTy::F32 {
                     Inst::FFma { dst, a, b, c }
                 } else {
                     Inst::DFma { dst, a, b, c }
@@ -143,19 +143,27 @@ impl Loader<'_> {
                         None,
                     ));
                 };
-                let to = Ty::of(elem);
+                let to = KernelTy::of(elem);
                 match vals[0] {
                     Val::Const(c) => Ok(Val::Const(match (c, to) {
-                        (Const::Int(x, _), Ty::I32) => Const::Int(x as i32 as i64, Some(Ty::I32)),
-                        (Const::Int(x, _), Ty::U32) => Const::Int(x as u32 as i64, Some(Ty::U32)),
-                        (Const::Float(x, _), Ty::I32) => Const::Int(x as i32 as i64, Some(Ty::I32)),
-                        (Const::Float(x, _), Ty::U32) => Const::Int(x as u32 as i64, Some(Ty::U32)),
+                        (Const::Int(x, _), KernelTy::I32) => {
+                            Const::Int(x as i32 as i64, Some(KernelTy::I32))
+                        }
+                        (Const::Int(x, _), KernelTy::U32) => {
+                            Const::Int(x as u32 as i64, Some(KernelTy::U32))
+                        }
+                        (Const::Float(x, _), KernelTy::I32) => {
+                            Const::Int(x as i32 as i64, Some(KernelTy::I32))
+                        }
+                        (Const::Float(x, _), KernelTy::U32) => {
+                            Const::Int(x as u32 as i64, Some(KernelTy::U32))
+                        }
                         (c, t) => Const::Float(const_f64(c), Some(t)),
                     })),
                     Val::Reg(a, from) => {
                         if from == to
                             || (from.is_int() && to.is_int())
-                            || (from == Ty::Bool && to.is_int())
+                            || (from == KernelTy::Bool && to.is_int())
                         {
                             return Ok(Val::Reg(a, to));
                         }

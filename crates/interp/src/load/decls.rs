@@ -4,7 +4,7 @@
 use super::*;
 
 impl Loader<'_> {
-    pub(super) fn program(mut self, p: &ast::Program) -> R<Program> {
+    pub(super) fn program(mut self, p: &ast::ProgramSource) -> R<Program> {
         // Defines: declared defaults, then overrides.
         for (name, v) in &p.defines {
             if !is_ident(&name.text) {
@@ -168,7 +168,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn buffers(&mut self, p: &ast::Program) -> R<()> {
+    pub(super) fn buffers(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut total: u64 = 0;
         for b in &p.buffers {
             self.check_name(&b.name, "buffer")?;
@@ -233,7 +233,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn shared_arrays(&mut self, p: &ast::Program) -> R<()> {
+    pub(super) fn shared_arrays(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut base: u64 = 0;
         for s in &p.shared {
             self.check_name(&s.name, "shared array")?;

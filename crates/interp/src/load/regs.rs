@@ -39,8 +39,8 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn const_reg(&mut self, bits: u64, ty: Ty) -> R<Reg> {
-        let wide = ty == Ty::F64;
+    pub(super) fn const_reg(&mut self, bits: u64, ty: KernelTy) -> R<Reg> {
+        let wide = ty == KernelTy::F64;
         if let Some(&r) = self.consts.get(&(bits, wide)) {
             return Ok(r);
         }
