@@ -18,12 +18,12 @@ pub fn check(prog: &Program, initial: &[Vec<u32>], fin: &[Vec<u32>]) -> Result<V
 
 /// The default limit of [`check_limited`]: as many terms per element as the executor's
 /// default `--max-steps`.
-pub const DEFAULT_MAX_TERMS: u64 = 100_000_000;
+pub(crate) const DEFAULT_MAX_TERMS: u64 = 100_000_000;
 
 /// [`check`], with the `sum`s of one element adding at most `max_terms` terms: a reference
 /// that needs more (a sum over a huge range, say) is an error rather than a run that never
 /// ends.
-pub fn check_limited(
+pub(crate) fn check_limited(
     prog: &Program,
     initial: &[Vec<u32>],
     fin: &[Vec<u32>],
@@ -34,8 +34,10 @@ pub fn check_limited(
     check_slices(prog, &initial, &fin, max_terms)
 }
 
-/// [`check_limited`] on borrowed words, so that one buffer's words can serve as both its
-/// initial and its final contents (a buffer the program never stores to, read in place).
+/// [`check`] on borrowed words, so that one buffer's words can serve as both its initial
+/// and its final contents (a buffer the program never stores to, read in place), with the
+/// `sum`s of one element adding at most `max_terms` terms: a reference that needs more (a
+/// sum over a huge range, say) is an error rather than a run that never ends.
 pub fn check_slices(
     prog: &Program,
     initial: &[&[u32]],
