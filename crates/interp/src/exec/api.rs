@@ -151,6 +151,23 @@ impl Stats {
         }
     }
 
+    /// Grows the per-instruction and per-bank tables to `code` instructions and `banks` banks
+    /// (they are never shrunk).
+    pub(super) fn fit(&mut self, code: usize, banks: usize) {
+        if self.per_pc.len() < code {
+            self.per_pc.resize(code, PcStats::default());
+        }
+        if self.samples.len() < code {
+            self.samples.resize(code, None);
+        }
+        if self.per_bank.len() < banks {
+            self.per_bank.resize(banks, 0);
+        }
+        if self.per_pc_bank.len() < code * banks {
+            self.per_pc_bank.resize(code * banks, 0);
+        }
+    }
+
     /// Adds `other` (e.g. another thread's blocks) to these.
     pub fn merge(&mut self, other: &Stats) {
         if self.per_pc.len() < other.per_pc.len() {

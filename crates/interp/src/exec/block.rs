@@ -106,6 +106,8 @@ fn thread_xyz(block: [u32; 3], t: u64) -> [u32; 3] {
 ///
 /// `stats` should come from [`Stats::new`] for this program and geometry (it is grown if it is
 /// too small). On a fault the block stops; `stats` then holds what ran before it.
+///
+/// This checks the program first; to run many blocks, check it once with [`Verified::new`].
 pub fn run_block(
     prog: &Program,
     cfg: &Config,
@@ -113,7 +115,68 @@ pub fn run_block(
     global: &Global,
     stats: &mut Stats,
 ) -> Result<(), Fault> {
-    run_reusing(prog, cfg, ctaid, global, stats)
+    Verified::check(prog, cfg, global, ctaid)?.run_block(ctaid, stats)
+}
+
+/// A program checked to run under one [`Config`] with one [`Global`] memory: its blocks can
+/// then run (on any number of threads) without checking it again.
+#[derive(Debug)]
+pub struct Verified<'a> {
+    pub(super) prog: &'a Program,
+    pub(super) cfg: Config,
+    pub(super) global: &'a Global,
+    /// For each pc, its index in a block's bank counters (0 for instructions that are not
+    /// shared accesses).
+    bank_row: Vec<usize>,
+    /// The shared-access pcs, in the order of the bank counters.
+    shared_pcs: Vec<usize>,
+}
+
+impl<'a> Verified<'a> {
+    /// Checks that `prog` can run under `cfg` with `global` (whose buffers must be as large as
+    /// the program's: [`Global::new`]). A fault names block (0,0,0), the first to run.
+    pub fn new(prog: &'a Program, cfg: &Config, global: &'a Global) -> Result<Self, Fault> {
+        Self::check(prog, cfg, global, [0; 3])
+    }
+
+    /// [`Verified::new`], with faults naming block `ctaid`.
+    pub(super) fn check(
+        prog: &'a Program,
+        cfg: &Config,
+        global: &'a Global,
+        ctaid: [u32; 3],
+    ) -> Result<Self, Fault> {
+        verify::check(prog, cfg, ctaid, global)?;
+        let mut bank_row = vec![0; prog.code.len()];
+        let mut shared_pcs = Vec::new();
+        for (pc, i) in prog.code.iter().enumerate() {
+            if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
+                bank_row[pc] = shared_pcs.len();
+                shared_pcs.push(pc);
+            }
+        }
+        Ok(Verified {
+            prog,
+            cfg: *cfg,
+            global,
+            bank_row,
+            shared_pcs,
+        })
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'a Program {
+        self.prog
+    }
+
+    /// Runs block `ctaid` to completion, as [`run_block`] does.
+    pub fn run_block(&self, ctaid: [u32; 3], stats: &mut Stats) -> Result<(), Fault> {
+        SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut sc) => run(self, ctaid, stats, &mut sc),
+            // (Only if a block ran inside a block: not done, but not worth a panic either.)
+            Err(_) => run(self, ctaid, stats, &mut Scratch::default()),
+        })
+    }
 }
 
 /// What a block needs besides the program: kept between the blocks that one thread runs, so
@@ -127,10 +190,7 @@ pub(super) struct Scratch {
     frames: Vec<Frame>,
     warps: Vec<Warp>,
     shared: Vec<u32>,
-    /// For each pc, its index in `counts` (shared accesses only).
-    bank_row: Vec<usize>,
-    /// The shared-access pcs, in the order of `counts`.
-    shared_pcs: Vec<usize>,
+    /// The bank counters, one per shared-access pc ([`Verified::shared_pcs`]).
     counts: Vec<BankCounts>,
 }
 
@@ -138,32 +198,15 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// [`run_block`] with this thread's [`Scratch`].
-fn run_reusing(
-    prog: &Program,
-    cfg: &Config,
-    ctaid: [u32; 3],
-    global: &Global,
-    stats: &mut Stats,
-) -> Result<(), Fault> {
-    SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut sc) => run(prog, cfg, ctaid, global, stats, &mut sc),
-        // (Only if a block ran inside a block: not done, but not worth a panic either.)
-        Err(_) => run(prog, cfg, ctaid, global, stats, &mut Scratch::default()),
-    })
-}
-
-/// [`run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
+/// [`Verified::run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
 /// `regs[w * max(nregs, 1)..][..nregs]`).
 pub(super) fn run(
-    prog: &Program,
-    cfg: &Config,
+    v: &Verified,
     ctaid: [u32; 3],
-    global: &Global,
     stats: &mut Stats,
     sc: &mut Scratch,
 ) -> Result<(), Fault> {
-    verify::check(prog, cfg, ctaid, global)?;
+    let (prog, cfg, global) = (v.prog, &v.cfg, v.global);
     let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
     if threads == 0 {
         sc.regs.clear();
@@ -204,34 +247,14 @@ pub(super) fn run(
     sc.shared
         .resize(prog.shared_bytes.div_ceil(4) as usize + SPARE_WORDS, 0);
 
-    if stats.per_pc.len() < prog.code.len() {
-        stats.per_pc.resize(prog.code.len(), PcStats::default());
-    }
-    if stats.samples.len() < prog.code.len() {
-        stats.samples.resize(prog.code.len(), None);
-    }
     let banks = cfg.geometry.banks as usize;
-    if stats.per_bank.len() < banks {
-        stats.per_bank.resize(banks, 0);
-    }
-    if stats.per_pc_bank.len() < prog.code.len() * banks {
-        stats.per_pc_bank.resize(prog.code.len() * banks, 0);
-    }
-    sc.bank_row.clear();
-    sc.bank_row.resize(prog.code.len(), 0);
-    sc.shared_pcs.clear();
-    for (pc, i) in prog.code.iter().enumerate() {
-        if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
-            sc.bank_row[pc] = sc.shared_pcs.len();
-            sc.shared_pcs.push(pc);
-        }
-    }
-    sc.counts.truncate(sc.shared_pcs.len());
+    stats.fit(prog.code.len(), banks);
+    sc.counts.truncate(v.shared_pcs.len());
     for c in &mut sc.counts {
         c.clear();
     }
     sc.counts
-        .resize(sc.shared_pcs.len(), BankCounts::new(cfg.geometry.banks));
+        .resize(v.shared_pcs.len(), BankCounts::new(cfg.geometry.banks));
     let mut cx = Ctx {
         prog,
         cfg,
@@ -240,7 +263,7 @@ pub(super) fn run(
         per_pc: &mut stats.per_pc,
         samples: &mut stats.samples,
         pc_bank: &mut sc.counts,
-        bank_row: &sc.bank_row,
+        bank_row: &v.bank_row,
         shared: &mut sc.shared,
         threads,
         steps: 0,
@@ -281,7 +304,7 @@ pub(super) fn run(
     if let Some(race) = cx.race.take() {
         race.finish(&mut stats.races);
     }
-    for (&pc, served) in sc.shared_pcs.iter().zip(&sc.counts) {
+    for (&pc, served) in v.shared_pcs.iter().zip(&sc.counts) {
         served.add_to(&mut stats.per_bank);
         served.add_to(&mut stats.per_pc_bank[pc * banks..(pc + 1) * banks]);
     }

@@ -44,7 +44,7 @@ mod warp;
 mod tests;
 
 pub use api::{Config, Global, PcStats, Sample, Stats};
-pub use block::run_block;
+pub use block::{run_block, Verified};
 pub use fault::Fault;
 
 /// One register: a 32-bit value per lane.

@@ -55,7 +55,8 @@ fn both_builds_and_scratch_reuse_agree() {
                     run_block(&p, &cfg, ctaid, &global, &mut stats).unwrap();
                 } else {
                     let mut sc = Scratch::default();
-                    run(&p, &cfg, ctaid, &global, &mut stats, &mut sc).unwrap();
+                    let v = Verified::new(&p, &cfg, &global).unwrap();
+                    run(&v, ctaid, &mut stats, &mut sc).unwrap();
                 }
             }
             BASELINE_ONLY.with(|b| b.set(false));
@@ -226,7 +227,8 @@ fn exec_cfg(p: &Program, cfg: Config, ctaid: [u32; 3]) -> Out {
     let global = Global::new(p);
     let mut stats = Stats::new(p, &cfg.geometry);
     let mut sc = Scratch::default();
-    let result = run(p, &cfg, ctaid, &global, &mut stats, &mut sc);
+    let result =
+        Verified::check(p, &cfg, &global, ctaid).and_then(|v| run(&v, ctaid, &mut stats, &mut sc));
     Out {
         result,
         regs: sc.regs,
