@@ -2,6 +2,7 @@
 //! `sum` slots.
 
 use super::*;
+use crate::expr::builtins::{self, Builtin, Context};
 
 /// Compiles a reference expression.
 pub(super) struct Compiler<'a> {
@@ -16,11 +17,11 @@ pub(super) struct Compiler<'a> {
 
 pub(super) type R<T> = Result<T, Diag>;
 
-pub(super) fn int_const(v: i64) -> Option<(u64, Ty)> {
+pub(super) fn int_const(v: i64) -> Option<(u64, RefTy)> {
     if let Ok(x) = i32::try_from(v) {
-        Some((x as u32 as u64, Ty::I32))
+        Some((x as u32 as u64, RefTy::I32))
     } else {
-        u32::try_from(v).ok().map(|x| (x as u64, Ty::U32))
+        u32::try_from(v).ok().map(|x| (x as u64, RefTy::U32))
     }
 }
 
@@ -41,26 +42,26 @@ impl Compiler<'_> {
     }
 
     /// Converts to a float.
-    pub(super) fn to_f(&self, (e, t): (E, Ty)) -> E {
+    pub(super) fn to_f(&self, (e, t): (E, RefTy)) -> E {
         match (t, e) {
-            (Ty::F, e) => e,
-            (Ty::I32, E::Const(v)) => E::Const(fb(v as u32 as i32 as f64)),
-            (Ty::U32, E::Const(v)) => E::Const(fb(v as u32 as f64)),
-            (Ty::I32, e) => E::U(Un::S2F, b(e)),
-            (Ty::U32, e) => E::U(Un::U2F, b(e)),
+            (RefTy::F, e) => e,
+            (RefTy::I32, E::Const(v)) => E::Const(fb(v as u32 as i32 as f64)),
+            (RefTy::U32, E::Const(v)) => E::Const(fb(v as u32 as f64)),
+            (RefTy::I32, e) => E::U(Un::S2F, b(e)),
+            (RefTy::U32, e) => E::U(Un::U2F, b(e)),
         }
     }
 
     /// Converts to 0/1.
-    pub(super) fn truth(&self, (e, t): (E, Ty)) -> E {
+    pub(super) fn truth(&self, (e, t): (E, RefTy)) -> E {
         match t {
-            Ty::F => E::U(Un::FTruth, b(e)),
+            RefTy::F => E::U(Un::FTruth, b(e)),
             _ => E::U(Un::ITruth, b(e)),
         }
     }
 
-    pub(super) fn int(&self, n: &Node, (e, t): (E, Ty), what: &str) -> R<(E, Ty)> {
-        if t == Ty::F {
+    pub(super) fn int(&self, n: &Node, (e, t): (E, RefTy), what: &str) -> R<(E, RefTy)> {
+        if t == RefTy::F {
             return Err(self.err(
                 n,
                 format!("{what} must be an integer, and this is {}", t.name()),
@@ -70,11 +71,11 @@ impl Compiler<'_> {
         Ok((e, t))
     }
 
-    pub(super) fn compile(&mut self, n: &Node) -> R<(E, Ty)> {
+    pub(super) fn compile(&mut self, n: &Node) -> R<(E, RefTy)> {
         Ok(match &n.kind {
             Kind::Int { value, unsigned } => {
                 let c = if *unsigned {
-                    u32::try_from(*value).ok().map(|x| (x as u64, Ty::U32))
+                    u32::try_from(*value).ok().map(|x| (x as u64, RefTy::U32))
                 } else {
                     int_const(*value)
                 };
@@ -82,10 +83,10 @@ impl Compiler<'_> {
                     c.ok_or_else(|| self.err(n, "this constant does not fit in 32 bits", None))?;
                 (E::Const(v), t)
             }
-            Kind::Float(v) => (E::Const(fb(*v)), Ty::F),
+            Kind::Float(v) => (E::Const(fb(*v)), RefTy::F),
             Kind::Name(name) => {
                 if let Some((_, s)) = self.vars.iter().rev().find(|(v, _)| v == name) {
-                    (E::Slot(*s), Ty::I32)
+                    (E::Slot(*s), RefTy::I32)
                 } else if let Some((_, v)) = self.prog.defines.iter().find(|(d, _)| d == name) {
                     let (v, t) = int_const(*v).ok_or_else(|| {
                         self.err(
@@ -117,14 +118,14 @@ impl Compiler<'_> {
                 let i = self.compile(ix)?;
                 let (i, it) = self.int(ix, i, "an index")?;
                 let t = match self.prog.buffers[buf].elem {
-                    Elem::F32 | Elem::F64 => Ty::F,
-                    Elem::U32 => Ty::U32,
-                    Elem::I32 => Ty::I32,
+                    Elem::F32 | Elem::F64 => RefTy::F,
+                    Elem::U32 => RefTy::U32,
+                    Elem::I32 => RefTy::I32,
                 };
                 (
                     E::Load {
                         buf: buf as u16,
-                        signed: it == Ty::I32,
+                        signed: it == RefTy::I32,
                         idx: b(i),
                         span: (n.start, n.end),
                     },
@@ -134,11 +135,11 @@ impl Compiler<'_> {
             Kind::Unary(op, a) => {
                 let v = self.compile(a)?;
                 match (op, v.1) {
-                    (UnOp::Neg, Ty::F) => (E::U(Un::FNeg, b(v.0)), Ty::F),
+                    (UnOp::Neg, RefTy::F) => (E::U(Un::FNeg, b(v.0)), RefTy::F),
                     (UnOp::Neg, t) => (E::U(Un::INeg, b(v.0)), t),
-                    (UnOp::Not, Ty::F) => (E::U(Un::INot, b(self.truth(v))), Ty::I32),
-                    (UnOp::Not, _) => (E::U(Un::INot, b(v.0)), Ty::I32),
-                    (UnOp::BitNot, Ty::F) => {
+                    (UnOp::Not, RefTy::F) => (E::U(Un::INot, b(self.truth(v))), RefTy::I32),
+                    (UnOp::Not, _) => (E::U(Un::INot, b(v.0)), RefTy::I32),
+                    (UnOp::BitNot, RefTy::F) => {
                         return Err(self.err(n, "`~` does not apply to a float", None))
                     }
                     (UnOp::BitNot, t) => (E::U(Un::IBitNot, b(v.0)), t),
@@ -161,15 +162,21 @@ impl Compiler<'_> {
         })
     }
 
-    pub(super) fn unify(&self, l: (E, Ty), r: (E, Ty)) -> (E, E, Ty) {
+    pub(super) fn unify(&self, l: (E, RefTy), r: (E, RefTy)) -> (E, E, RefTy) {
         match (l.1, r.1) {
-            (Ty::F, _) | (_, Ty::F) => (self.to_f(l), self.to_f(r), Ty::F),
-            (Ty::U32, _) | (_, Ty::U32) => (l.0, r.0, Ty::U32),
-            _ => (l.0, r.0, Ty::I32),
+            (RefTy::F, _) | (_, RefTy::F) => (self.to_f(l), self.to_f(r), RefTy::F),
+            (RefTy::U32, _) | (_, RefTy::U32) => (l.0, r.0, RefTy::U32),
+            _ => (l.0, r.0, RefTy::I32),
         }
     }
 
-    pub(super) fn binary(&self, op: BinOp, l: (E, Ty), r: (E, Ty), n: &Node) -> R<(E, Ty)> {
+    pub(super) fn binary(
+        &self,
+        op: BinOp,
+        l: (E, RefTy),
+        r: (E, RefTy),
+        n: &Node,
+    ) -> R<(E, RefTy)> {
         use BinOp::*;
         let span = (n.start, n.end);
         match op {
@@ -181,11 +188,11 @@ impl Compiler<'_> {
                     } else {
                         E::LOr(b(a), b(c))
                     },
-                    Ty::I32,
+                    RefTy::I32,
                 ));
             }
             Shl | Shr => {
-                if l.1 == Ty::F || r.1 == Ty::F {
+                if l.1 == RefTy::F || r.1 == RefTy::F {
                     return Err(self.err(
                         n,
                         "shifts need integers, and this has a float side",
@@ -194,7 +201,7 @@ impl Compiler<'_> {
                 }
                 let iop = match (op, l.1) {
                     (Shl, _) => IOp::Shl,
-                    (_, Ty::I32) => IOp::ShrS,
+                    (_, RefTy::I32) => IOp::ShrS,
                     _ => IOp::ShrU,
                 };
                 return Ok((E::I2(iop, b(l.0), b(r.0), span), l.1));
@@ -208,8 +215,8 @@ impl Compiler<'_> {
             (a, c)
         };
         let cmp = matches!(op, Eq | Ne | Lt | Le | Gt | Ge);
-        let rt = if cmp { Ty::I32 } else { t };
-        if t == Ty::F {
+        let rt = if cmp { RefTy::I32 } else { t };
+        if t == RefTy::F {
             let fop = match op {
                 Add => FOp::Add,
                 Sub => FOp::Sub,
@@ -230,7 +237,7 @@ impl Compiler<'_> {
             };
             return Ok((E::F2(fop, b(a), b(c)), rt));
         }
-        let s = t == Ty::I32;
+        let s = t == RefTy::I32;
         let iop = match op {
             Add => IOp::Add,
             Sub => IOp::Sub,
@@ -253,16 +260,14 @@ impl Compiler<'_> {
         Ok((E::I2(iop, b(a), b(c), span), rt))
     }
 
-    pub(super) fn call(&mut self, fname: &str, args: &[Node], n: &Node) -> R<(E, Ty)> {
-        if fname == "sum" {
+    pub(super) fn call(&mut self, fname: &str, args: &[Node], n: &Node) -> R<(E, RefTy)> {
+        let Some(info) = builtins::lookup(fname, Context::Reference) else {
+            return Err(self.err(n, format!("unknown function `{fname}`"), None));
+        };
+        if info.builtin == Builtin::Sum {
             return self.sum(args, n);
         }
-        let arity = match fname {
-            "min" | "max" => 2,
-            "abs" | "sqrt" | "i32" | "u32" | "f32" | "f64" => 1,
-            "fma" | "select" => 3,
-            _ => return Err(self.err(n, format!("unknown function `{fname}`"), None)),
-        };
+        let arity = info.arity;
         if args.len() != arity {
             return Err(self.err(
                 n,
@@ -275,20 +280,20 @@ impl Compiler<'_> {
             v.push(self.compile(a)?);
         }
         let mut v = v.into_iter();
-        let mut next = || v.next().unwrap_or((E::Const(0), Ty::I32));
-        Ok(match fname {
-            "min" | "max" => {
+        let mut next = || v.next().unwrap_or((E::Const(0), RefTy::I32));
+        Ok(match info.builtin {
+            Builtin::Min | Builtin::Max => {
                 let (a, c, t) = self.unify(next(), next());
-                let min = fname == "min";
+                let min = info.builtin == Builtin::Min;
                 let e = match t {
-                    Ty::F => E::F2(if min { FOp::Min } else { FOp::Max }, b(a), b(c)),
-                    Ty::I32 => E::I2(
+                    RefTy::F => E::F2(if min { FOp::Min } else { FOp::Max }, b(a), b(c)),
+                    RefTy::I32 => E::I2(
                         if min { IOp::MinS } else { IOp::MaxS },
                         b(a),
                         b(c),
                         (n.start, n.end),
                     ),
-                    Ty::U32 => E::I2(
+                    RefTy::U32 => E::I2(
                         if min { IOp::MinU } else { IOp::MaxU },
                         b(a),
                         b(c),
@@ -297,50 +302,54 @@ impl Compiler<'_> {
                 };
                 (e, t)
             }
-            "abs" => match next() {
-                (e, Ty::F) => (E::U(Un::FAbs, b(e)), Ty::F),
-                (e, Ty::I32) => (E::U(Un::IAbs, b(e)), Ty::I32),
-                (e, Ty::U32) => (e, Ty::U32),
+            Builtin::Abs => match next() {
+                (e, RefTy::F) => (E::U(Un::FAbs, b(e)), RefTy::F),
+                (e, RefTy::I32) => (E::U(Un::IAbs, b(e)), RefTy::I32),
+                (e, RefTy::U32) => (e, RefTy::U32),
             },
-            "sqrt" => {
+            Builtin::Sqrt => {
                 let x = next();
-                (E::U(Un::FSqrt, b(self.to_f(x))), Ty::F)
+                (E::U(Un::FSqrt, b(self.to_f(x))), RefTy::F)
             }
-            "fma" => {
+            Builtin::Fma => {
                 let (x, y, z) = (next(), next(), next());
                 (
                     E::Fma(b(self.to_f(x)), b(self.to_f(y)), b(self.to_f(z))),
-                    Ty::F,
+                    RefTy::F,
                 )
             }
-            "select" => {
+            Builtin::Select => {
                 let c = next();
                 let c = self.truth(c);
                 let (a, e, t) = self.unify(next(), next());
                 (E::Sel(b(c), b(a), b(e)), t)
             }
-            "i32" | "u32" => {
-                let to = if fname == "i32" { Ty::I32 } else { Ty::U32 };
+            Builtin::I32 | Builtin::U32 => {
+                let to = if info.builtin == Builtin::I32 {
+                    RefTy::I32
+                } else {
+                    RefTy::U32
+                };
                 match next() {
-                    (e, Ty::F) => (
-                        E::U(if to == Ty::I32 { Un::F2S } else { Un::F2U }, b(e)),
+                    (e, RefTy::F) => (
+                        E::U(if to == RefTy::I32 { Un::F2S } else { Un::F2U }, b(e)),
                         to,
                     ),
                     (e, _) => (e, to),
                 }
             }
-            "f32" => {
+            Builtin::F32 => {
                 let x = next();
-                (E::U(Un::FRound32, b(self.to_f(x))), Ty::F)
+                (E::U(Un::FRound32, b(self.to_f(x))), RefTy::F)
             }
             _ => {
                 let x = next();
-                (self.to_f(x), Ty::F)
+                (self.to_f(x), RefTy::F)
             }
         })
     }
 
-    pub(super) fn sum(&mut self, args: &[Node], n: &Node) -> R<(E, Ty)> {
+    pub(super) fn sum(&mut self, args: &[Node], n: &Node) -> R<(E, RefTy)> {
         let [v, from, to, body] = args else {
             return Err(self.err(n, "sum takes 4 arguments: sum(k, from, to, term)", None));
         };
@@ -351,7 +360,7 @@ impl Compiler<'_> {
         let (f, ft) = self.int(from, f, "the start of a sum")?;
         let t = self.compile(to)?;
         let (t, tt) = self.int(to, t, "the end of a sum")?;
-        let unsigned = ft == Ty::U32 || tt == Ty::U32;
+        let unsigned = ft == RefTy::U32 || tt == RefTy::U32;
         let slot = self.new_slot(n)?;
         self.vars.push((var.clone(), slot));
         let body = self.compile(body);
@@ -367,7 +376,7 @@ impl Compiler<'_> {
                 from: f,
                 to: t,
                 unsigned,
-                float: bt == Ty::F,
+                float: bt == RefTy::F,
                 hoisted,
                 body,
                 span: (n.start, n.end),
@@ -436,7 +445,7 @@ pub(super) fn find_base(prog: &Program, ex: &Expect) -> Option<usize> {
 /// A compiled reference, ready to evaluate for every element.
 pub(super) struct Compiled {
     pub(super) root: E,
-    pub(super) ty: Ty,
+    pub(super) ty: RefTy,
     pub(super) nslots: usize,
     pub(super) base: Option<usize>,
 }

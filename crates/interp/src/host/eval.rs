@@ -5,19 +5,19 @@ use super::*;
 
 /// Static type of a reference value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Ty {
+pub(super) enum RefTy {
     I32,
     U32,
     /// A float, held as `f64`.
     F,
 }
 
-impl Ty {
+impl RefTy {
     pub(super) fn name(self) -> &'static str {
         match self {
-            Ty::I32 => "i32",
-            Ty::U32 => "u32",
-            Ty::F => "a float",
+            RefTy::I32 => "i32",
+            RefTy::U32 => "u32",
+            RefTy::F => "a float",
         }
     }
 }
@@ -141,7 +141,7 @@ pub(super) struct Src<'a> {
 
 /// Why evaluation stopped.
 #[derive(Clone, Debug)]
-pub(super) enum Fault {
+pub(super) enum EvalFault {
     Oob {
         buf: u16,
         index: i64,
@@ -160,14 +160,14 @@ pub(super) enum Fault {
 /// first fault.
 pub(super) struct St {
     pub(super) slots: Vec<u64>,
-    pub(super) fault: Option<Fault>,
+    pub(super) fault: Option<EvalFault>,
     /// Sum terms the current element may still add (see [`check_limited`]).
     pub(super) budget: u64,
 }
 
 impl St {
     #[cold]
-    pub(super) fn fail(&mut self, f: Fault) {
+    pub(super) fn fail(&mut self, f: EvalFault) {
         if self.fault.is_none() {
             self.fault = Some(f);
         }
@@ -263,7 +263,7 @@ pub(super) fn load<'a>(
     elem: Elem,
     signed: bool,
     idx: Fx<'a>,
-    fault: Fault,
+    fault: EvalFault,
 ) -> Fx<'a> {
     // The index as a u64 that is out of range when negative (signed) or past the end.
     macro_rules! ld {
@@ -277,7 +277,7 @@ pub(super) fn load<'a>(
                 };
                 if $k >= len {
                     let mut f = fault.clone();
-                    if let Fault::Oob { index, .. } = &mut f {
+                    if let EvalFault::Oob { index, .. } = &mut f {
                         *index = if signed {
                             raw as i32 as i64
                         } else {
@@ -318,7 +318,7 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
             span,
         } => {
             let src = srcs[*buf as usize];
-            let fault = Fault::Oob {
+            let fault = EvalFault::Oob {
                 buf: *buf,
                 index: 0,
                 span: *span,
@@ -341,7 +341,7 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
                 (|$x:ident, $y:ident| $body:expr) => {
                     bin(a, b, srcs, move |s, x, y| {
                         if y as u32 == 0 {
-                            s.fail(Fault::DivZero { span });
+                            s.fail(EvalFault::DivZero { span });
                             return 0;
                         }
                         let ($x, $y) = (x, y);
@@ -460,7 +460,7 @@ pub(super) fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
         match s.budget.checked_sub(n as u64) {
             Some(left) => s.budget = left,
             None => {
-                s.fail(Fault::Terms { span });
+                s.fail(EvalFault::Terms { span });
                 return 0;
             }
         }

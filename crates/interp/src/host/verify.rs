@@ -146,7 +146,7 @@ impl Acc {
 
 /// A chunk of an integer buffer: its mismatches and the reference at the first, or the
 /// first element whose reference faulted.
-pub(super) type ChunkResult = Result<(Acc, Option<u32>), (u64, Fault)>;
+pub(super) type ChunkResult = Result<(Acc, Option<u32>), (u64, EvalFault)>;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_buffer(
@@ -167,7 +167,7 @@ pub(super) fn check_buffer(
         budget: max_terms,
     };
     let ty = c.ty;
-    let fail = |i: u64, f: Fault| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
+    let fail = |i: u64, f: EvalFault| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
     let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64) {
         // Float buffers: the tolerance scales with the largest reference value. Without
         // keeping every reference (which would take as much memory as a buffer of f64), a
@@ -176,16 +176,16 @@ pub(super) fn check_buffer(
         // infinite): a chunk where that is within the tolerance has no mismatch, and only the
         // other chunks are computed again to find theirs.
         let to_f = |v: u64| match ty {
-            Ty::F => f(v),
-            Ty::I32 => v as u32 as i32 as f64,
-            Ty::U32 => v as u32 as f64,
+            RefTy::F => f(v),
+            RefTy::I32 => v as u32 as i32 as f64,
+            RefTy::U32 => v as u32 as f64,
         };
         let got_of = |i: usize| match elem_value(bi.elem, got, i) {
             Some(Num::Float(g)) => g,
             _ => f64::NAN,
         };
         // The references of chunk `ci`, each given to `each(i, want)`; or the first fault.
-        let chunk = |ci: usize, each: &mut dyn FnMut(usize, f64)| -> Result<(), (u64, Fault)> {
+        let chunk = |ci: usize, each: &mut dyn FnMut(usize, f64)| -> Result<(), (u64, EvalFault)> {
             let mut st = new_state();
             for i in ci * CHUNK..((ci + 1) * CHUNK).min(n) {
                 st.slots[0] = i as u32 as u64;
@@ -198,7 +198,7 @@ pub(super) fn check_buffer(
             }
             Ok(())
         };
-        let firsts: Vec<Result<[f64; 3], (u64, Fault)>> = (0..n.div_ceil(CHUNK))
+        let firsts: Vec<Result<[f64; 3], (u64, EvalFault)>> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|ci| {
                 let [mut max_ref, mut max_err, mut worst] = [0f64; 3];
@@ -259,8 +259,8 @@ pub(super) fn check_buffer(
         // Integer buffers: exact, so each element is compared as soon as it is computed.
         let signed = bi.elem == Elem::I32;
         let to_bits = |v: u64| match (ty, signed) {
-            (Ty::F, true) => f(v) as i32 as u32,
-            (Ty::F, false) => f(v) as u32,
+            (RefTy::F, true) => f(v) as i32 as u32,
+            (RefTy::F, false) => f(v) as u32,
             _ => v as u32,
         };
         let chunks: Vec<ChunkResult> = (0..n.div_ceil(CHUNK))
@@ -323,11 +323,11 @@ pub(super) fn fault_diag(
     c: &Compiled,
     srcs: &[Src],
     i: u64,
-    fault: Fault,
+    fault: EvalFault,
     max_terms: u64,
 ) -> Diag {
     match fault {
-        Fault::Oob { buf, index, span } => {
+        EvalFault::Oob { buf, index, span } => {
             let src = &prog.buffers[buf as usize];
             let len = srcs[buf as usize].len;
             err_at(
@@ -345,7 +345,7 @@ pub(super) fn fault_diag(
                 )),
             )
         }
-        Fault::DivZero { span } => err_at(
+        EvalFault::DivZero { span } => err_at(
             prog,
             ex,
             c.base,
@@ -356,7 +356,7 @@ pub(super) fn fault_diag(
             ),
             Some("guard the divisor: `d != 0 ? x / d : 0`".into()),
         ),
-        Fault::Terms { span } => err_at(
+        EvalFault::Terms { span } => err_at(
             prog,
             ex,
             c.base,

@@ -4,7 +4,7 @@
 use super::*;
 
 impl Loader<'_> {
-    pub(super) fn program(mut self, p: &ast::Program) -> R<Program> {
+    pub(super) fn program(mut self, p: &ast::ProgramSource) -> R<Program> {
         // Defines: declared defaults, then overrides.
         for (name, v) in &p.defines {
             if !is_ident(&name.text) {
@@ -145,7 +145,10 @@ impl Loader<'_> {
                 Some("use letters, digits and _, starting with a letter".to_owned()),
             ));
         }
-        if special(n).is_some() || FUNCTIONS.contains(&n.as_str()) || n == "i" && what == "buffer" {
+        if special(n).is_some()
+            || expr::builtins::lookup(n, expr::Context::Kernel).is_some()
+            || n == "i" && what == "buffer"
+        {
             return Err(self.err_text(
                 t,
                 format!("`{n}` is a built-in name and cannot name a {what}"),
@@ -165,7 +168,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn buffers(&mut self, p: &ast::Program) -> R<()> {
+    pub(super) fn buffers(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut total: u64 = 0;
         for b in &p.buffers {
             self.check_name(&b.name, "buffer")?;
@@ -230,7 +233,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn shared_arrays(&mut self, p: &ast::Program) -> R<()> {
+    pub(super) fn shared_arrays(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut base: u64 = 0;
         for s in &p.shared {
             self.check_name(&s.name, "shared array")?;

@@ -55,7 +55,10 @@ impl Loader<'_> {
                     self.fold_int(b, site, what)?
                 }
             }
-            Kind::Call(f, args) if (f == "min" || f == "max") && args.len() == 2 => {
+            Kind::Call(f, args)
+                if expr::builtins::lookup(f, expr::Context::Constant)
+                    .is_some_and(|b| b.arity == args.len()) =>
+            {
                 let x = self.fold_int(&args[0], site, what)?;
                 let y = self.fold_int(&args[1], site, what)?;
                 if f == "min" {

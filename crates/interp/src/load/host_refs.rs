@@ -1,6 +1,7 @@
 //! Checking the CPU reference expressions (`expect`) at load time.
 
 use super::*;
+use crate::expr::builtins::{self, Builtin, Context};
 
 impl Loader<'_> {
     pub(super) fn check_host(&self, n: &Node, site: Site, vars: &mut Vec<String>) -> R<()> {
@@ -36,7 +37,10 @@ impl Loader<'_> {
                 self.check_host(a, site, vars)?;
                 self.check_host(b, site, vars)
             }
-            Kind::Call(f, args) if f == "sum" => {
+            Kind::Call(f, args)
+                if builtins::lookup(f, Context::Reference)
+                    .is_some_and(|b| b.builtin == Builtin::Sum) =>
+            {
                 let [v, from, to, body] = args.as_slice() else {
                     return Err(self.err_node(
                         site,
@@ -61,19 +65,18 @@ impl Loader<'_> {
                 r
             }
             Kind::Call(f, args) => {
-                let arity = match f.as_str() {
-                    "min" | "max" => 2,
-                    "abs" | "sqrt" | "i32" | "u32" | "f32" | "f64" => 1,
-                    "fma" | "select" => 3,
-                    _ => {
-                        return Err(self.err_node(
-                            site,
-                            n,
-                            format!("unknown function `{f}`"),
-                            Some(format!("functions: sum, {}", FUNCTIONS.join(", "))),
-                        ))
-                    }
+                let Some(info) = builtins::lookup(f, Context::Reference) else {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!("unknown function `{f}`"),
+                        Some(format!(
+                            "functions: {}",
+                            builtins::names(Context::Reference)
+                        )),
+                    ));
                 };
+                let arity = info.arity;
                 if args.len() != arity {
                     return Err(self.err_node(
                         site,

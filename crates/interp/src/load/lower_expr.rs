@@ -144,7 +144,7 @@ impl Loader<'_> {
                 }
                 v => v,
             };
-            out[d] = self.materialize(v, Ty::I32)?;
+            out[d] = self.materialize(v, KernelTy::I32)?;
         }
         Ok(out)
     }
@@ -162,7 +162,10 @@ impl Loader<'_> {
                         None,
                     ));
                 }
-                Ok(Val::Const(Const::Int(*value, unsigned.then_some(Ty::U32))))
+                Ok(Val::Const(Const::Int(
+                    *value,
+                    unsigned.then_some(KernelTy::U32),
+                )))
             }
             Kind::Float(v) => Ok(Val::Const(Const::Float(*v, None))),
             Kind::Name(name) => self.name(name, n, site),
@@ -172,7 +175,7 @@ impl Loader<'_> {
                     unreachable!("array_of checks")
                 };
                 let idx = self.indices(space, array, idx, site, 1)?;
-                let ty = Ty::of(elem);
+                let ty = KernelTy::of(elem);
                 let data = self.alloc_temp(ty.words())?;
                 let text = self.node_text(n, site);
                 self.emit_at(
@@ -235,7 +238,7 @@ impl Loader<'_> {
         }
         if let Some(s) = special(name) {
             let r = self.special_reg(s)?;
-            return Ok(Val::Reg(r, Ty::I32));
+            return Ok(Val::Reg(r, KernelTy::I32));
         }
         if self.shared.iter().any(|s| s.name == name) || self.buffers.iter().any(|b| b.name == name)
         {
@@ -270,13 +273,19 @@ impl Loader<'_> {
     }
 
     /// Types both operands alike: literals adopt the other side's type; i32 with u32 gives u32.
-    pub(super) fn unify(&mut self, x: Val, y: Val, site: Site, n: &Node) -> R<(Val, Val, Ty)> {
+    pub(super) fn unify(
+        &mut self,
+        x: Val,
+        y: Val,
+        site: Site,
+        n: &Node,
+    ) -> R<(Val, Val, KernelTy)> {
         let t = match (x, y) {
             (Val::Reg(_, a), Val::Reg(_, b)) => {
                 if a == b {
                     a
                 } else if a.is_int() && b.is_int() {
-                    Ty::U32
+                    KernelTy::U32
                 } else {
                     return Err(self.err_node(
                         site,
@@ -294,8 +303,8 @@ impl Loader<'_> {
                 a
             }
             (Val::Const(a), Val::Const(b)) => match (a, b) {
-                (Const::Float(_, t), _) | (_, Const::Float(_, t)) => t.unwrap_or(Ty::F32),
-                (Const::Int(_, ta), Const::Int(_, tb)) => ta.or(tb).unwrap_or(Ty::I32),
+                (Const::Float(_, t), _) | (_, Const::Float(_, t)) => t.unwrap_or(KernelTy::F32),
+                (Const::Int(_, ta), Const::Int(_, tb)) => ta.or(tb).unwrap_or(KernelTy::I32),
             },
         };
         Ok((x, y, t))
@@ -331,11 +340,11 @@ impl Loader<'_> {
                 }
             }
             let a = self.materialize(x, tx)?;
-            let b = self.materialize(y, Ty::U32)?;
+            let b = self.materialize(y, KernelTy::U32)?;
             let dst = self.alloc_temp(1)?;
             self.emit(match (op, tx) {
                 (Shl, _) => Inst::Shl { dst, a, b },
-                (_, Ty::I32) => Inst::ShrS { dst, a, b },
+                (_, KernelTy::I32) => Inst::ShrS { dst, a, b },
                 _ => Inst::ShrU { dst, a, b },
             });
             return Ok(Val::Reg(dst, tx));
@@ -349,7 +358,7 @@ impl Loader<'_> {
             } else {
                 Inst::Or { dst, a, b }
             });
-            return Ok(Val::Reg(dst, Ty::Bool));
+            return Ok(Val::Reg(dst, KernelTy::Bool));
         }
         let (x, y, t) = self.unify(x, y, site, n)?;
         if let Some(v) = self.strength_reduce(op, x, y, t)? {
@@ -362,7 +371,7 @@ impl Loader<'_> {
         let a = self.materialize(x, t)?;
         let b = self.materialize(y, t)?;
         let cmp = matches!(op, Eq | Ne | Lt | Le | Gt | Ge);
-        let rt = if cmp { Ty::Bool } else { t };
+        let rt = if cmp { KernelTy::Bool } else { t };
         let dst = self.alloc_temp(rt.words())?;
         let bad = |s: &Self| {
             Err(s.err_node(
@@ -370,26 +379,26 @@ impl Loader<'_> {
                 n,
                 format!("`{}` does not apply to {}", op.symbol(), t.name()),
                 Some(match t {
-                    Ty::Bool => "compare with == / != or combine with && / ||".to_owned(),
+                    KernelTy::Bool => "compare with == / != or combine with && / ||".to_owned(),
                     _ => "convert the operands to an integer type".to_owned(),
                 }),
             ))
         };
         let inst = match t {
-            Ty::I32 | Ty::U32 | Ty::Bool => {
-                let s = t == Ty::I32;
+            KernelTy::I32 | KernelTy::U32 | KernelTy::Bool => {
+                let s = t == KernelTy::I32;
                 match op {
-                    Add if t != Ty::Bool => Inst::Add { dst, a, b },
-                    Sub if t != Ty::Bool => Inst::Sub { dst, a, b },
-                    Mul if t != Ty::Bool => Inst::Mul { dst, a, b },
-                    Div if t != Ty::Bool => {
+                    Add if t != KernelTy::Bool => Inst::Add { dst, a, b },
+                    Sub if t != KernelTy::Bool => Inst::Sub { dst, a, b },
+                    Mul if t != KernelTy::Bool => Inst::Mul { dst, a, b },
+                    Div if t != KernelTy::Bool => {
                         if s {
                             Inst::DivS { dst, a, b }
                         } else {
                             Inst::DivU { dst, a, b }
                         }
                     }
-                    Rem if t != Ty::Bool => {
+                    Rem if t != KernelTy::Bool => {
                         if s {
                             Inst::RemS { dst, a, b }
                         } else {
@@ -401,14 +410,14 @@ impl Loader<'_> {
                     Xor => Inst::Xor { dst, a, b },
                     Eq => Inst::Eq { dst, a, b },
                     Ne => Inst::Ne { dst, a, b },
-                    Lt | Gt if t != Ty::Bool => {
+                    Lt | Gt if t != KernelTy::Bool => {
                         if s {
                             Inst::LtS { dst, a, b }
                         } else {
                             Inst::LtU { dst, a, b }
                         }
                     }
-                    Le | Ge if t != Ty::Bool => {
+                    Le | Ge if t != KernelTy::Bool => {
                         if s {
                             Inst::LeS { dst, a, b }
                         } else {
@@ -418,7 +427,7 @@ impl Loader<'_> {
                     _ => return bad(self),
                 }
             }
-            Ty::F32 => match op {
+            KernelTy::F32 => match op {
                 Add => Inst::FAdd { dst, a, b },
                 Sub => Inst::FSub { dst, a, b },
                 Mul => Inst::FMul { dst, a, b },
@@ -430,7 +439,7 @@ impl Loader<'_> {
                 Le | Ge => Inst::FLe { dst, a, b },
                 _ => return bad(self),
             },
-            Ty::F64 => match op {
+            KernelTy::F64 => match op {
                 Add => Inst::DAdd { dst, a, b },
                 Sub => Inst::DSub { dst, a, b },
                 Mul => Inst::DMul { dst, a, b },
@@ -460,8 +469,14 @@ impl Loader<'_> {
     ///   than a mask, measured).
     ///
     /// `None`: nothing to do, lower `x op y` as it is.
-    pub(super) fn strength_reduce(&mut self, op: BinOp, x: Val, y: Val, t: Ty) -> R<Option<Val>> {
-        if !matches!(t, Ty::I32 | Ty::U32) {
+    pub(super) fn strength_reduce(
+        &mut self,
+        op: BinOp,
+        x: Val,
+        y: Val,
+        t: KernelTy,
+    ) -> R<Option<Val>> {
+        if !matches!(t, KernelTy::I32 | KernelTy::U32) {
             return Ok(None);
         }
         match (op, x, y) {
@@ -495,17 +510,17 @@ impl Loader<'_> {
                 let a = self.materialize(x, t)?;
                 let dst = self.alloc_temp(1)?;
                 let inst = match (op, t) {
-                    (BinOp::Div, Ty::I32) => Inst::DivS2 { dst, a, k },
-                    (BinOp::Rem, Ty::I32) => Inst::RemS2 { dst, a, k },
+                    (BinOp::Div, KernelTy::I32) => Inst::DivS2 { dst, a, k },
+                    (BinOp::Rem, KernelTy::I32) => Inst::RemS2 { dst, a, k },
                     (BinOp::Div, _) => Inst::ShrU {
                         dst,
                         a,
-                        b: self.const_reg(k as u64, Ty::U32)?,
+                        b: self.const_reg(k as u64, KernelTy::U32)?,
                     },
                     _ => Inst::And {
                         dst,
                         a,
-                        b: self.const_reg(d as u64 - 1, Ty::U32)?,
+                        b: self.const_reg(d as u64 - 1, KernelTy::U32)?,
                     },
                 };
                 self.emit(inst);
@@ -521,7 +536,7 @@ impl Loader<'_> {
         Ok(Val::Const(match (a, b) {
             (Const::Int(x, ta), Const::Int(y, tb)) => {
                 let t = ta.or(tb);
-                let v = if t == Some(Ty::U32) {
+                let v = if t == Some(KernelTy::U32) {
                     // u32 arithmetic wraps, as it does at run time.
                     fold_u32(op, x as u32, y as u32).map_err(err)?
                 } else {
@@ -529,7 +544,7 @@ impl Loader<'_> {
                 };
                 let cmp = matches!(op, Eq | Ne | Lt | Le | Gt | Ge | LAnd | LOr);
                 let v = match t {
-                    Some(Ty::U32) if !cmp => v as u32 as i64,
+                    Some(KernelTy::U32) if !cmp => v as u32 as i64,
                     _ => v,
                 };
                 Const::Int(v, if cmp { None } else { t })
@@ -570,8 +585,8 @@ impl Loader<'_> {
                 ),
                 (UnOp::Neg, Const::Float(x, t)) => Const::Float(-x, t),
                 (UnOp::Not, Const::Int(x, _)) => Const::Int((x == 0) as i64, None),
-                (UnOp::BitNot, Const::Int(x, Some(Ty::U32))) => {
-                    Const::Int(!(x as u32) as i64, Some(Ty::U32))
+                (UnOp::BitNot, Const::Int(x, Some(KernelTy::U32))) => {
+                    Const::Int(!(x as u32) as i64, Some(KernelTy::U32))
                 }
                 (UnOp::BitNot, Const::Int(x, t)) => Const::Int(!x, t),
                 _ => {
@@ -587,18 +602,18 @@ impl Loader<'_> {
         let Val::Reg(a, t) = v else { unreachable!() };
         let dst = self.alloc_temp(t.words())?;
         let inst = match (op, t) {
-            (UnOp::Neg, Ty::I32 | Ty::U32) => Inst::Neg { dst, a },
-            (UnOp::Neg, Ty::F32) => Inst::FNeg { dst, a },
-            (UnOp::Neg, Ty::F64) => Inst::DNeg { dst, a },
-            (UnOp::BitNot, Ty::I32 | Ty::U32) => Inst::Not { dst, a },
-            (UnOp::Not, Ty::Bool) => {
-                let one = self.const_reg(1, Ty::Bool)?;
+            (UnOp::Neg, KernelTy::I32 | KernelTy::U32) => Inst::Neg { dst, a },
+            (UnOp::Neg, KernelTy::F32) => Inst::FNeg { dst, a },
+            (UnOp::Neg, KernelTy::F64) => Inst::DNeg { dst, a },
+            (UnOp::BitNot, KernelTy::I32 | KernelTy::U32) => Inst::Not { dst, a },
+            (UnOp::Not, KernelTy::Bool) => {
+                let one = self.const_reg(1, KernelTy::Bool)?;
                 Inst::Xor { dst, a, b: one }
             }
-            (UnOp::Not, Ty::I32 | Ty::U32) => {
+            (UnOp::Not, KernelTy::I32 | KernelTy::U32) => {
                 let z = self.const_reg(0, t)?;
                 self.emit(Inst::Eq { dst, a, b: z });
-                return Ok(Val::Reg(dst, Ty::Bool));
+                return Ok(Val::Reg(dst, KernelTy::Bool));
             }
             _ => {
                 return Err(self.err_node(
@@ -618,7 +633,7 @@ impl Loader<'_> {
         let a = self.materialize(x, t)?;
         let b = self.materialize(y, t)?;
         let dst = self.alloc_temp(t.words())?;
-        self.emit(if t == Ty::F64 {
+        self.emit(if t == KernelTy::F64 {
             Inst::Select64 { dst, c, a, b }
         } else {
             Inst::Select { dst, c, a, b }
@@ -634,21 +649,21 @@ pub(super) fn const_f64(c: Const) -> f64 {
     }
 }
 
-pub(super) fn default_ty(c: Const) -> Ty {
+pub(super) fn default_ty(c: Const) -> KernelTy {
     match c {
-        Const::Int(_, t) => t.unwrap_or(Ty::I32),
-        Const::Float(_, t) => t.unwrap_or(Ty::F32),
+        Const::Int(_, t) => t.unwrap_or(KernelTy::I32),
+        Const::Float(_, t) => t.unwrap_or(KernelTy::F32),
     }
 }
 
 /// The bits of a constant as a value of type `ty` (the low 32 bits, or 64 for f64).
-pub(super) fn const_bits(c: Const, ty: Ty) -> u64 {
+pub(super) fn const_bits(c: Const, ty: KernelTy) -> u64 {
     match ty {
-        Ty::I32 | Ty::U32 | Ty::Bool => match c {
+        KernelTy::I32 | KernelTy::U32 | KernelTy::Bool => match c {
             Const::Int(x, _) => x as u32 as u64,
             Const::Float(x, _) => x as i64 as u32 as u64,
         },
-        Ty::F32 => (const_f64(c) as f32).to_bits() as u64,
-        Ty::F64 => const_f64(c).to_bits(),
+        KernelTy::F32 => (const_f64(c) as f32).to_bits() as u64,
+        KernelTy::F64 => const_f64(c).to_bits(),
     }
 }

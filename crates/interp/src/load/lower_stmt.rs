@@ -61,7 +61,7 @@ impl Loader<'_> {
         self.max_depth = self.max_depth.max(self.depth);
     }
 
-    pub(super) fn declare(&mut self, t: &Text, ty: Ty) -> R<Reg> {
+    pub(super) fn declare(&mut self, t: &Text, ty: KernelTy) -> R<Reg> {
         self.check_var_name(t)?;
         let reg = self.alloc_var(ty.words())?;
         let line = self.line_of(t);
@@ -81,7 +81,7 @@ impl Loader<'_> {
                 Some("use letters, digits and _, starting with a letter".to_owned()),
             ));
         }
-        if special(n).is_some() || FUNCTIONS.contains(&n.as_str()) {
+        if special(n).is_some() || expr::builtins::lookup(n, expr::Context::Kernel).is_some() {
             return Err(self.err_text(
                 t,
                 format!("`{n}` is a built-in name"),
@@ -147,8 +147,14 @@ impl Loader<'_> {
                     unreachable!("array_of checks")
                 };
                 let v = self.expr(&vn, vsite)?;
-                let v = self.coerce(v, Ty::of(elem), vsite, &vn, "the array's element type")?;
-                let data = self.materialize(v, Ty::of(elem))?;
+                let v = self.coerce(
+                    v,
+                    KernelTy::of(elem),
+                    vsite,
+                    &vn,
+                    "the array's element type",
+                )?;
+                let data = self.materialize(v, KernelTy::of(elem))?;
                 let idx = self.indices(space, array, idx, tsite, 1)?;
                 let mem = Mem {
                     space,
@@ -169,7 +175,7 @@ impl Loader<'_> {
                 };
                 let vec = self.vec_len(names.len(), elem, src, space, array)?;
                 let idx = self.indices(space, array, idx, site, vec)?;
-                let ty = Ty::of(elem);
+                let ty = KernelTy::of(elem);
                 let first = Reg(self.next_reg.max(self.high_water) as u16);
                 for n in names {
                     self.declare(n, ty)?;
@@ -192,7 +198,7 @@ impl Loader<'_> {
                     unreachable!("array_of checks")
                 };
                 let vec = self.vec_len(values.len(), elem, target, space, array)?;
-                let ty = Ty::of(elem);
+                let ty = KernelTy::of(elem);
                 let mut vals = Vec::new();
                 for v in values {
                     let (vn, vsite) = self.parse_expr(v)?;
@@ -203,7 +209,7 @@ impl Loader<'_> {
                 for (k, v) in vals.into_iter().enumerate() {
                     let dst = Reg(data.0 + k as u16 * ty.words());
                     let src = self.materialize(v, ty)?;
-                    self.emit(if ty == Ty::F64 {
+                    self.emit(if ty == KernelTy::F64 {
                         Inst::Mov64 { dst, a: src }
                     } else {
                         Inst::Mov { dst, a: src }
@@ -336,7 +342,7 @@ impl Loader<'_> {
                 let tv = self.expr(&tnode, tsite)?;
                 let tv = self.coerce(tv, ty, tsite, &tnode, "the loop counter's type")?;
                 let bound = self.materialize(tv, ty)?;
-                let signed = ty == Ty::I32;
+                let signed = ty == KernelTy::I32;
                 let (a, b) = if down { (bound, reg) } else { (reg, bound) };
                 let test = self.emit(Inst::ForTest {
                     a,
@@ -412,14 +418,14 @@ impl Loader<'_> {
     /// A 0/1 register from a condition (integers test against 0).
     pub(super) fn truth(&mut self, v: Val, site: Site, n: &Node) -> R<Reg> {
         match v {
-            Val::Reg(r, Ty::Bool) => Ok(r),
+            Val::Reg(r, KernelTy::Bool) => Ok(r),
             Val::Reg(r, t) if t.is_int() => {
                 let z = self.const_reg(0, t)?;
                 let d = self.alloc_temp(1)?;
                 self.emit(Inst::Ne { dst: d, a: r, b: z });
                 Ok(d)
             }
-            Val::Const(Const::Int(x, _)) => self.const_reg((x != 0) as u64, Ty::Bool),
+            Val::Const(Const::Int(x, _)) => self.const_reg((x != 0) as u64, KernelTy::Bool),
             _ => Err(self.err_node(
                 site,
                 n,
@@ -430,19 +436,26 @@ impl Loader<'_> {
     }
 
     /// Puts the value `v` of type `ty` into register `dst`.
-    pub(super) fn write_to(&mut self, dst: Reg, ty: Ty, v: Val, _site: Site, _n: &Node) -> R<()> {
+    pub(super) fn write_to(
+        &mut self,
+        dst: Reg,
+        ty: KernelTy,
+        v: Val,
+        _site: Site,
+        _n: &Node,
+    ) -> R<()> {
         match v {
             Val::Reg(r, _) => {
                 // The expression's last instruction wrote a temporary: let it write `dst`.
                 if !self.fixed.get(r.0 as usize).copied().unwrap_or(false) && r != dst {
                     if let Some(last) = self.code.last_mut() {
-                        if retarget(last, r, dst) {
+                        if last.retarget(r, dst) {
                             return Ok(());
                         }
                     }
                 }
                 if r != dst {
-                    self.emit(if ty == Ty::F64 {
+                    self.emit(if ty == KernelTy::F64 {
                         Inst::Mov64 { dst, a: r }
                     } else {
                         Inst::Mov { dst, a: r }
@@ -451,7 +464,7 @@ impl Loader<'_> {
             }
             Val::Const(c) => {
                 let r = self.materialize(Val::Const(c), ty)?;
-                self.emit(if ty == Ty::F64 {
+                self.emit(if ty == KernelTy::F64 {
                     Inst::Mov64 { dst, a: r }
                 } else {
                     Inst::Mov { dst, a: r }
@@ -462,7 +475,7 @@ impl Loader<'_> {
     }
 
     /// A register holding `v` as type `ty` (constants go to the constant pool).
-    pub(super) fn materialize(&mut self, v: Val, ty: Ty) -> R<Reg> {
+    pub(super) fn materialize(&mut self, v: Val, ty: KernelTy) -> R<Reg> {
         Ok(match v {
             Val::Reg(r, _) => r,
             Val::Const(c) => {
@@ -474,11 +487,18 @@ impl Loader<'_> {
 
     /// Converts `v` to `ty` where that is implicit: literals take any fitting type, and
     /// i32/u32 convert into each other (same bits).
-    pub(super) fn coerce(&mut self, v: Val, ty: Ty, site: Site, n: &Node, what: &str) -> R<Val> {
+    pub(super) fn coerce(
+        &mut self,
+        v: Val,
+        ty: KernelTy,
+        site: Site,
+        n: &Node,
+        what: &str,
+    ) -> R<Val> {
         match v {
             Val::Reg(r, t) if t == ty => Ok(Val::Reg(r, t)),
             Val::Reg(r, t) if t.is_int() && ty.is_int() => Ok(Val::Reg(r, ty)),
-            Val::Reg(r, Ty::Bool) if ty.is_int() => Ok(Val::Reg(r, ty)),
+            Val::Reg(r, KernelTy::Bool) if ty.is_int() => Ok(Val::Reg(r, ty)),
             Val::Reg(_, t) => Err(self.err_node(
                 site,
                 n,
@@ -492,10 +512,10 @@ impl Loader<'_> {
         }
     }
 
-    pub(super) fn check_const_fits(&self, c: Const, ty: Ty, site: Site, n: &Node) -> R<()> {
+    pub(super) fn check_const_fits(&self, c: Const, ty: KernelTy, site: Site, n: &Node) -> R<()> {
         match (c, ty) {
-            (Const::Int(v, _), Ty::I32) if v < i32::MIN as i64 || v > u32::MAX as i64 => {}
-            (Const::Int(v, _), Ty::U32) if v < i32::MIN as i64 || v > u32::MAX as i64 => {}
+            (Const::Int(v, _), KernelTy::I32) if v < i32::MIN as i64 || v > u32::MAX as i64 => {}
+            (Const::Int(v, _), KernelTy::U32) if v < i32::MIN as i64 || v > u32::MAX as i64 => {}
             (Const::Int(..), _) => return Ok(()),
             (Const::Float(..), t) if t.is_float() => return Ok(()),
             (Const::Float(..), t) => {

@@ -22,7 +22,6 @@ mod regs;
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
-use regs::retarget;
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
@@ -87,7 +86,7 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
 }
 
 /// Parses the RON text into the AST.
-pub fn parse(path: &str, src: &Arc<str>) -> Result<ast::Program, Diag> {
+pub fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
     let ron_opts =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     let mut de = ron::Deserializer::from_str_with_options(src, &ron_opts)
@@ -150,7 +149,7 @@ fn offset_of_pos(src: &str, line: usize, col: usize) -> usize {
 
 /// Value types of registers and expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub enum KernelTy {
     /// 32-bit signed.
     I32,
     /// 32-bit unsigned.
@@ -163,32 +162,32 @@ pub enum Ty {
     Bool,
 }
 
-impl Ty {
-    fn of(e: Elem) -> Ty {
+impl KernelTy {
+    fn of(e: Elem) -> KernelTy {
         match e {
-            Elem::F32 => Ty::F32,
-            Elem::F64 => Ty::F64,
-            Elem::U32 => Ty::U32,
-            Elem::I32 => Ty::I32,
+            Elem::F32 => KernelTy::F32,
+            Elem::F64 => KernelTy::F64,
+            Elem::U32 => KernelTy::U32,
+            Elem::I32 => KernelTy::I32,
         }
     }
     fn name(self) -> &'static str {
         match self {
-            Ty::I32 => "i32",
-            Ty::U32 => "u32",
-            Ty::F32 => "f32",
-            Ty::F64 => "f64",
-            Ty::Bool => "bool",
+            KernelTy::I32 => "i32",
+            KernelTy::U32 => "u32",
+            KernelTy::F32 => "f32",
+            KernelTy::F64 => "f64",
+            KernelTy::Bool => "bool",
         }
     }
     fn is_int(self) -> bool {
-        matches!(self, Ty::I32 | Ty::U32)
+        matches!(self, KernelTy::I32 | KernelTy::U32)
     }
     fn is_float(self) -> bool {
-        matches!(self, Ty::F32 | Ty::F64)
+        matches!(self, KernelTy::F32 | KernelTy::F64)
     }
     fn words(self) -> u16 {
-        if self == Ty::F64 {
+        if self == KernelTy::F64 {
             2
         } else {
             1
@@ -196,10 +195,10 @@ impl Ty {
     }
     fn elem(self) -> Elem {
         match self {
-            Ty::F32 => Elem::F32,
-            Ty::F64 => Elem::F64,
-            Ty::U32 => Elem::U32,
-            Ty::I32 | Ty::Bool => Elem::I32,
+            KernelTy::F32 => Elem::F32,
+            KernelTy::F64 => Elem::F64,
+            KernelTy::U32 => Elem::U32,
+            KernelTy::I32 | KernelTy::Bool => Elem::I32,
         }
     }
 }
@@ -208,22 +207,22 @@ impl Ty {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Const {
     /// An integer, typed if written `42u` or converted.
-    Int(i64, Option<Ty>),
+    Int(i64, Option<KernelTy>),
     /// A float, typed if converted.
-    Float(f64, Option<Ty>),
+    Float(f64, Option<KernelTy>),
 }
 
 /// The value of an expression being compiled.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Val {
     Const(Const),
-    Reg(Reg, Ty),
+    Reg(Reg, KernelTy),
 }
 
 #[derive(Clone, Debug)]
 struct Var {
     reg: Reg,
-    ty: Ty,
+    ty: KernelTy,
     line: u32,
 }
 
@@ -267,10 +266,6 @@ struct Loader<'a> {
 }
 
 type R<T> = Result<T, Diag>;
-
-const FUNCTIONS: &[&str] = &[
-    "min", "max", "abs", "sqrt", "fma", "select", "i32", "u32", "f32", "f64",
-];
 
 impl<'a> Loader<'a> {
     fn new(path: &'a str, src: Arc<str>, opts: &'a Options) -> Self {

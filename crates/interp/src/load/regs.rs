@@ -39,8 +39,8 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn const_reg(&mut self, bits: u64, ty: Ty) -> R<Reg> {
-        let wide = ty == Ty::F64;
+    pub(super) fn const_reg(&mut self, bits: u64, ty: KernelTy) -> R<Reg> {
+        let wide = ty == KernelTy::F64;
         if let Some(&r) = self.consts.get(&(bits, wide)) {
             return Ok(r);
         }
@@ -86,87 +86,5 @@ impl Loader<'_> {
         self.code.push(i);
         self.info.push(InstInfo { line, col, text });
         (self.code.len() - 1) as Pc
-    }
-}
-
-/// Makes the instruction that wrote `from` write `to` instead, if it is a plain
-/// single-destination instruction.
-pub(super) fn retarget(i: &mut Inst, from: Reg, to: Reg) -> bool {
-    use Inst::*;
-    match i {
-        Mov { dst, .. }
-        | Mov64 { dst, .. }
-        | Select { dst, .. }
-        | Select64 { dst, .. }
-        | Add { dst, .. }
-        | Sub { dst, .. }
-        | Mul { dst, .. }
-        | Mad { dst, .. }
-        | DivS { dst, .. }
-        | DivU { dst, .. }
-        | RemS { dst, .. }
-        | RemU { dst, .. }
-        | DivS2 { dst, .. }
-        | RemS2 { dst, .. }
-        | And { dst, .. }
-        | Or { dst, .. }
-        | Xor { dst, .. }
-        | Shl { dst, .. }
-        | ShrS { dst, .. }
-        | ShrU { dst, .. }
-        | MinS { dst, .. }
-        | MinU { dst, .. }
-        | MaxS { dst, .. }
-        | MaxU { dst, .. }
-        | Eq { dst, .. }
-        | Ne { dst, .. }
-        | LtS { dst, .. }
-        | LtU { dst, .. }
-        | LeS { dst, .. }
-        | LeU { dst, .. }
-        | Neg { dst, .. }
-        | Not { dst, .. }
-        | AbsS { dst, .. }
-        | FAdd { dst, .. }
-        | FSub { dst, .. }
-        | FMul { dst, .. }
-        | FDiv { dst, .. }
-        | FRem { dst, .. }
-        | FMin { dst, .. }
-        | FMax { dst, .. }
-        | FEq { dst, .. }
-        | FNe { dst, .. }
-        | FLt { dst, .. }
-        | FLe { dst, .. }
-        | FNeg { dst, .. }
-        | FAbs { dst, .. }
-        | FSqrt { dst, .. }
-        | FFma { dst, .. }
-        | DAdd { dst, .. }
-        | DSub { dst, .. }
-        | DMul { dst, .. }
-        | DDiv { dst, .. }
-        | DRem { dst, .. }
-        | DMin { dst, .. }
-        | DMax { dst, .. }
-        | DEq { dst, .. }
-        | DNe { dst, .. }
-        | DLt { dst, .. }
-        | DLe { dst, .. }
-        | DNeg { dst, .. }
-        | DAbs { dst, .. }
-        | DSqrt { dst, .. }
-        | DFma { dst, .. }
-        | Cvt { dst, .. }
-            if *dst == from =>
-        {
-            *dst = to;
-            true
-        }
-        Load(m) if m.data == from && m.vec == 1 => {
-            m.data = to;
-            true
-        }
-        _ => false,
     }
 }
