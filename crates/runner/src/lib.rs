@@ -34,6 +34,7 @@ use warpsim_interp::{Diag, Phase, Program};
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
+pub mod progress;
 mod race;
 pub mod smoke;
 mod svg;
@@ -53,6 +54,9 @@ pub struct RunOptions {
     pub verify: bool,
     /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
     pub racecheck: bool,
+    /// Show a progress bar of the blocks on a terminal when the grid takes over a second
+    /// (see [`progress`]); off for the runs inside sweeps and advice, which count variants.
+    pub progress: bool,
 }
 
 impl Default for RunOptions {
@@ -62,6 +66,7 @@ impl Default for RunOptions {
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
             racecheck: false,
+            progress: false,
         }
     }
 }
@@ -366,6 +371,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     // The grid.
     let t_run = Instant::now();
     let lowest = AtomicU64::new(u64::MAX);
+    let bar = opts
+        .progress
+        .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
     let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
     let (stats, fault) = (0..blocks)
         .into_par_iter()
@@ -384,6 +392,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
                 if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
                     fault = Some((b, f));
                 }
+            }
+            if let Some(bar) = &bar {
+                bar.tick();
             }
             (st, fault)
         })
