@@ -7,6 +7,7 @@
 
 use crate::{geometry, print};
 use miette::{Diagnostic, NamedSource, SourceSpan};
+use warpsim_interp::expr::{self, BinOp, Kind, Node, SyntaxProblem, UnOp};
 use warpsim_smem::{analyze, Analysis, Geometry, Op, WARP};
 
 /// Arguments of `warpsim explain`.
@@ -71,69 +72,11 @@ pub fn run(args: Args) -> miette::Result<()> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The expression language.
+// The expression: the language of programs (`warpsim_interp::expr`), kept to integer
+// arithmetic over `tid`.
 
 /// A byte range of the expression text.
 type Span = (usize, usize);
-
-#[derive(Debug)]
-enum Expr {
-    Num(i64),
-    Tid,
-    Neg(Box<Expr>, Span),
-    Bin(Bin, Box<Expr>, Box<Expr>, Span),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bin {
-    Or,
-    Xor,
-    And,
-    Shl,
-    Shr,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-impl Bin {
-    fn symbol(self) -> &'static str {
-        match self {
-            Bin::Or => "|",
-            Bin::Xor => "^",
-            Bin::And => "&",
-            Bin::Shl => "<<",
-            Bin::Shr => ">>",
-            Bin::Add => "+",
-            Bin::Sub => "-",
-            Bin::Mul => "*",
-            Bin::Div => "/",
-            Bin::Rem => "%",
-        }
-    }
-}
-
-/// C's binary operator levels, loosest first.
-const LEVELS: &[&[Bin]] = &[
-    &[Bin::Or],
-    &[Bin::Xor],
-    &[Bin::And],
-    &[Bin::Shl, Bin::Shr],
-    &[Bin::Add, Bin::Sub],
-    &[Bin::Mul, Bin::Div, Bin::Rem],
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    Num(i64),
-    Tid,
-    Op(Bin),
-    Open,
-    Close,
-    End,
-}
 
 /// An error in the expression, shown with the expression and a caret under the column.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -174,222 +117,64 @@ fn error(src: &str, span: Span, message: String, label: &str, help: &str) -> mie
 const OPERATORS: &str = "an index uses `tid`, numbers (decimal or 0x hex), parentheses and \
                          + - * / % ^ & | << >>, e.g. `(tid%4)*32` or `tid*33+5`";
 
-fn lex(src: &str) -> miette::Result<Vec<(Tok, Span)>> {
-    let bytes = src.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &src[start..i];
-            let tok = if word == "tid" {
-                Tok::Tid
-            } else if c.is_ascii_digit() {
-                Tok::Num(literal(word).ok_or_else(|| {
-                    error(
-                        src,
-                        (start, i),
-                        format!("`{word}` is not a number"),
-                        "not a number",
-                        "write a decimal number such as 32 or a hex one such as 0x20, \
-                         below 2^63",
-                    )
-                })?)
-            } else {
-                return Err(error(
-                    src,
-                    (start, i),
-                    format!("unknown name `{word}`"),
-                    "not `tid`",
-                    "the only variable is `tid`, the lane (0 to 31)",
-                ));
-            };
-            toks.push((tok, (start, i)));
-            continue;
-        }
-        let two = bytes.get(i..i + 2);
-        let (tok, len) = match (c, two) {
-            (_, Some(b"<<")) => (Tok::Op(Bin::Shl), 2),
-            (_, Some(b">>")) => (Tok::Op(Bin::Shr), 2),
-            (b'|', _) => (Tok::Op(Bin::Or), 1),
-            (b'^', _) => (Tok::Op(Bin::Xor), 1),
-            (b'&', _) => (Tok::Op(Bin::And), 1),
-            (b'+', _) => (Tok::Op(Bin::Add), 1),
-            (b'-', _) => (Tok::Op(Bin::Sub), 1),
-            (b'*', _) => (Tok::Op(Bin::Mul), 1),
-            (b'/', _) => (Tok::Op(Bin::Div), 1),
-            (b'%', _) => (Tok::Op(Bin::Rem), 1),
-            (b'(', _) => (Tok::Open, 1),
-            (b')', _) => (Tok::Close, 1),
-            _ => {
-                let ch = src[i..].chars().next().unwrap_or('?');
-                return Err(error(
-                    src,
-                    (i, i + ch.len_utf8()),
-                    format!("`{ch}` cannot appear in an index"),
-                    "unexpected character",
-                    OPERATORS,
-                ));
+/// The binary operators an index may use.
+const INDEX_OPS: [BinOp; 10] = [
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::And,
+    BinOp::Shl,
+    BinOp::Shr,
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Rem,
+];
+
+/// Parses EXPR with the programs' parser, then checks that it uses only `tid`, integers,
+/// unary `-` and [`INDEX_OPS`].
+fn parse(src: &str) -> miette::Result<Node> {
+    let n = expr::parse(src).map_err(|e| {
+        let (label, help) = match e.problem {
+            SyntaxProblem::Number => (
+                "not a number",
+                "write a decimal number such as 32 or a hex one such as 0x20, below 2^63",
+            ),
+            SyntaxProblem::TooDeep => ("here", "write a shorter index"),
+            SyntaxProblem::Character => ("unexpected character", OPERATORS),
+            SyntaxProblem::Trailing => ("expected an operator here", OPERATORS),
+            SyntaxProblem::Expected => ("expected here", "close every `(` with a `)`"),
+            SyntaxProblem::Empty | SyntaxProblem::Value => {
+                ("expected a value here", "write `tid`, a number or `(`")
             }
         };
-        i += len;
-        toks.push((tok, (start, i)));
-    }
-    toks.push((Tok::End, (src.len(), src.len())));
-    Ok(toks)
+        error(src, (e.at, e.at + e.len), e.message, label, help)
+    })?;
+    check_index(src, &n)?;
+    Ok(n)
 }
 
-/// A decimal or `0x` literal.
-fn literal(word: &str) -> Option<i64> {
-    match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
-        Some(hex) if !hex.is_empty() => i64::from_str_radix(hex, 16).ok(),
-        Some(_) => None,
-        None if word.bytes().all(|b| b.is_ascii_digit()) => word.parse().ok(),
-        None => None,
-    }
-}
-
-struct Parser<'a> {
-    src: &'a str,
-    toks: Vec<(Tok, Span)>,
-    pos: usize,
-}
-
-/// Deeper nesting than this is refused: parsing, evaluating and dropping recurse.
-const MAX_DEPTH: usize = 200;
-
-impl Parser<'_> {
-    fn peek(&self) -> (Tok, Span) {
-        self.toks[self.pos.min(self.toks.len() - 1)]
-    }
-
-    /// Parses the operators of `LEVELS[level..]`; returns the tree and its height.
-    fn binary(&mut self, level: usize, depth: usize) -> miette::Result<(Expr, usize)> {
-        if level == LEVELS.len() {
-            return self.unary(depth);
-        }
-        let (mut lhs, mut height) = self.binary(level + 1, depth)?;
-        loop {
-            match self.peek() {
-                (Tok::Op(op), span) if LEVELS[level].contains(&op) => {
-                    self.pos += 1;
-                    let (rhs, h) = self.binary(level + 1, depth)?;
-                    // Evaluating and dropping the tree recurse: keep it shallow.
-                    height = height.max(h) + 1;
-                    if height > MAX_DEPTH {
-                        return Err(self.too_deep(span));
-                    }
-                    lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs), span);
-                }
-                _ => return Ok((lhs, height)),
-            }
-        }
-    }
-
-    fn too_deep(&self, span: Span) -> miette::Report {
-        error(
-            self.src,
-            span,
-            format!("the index nests more than {MAX_DEPTH} operations deep"),
-            "here",
-            "write a shorter index",
-        )
-    }
-
-    fn unary(&mut self, depth: usize) -> miette::Result<(Expr, usize)> {
-        let (tok, span) = self.peek();
-        if depth > MAX_DEPTH {
-            return Err(self.too_deep(span));
-        }
-        match tok {
-            Tok::Op(Bin::Sub) => {
-                self.pos += 1;
-                let (e, h) = self.unary(depth + 1)?;
-                Ok((Expr::Neg(Box::new(e), span), h + 1))
-            }
-            Tok::Num(n) => {
-                self.pos += 1;
-                Ok((Expr::Num(n), 1))
-            }
-            Tok::Tid => {
-                self.pos += 1;
-                Ok((Expr::Tid, 1))
-            }
-            Tok::Open => {
-                self.pos += 1;
-                let e = self.binary(0, depth + 1)?;
-                match self.peek() {
-                    (Tok::Close, _) => {
-                        self.pos += 1;
-                        Ok(e)
-                    }
-                    (_, at) => Err(error(
-                        self.src,
-                        at,
-                        "missing `)`".into(),
-                        "expected `)` here",
-                        &format!(
-                            "close the `(` of column {}",
-                            self.src[..span.0].chars().count() + 1
-                        ),
-                    )),
-                }
-            }
-            Tok::End => Err(error(
-                self.src,
-                span,
-                if self.pos == 0 {
-                    "the index is empty".into()
-                } else {
-                    "the index ends where a value should follow".into()
-                },
-                "expected a value here",
-                "write `tid`, a number or `(`",
-            )),
-            Tok::Op(op) => Err(error(
-                self.src,
-                span,
-                format!("`{}` where a value should be", op.symbol()),
-                "expected a value here",
-                "write `tid`, a number or `(` before it",
-            )),
-            Tok::Close => Err(error(
-                self.src,
-                span,
-                "`)` where a value should be".into(),
-                "expected a value here",
-                "write `tid`, a number or `(`",
-            )),
-        }
-    }
-}
-
-fn parse(src: &str) -> miette::Result<Expr> {
-    let toks = lex(src)?;
-    let mut p = Parser { src, toks, pos: 0 };
-    let (e, _) = p.binary(0, 0)?;
-    match p.peek() {
-        (Tok::End, _) => Ok(e),
-        (Tok::Close, span) => Err(error(
+fn check_index(src: &str, n: &Node) -> miette::Result<()> {
+    match &n.kind {
+        Kind::Int { .. } => Ok(()),
+        Kind::Name(name) if name == "tid" => Ok(()),
+        Kind::Name(name) => Err(error(
             src,
-            span,
-            "unmatched `)`".into(),
-            "no `(` opens this",
-            "remove it or add the `(` it closes",
+            (n.start, n.end),
+            format!("unknown name `{name}`"),
+            "not `tid`",
+            "the only variable is `tid`, the lane (0 to 31)",
         )),
-        (_, span) => Err(error(
+        Kind::Unary(UnOp::Neg, a) => check_index(src, a),
+        Kind::Binary(op, a, b) if INDEX_OPS.contains(op) => {
+            check_index(src, a)?;
+            check_index(src, b)
+        }
+        _ => Err(error(
             src,
-            span,
-            "expected an operator".into(),
-            "expected an operator here",
+            (n.start, n.end),
+            format!("`{}` cannot appear in an index", &src[n.start..n.end]),
+            "not an index",
             OPERATORS,
         )),
     }
@@ -398,38 +183,42 @@ fn parse(src: &str) -> miette::Result<Expr> {
 /// Why a lane's index cannot be computed: the message, and where.
 type EvalError = (String, Span);
 
-fn eval(e: &Expr, tid: i64) -> Result<i64, EvalError> {
-    match e {
-        Expr::Num(n) => Ok(*n),
-        Expr::Tid => Ok(tid),
-        Expr::Neg(x, span) => eval(x, tid)?
+/// The value of a checked index for lane `tid`, in 64-bit arithmetic.
+fn eval(e: &Node, tid: i64) -> Result<i64, EvalError> {
+    let span = (e.start, e.end);
+    match &e.kind {
+        Kind::Int { value, .. } => Ok(*value),
+        Kind::Name(_) => Ok(tid),
+        Kind::Unary(_, x) => eval(x, tid)?
             .checked_neg()
-            .ok_or_else(|| ("the negation overflows 64 bits".into(), *span)),
-        Expr::Bin(op, l, r, span) => {
+            .ok_or_else(|| ("the negation overflows 64 bits".into(), span)),
+        Kind::Binary(op, l, r) => {
             let (a, b) = (eval(l, tid)?, eval(r, tid)?);
-            let overflow = || (format!("`{}` overflows 64 bits", op.symbol()), *span);
+            let overflow = || (format!("`{}` overflows 64 bits", op.symbol()), span);
             match op {
-                Bin::Or => Ok(a | b),
-                Bin::Xor => Ok(a ^ b),
-                Bin::And => Ok(a & b),
-                Bin::Add => a.checked_add(b).ok_or_else(overflow),
-                Bin::Sub => a.checked_sub(b).ok_or_else(overflow),
-                Bin::Mul => a.checked_mul(b).ok_or_else(overflow),
-                Bin::Div | Bin::Rem if b == 0 => Err(("division by zero".into(), *span)),
-                Bin::Div => a.checked_div(b).ok_or_else(overflow),
-                Bin::Rem => a.checked_rem(b).ok_or_else(overflow),
-                Bin::Shl | Bin::Shr if !(0..63).contains(&b) => {
-                    Err((format!("a shift by {b} (shifts go from 0 to 62)"), *span))
+                BinOp::Or => Ok(a | b),
+                BinOp::Xor => Ok(a ^ b),
+                BinOp::And => Ok(a & b),
+                BinOp::Add => a.checked_add(b).ok_or_else(overflow),
+                BinOp::Sub => a.checked_sub(b).ok_or_else(overflow),
+                BinOp::Mul => a.checked_mul(b).ok_or_else(overflow),
+                BinOp::Div | BinOp::Rem if b == 0 => Err(("division by zero".into(), span)),
+                BinOp::Div => a.checked_div(b).ok_or_else(overflow),
+                BinOp::Rem => a.checked_rem(b).ok_or_else(overflow),
+                BinOp::Shl | BinOp::Shr if !(0..63).contains(&b) => {
+                    Err((format!("a shift by {b} (shifts go from 0 to 62)"), span))
                 }
-                Bin::Shl => a.checked_mul(1i64 << b).ok_or_else(overflow),
-                Bin::Shr => Ok(a >> b),
+                BinOp::Shl => a.checked_mul(1i64 << b).ok_or_else(overflow),
+                BinOp::Shr => Ok(a >> b),
+                _ => Err((format!("`{}` cannot appear in an index", op.symbol()), span)),
             }
         }
+        _ => Err(("this cannot appear in an index".into(), span)),
     }
 }
 
 /// Every active lane's byte address.
-fn addresses(src: &str, e: &Expr, width: u32, mask: u32) -> miette::Result<[u32; WARP]> {
+fn addresses(src: &str, e: &Node, width: u32, mask: u32) -> miette::Result<[u32; WARP]> {
     let mut addrs = [0u32; WARP];
     for lane in (0..WARP).filter(|&l| mask & (1 << l) != 0) {
         let whole = (0, src.len());

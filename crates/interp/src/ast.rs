@@ -147,10 +147,10 @@ impl Expr {
     }
 }
 
-/// A whole program file.
+/// A whole program file, as written (`Program(...)`), before any check.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Program {
+#[serde(deny_unknown_fields, rename = "Program")]
+pub struct ProgramSource {
     /// The kernel's name, used in reports.
     pub name: Text,
     /// A sentence on what the kernel does.

@@ -293,13 +293,15 @@ impl Operands {
 }
 
 impl Inst {
-    /// The registers it writes and reads, for every instruction that computes a value (`None`
-    /// for memory accesses and control flow). The one list of operand shapes: the executor
-    /// checks registers against it, and listings print it.
-    pub fn operands(&self) -> Option<Operands> {
+    /// Calls `f` on the destination, then on each source, of an instruction that computes a
+    /// value, with the number of 32-bit registers each spans (2 for an f64); returns `false`,
+    /// calling nothing, for memory accesses and control flow. The one list of operand shapes:
+    /// [`Inst::operands`] (the executor's checks, listings) and [`Inst::retarget`] (the
+    /// loader) are built on it.
+    fn visit_operands(&mut self, mut f: impl FnMut(&mut Reg, u8)) -> bool {
         use Inst::*;
         let words = |e: Elem| (e.bytes() / 4) as u8;
-        Some(match *self {
+        match self {
             Mov { dst, a }
             | Neg { dst, a }
             | Not { dst, a }
@@ -308,9 +310,13 @@ impl Inst {
             | FAbs { dst, a }
             | FSqrt { dst, a }
             | DivS2 { dst, a, .. }
-            | RemS2 { dst, a, .. } => Operands::new((dst, 1), &[(a, 1)]),
+            | RemS2 { dst, a, .. } => {
+                f(dst, 1);
+                f(a, 1);
+            }
             Mov64 { dst, a } | DNeg { dst, a } | DAbs { dst, a } | DSqrt { dst, a } => {
-                Operands::new((dst, 2), &[(a, 2)])
+                f(dst, 2);
+                f(a, 2);
             }
             Add { dst, a, b }
             | Sub { dst, a, b }
@@ -345,24 +351,55 @@ impl Inst {
             | FEq { dst, a, b }
             | FNe { dst, a, b }
             | FLt { dst, a, b }
-            | FLe { dst, a, b } => Operands::new((dst, 1), &[(a, 1), (b, 1)]),
+            | FLe { dst, a, b } => {
+                f(dst, 1);
+                f(a, 1);
+                f(b, 1);
+            }
             DAdd { dst, a, b }
             | DSub { dst, a, b }
             | DMul { dst, a, b }
             | DDiv { dst, a, b }
             | DRem { dst, a, b }
             | DMin { dst, a, b }
-            | DMax { dst, a, b } => Operands::new((dst, 2), &[(a, 2), (b, 2)]),
+            | DMax { dst, a, b } => {
+                f(dst, 2);
+                f(a, 2);
+                f(b, 2);
+            }
             DEq { dst, a, b } | DNe { dst, a, b } | DLt { dst, a, b } | DLe { dst, a, b } => {
-                Operands::new((dst, 1), &[(a, 2), (b, 2)])
+                f(dst, 1);
+                f(a, 2);
+                f(b, 2);
             }
-            Select { dst, c, a, b } => Operands::new((dst, 1), &[(c, 1), (a, 1), (b, 1)]),
-            Select64 { dst, c, a, b } => Operands::new((dst, 2), &[(c, 1), (a, 2), (b, 2)]),
+            Select { dst, c, a, b } => {
+                f(dst, 1);
+                f(c, 1);
+                f(a, 1);
+                f(b, 1);
+            }
+            Select64 { dst, c, a, b } => {
+                f(dst, 2);
+                f(c, 1);
+                f(a, 2);
+                f(b, 2);
+            }
             Mad { dst, a, b, c } | FFma { dst, a, b, c } => {
-                Operands::new((dst, 1), &[(a, 1), (b, 1), (c, 1)])
+                f(dst, 1);
+                f(a, 1);
+                f(b, 1);
+                f(c, 1);
             }
-            DFma { dst, a, b, c } => Operands::new((dst, 2), &[(a, 2), (b, 2), (c, 2)]),
-            Cvt { dst, a, from, to } => Operands::new((dst, words(to)), &[(a, words(from))]),
+            DFma { dst, a, b, c } => {
+                f(dst, 2);
+                f(a, 2);
+                f(b, 2);
+                f(c, 2);
+            }
+            Cvt { dst, a, from, to } => {
+                f(dst, words(*to));
+                f(a, words(*from));
+            }
             Load(_)
             | Store(_)
             | If { .. }
@@ -375,8 +412,44 @@ impl Inst {
             | ForNext { .. }
             | LoopEnd
             | Barrier
-            | Exit => return None,
-        })
+            | Exit => return false,
+        }
+        true
+    }
+
+    /// The registers it writes and reads, for every instruction that computes a value (`None`
+    /// for memory accesses and control flow), as [`Inst::visit_operands`] lists them.
+    pub fn operands(&self) -> Option<Operands> {
+        let mut regs = [(Reg(0), 0); 4];
+        let mut n = 0;
+        let mut copy = *self;
+        let computes = copy.visit_operands(|r, w| {
+            regs[n] = (*r, w);
+            n += 1;
+        });
+        computes.then(|| Operands::new(regs[0], &regs[1..n]))
+    }
+
+    /// Makes the instruction write `to` instead of `from`, if it computes a value into `from`
+    /// or is a one-register load into it; returns whether it did.
+    pub fn retarget(&mut self, from: Reg, to: Reg) -> bool {
+        if let Inst::Load(m) = self {
+            if m.data == from && m.vec == 1 {
+                m.data = to;
+                return true;
+            }
+            return false;
+        }
+        let mut is_dst = true;
+        let mut done = false;
+        self.visit_operands(|r, _| {
+            if is_dst && *r == from {
+                *r = to;
+                done = true;
+            }
+            is_dst = false;
+        });
+        done
     }
 
     /// Whether this is a memory access.

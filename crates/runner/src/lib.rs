@@ -3,7 +3,7 @@
 //! # Brief overview
 //!
 //! * [`run`]: fills the global buffers ([`warpsim_interp::host::init_words`]), runs every
-//!   block of the grid with [`warpsim_interp::exec::run_block`] in parallel (rayon, one
+//!   block of the grid with [`warpsim_interp::exec::Verified::run_block`] in parallel (rayon, one
 //!   [`Stats`] per worker, merged by addition so the totals never depend on the thread count;
 //!   if blocks fault, the lowest-numbered one is reported), checks the buffers that have an
 //!   `expect` against the CPU reference ([`warpsim_interp::host::check`]) and builds a
@@ -370,6 +370,12 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
 
     // The grid.
     let t_run = Instant::now();
+    // The program is checked once for all blocks (and, as there is nothing to run, not at all
+    // for an empty grid).
+    let verified = match blocks {
+        0 => None,
+        _ => Some(exec::Verified::new(prog, &cfg, &global).map_err(|f| f.into_diag(prog))?),
+    };
     let lowest = AtomicU64::new(u64::MAX);
     let bar = opts
         .progress
@@ -379,15 +385,15 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         .into_par_iter()
         .fold(empty, |(mut st, mut fault), b| {
             // Blocks above a known fault need not run: only the lowest fault is reported.
-            if b > lowest.load(Relaxed) {
+            let Some(v) = verified.as_ref().filter(|_| b <= lowest.load(Relaxed)) else {
                 return (st, fault);
-            }
+            };
             let ctaid = [
                 (b % gx) as u32,
                 ((b / gx) % gy) as u32,
                 (b / (gx * gy)) as u32,
             ];
-            if let Err(f) = exec::run_block(prog, &cfg, ctaid, &global, &mut st) {
+            if let Err(f) = v.run_block(ctaid, &mut st) {
                 lowest.fetch_min(b, Relaxed);
                 if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
                     fault = Some((b, f));

@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+pub mod builtins;
+
+pub use builtins::{Builtin, BuiltinInfo, Context, Returns, BUILTINS};
+
 /// A binary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
@@ -141,12 +145,33 @@ pub enum Kind {
 /// A syntax error in an expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SyntaxError {
+    /// What kind of mistake it is.
+    pub problem: SyntaxProblem,
     /// What is wrong.
     pub message: String,
     /// Byte offset in the string.
     pub at: usize,
     /// Length of the offending text (at least 1).
     pub len: usize,
+}
+
+/// The kinds of syntax error, for callers that word their own messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyntaxProblem {
+    /// A character that no token starts with.
+    Character,
+    /// A malformed or too large number.
+    Number,
+    /// Nothing at all.
+    Empty,
+    /// Text after a complete expression.
+    Trailing,
+    /// No value where one must stand (after an operator, in brackets).
+    Value,
+    /// A missing closing bracket, `,` or `:`.
+    Expected,
+    /// Nested or chained deeper than [`MAX_DEPTH`] or [`MAX_HEIGHT`].
+    TooDeep,
 }
 
 impl fmt::Display for SyntaxError {
@@ -188,8 +213,15 @@ impl<'a> Lexer<'a> {
         Ok(l)
     }
 
-    fn err<T>(&self, message: impl Into<String>, at: usize, len: usize) -> Result<T, SyntaxError> {
+    fn err<T>(
+        &self,
+        problem: SyntaxProblem,
+        message: impl Into<String>,
+        at: usize,
+        len: usize,
+    ) -> Result<T, SyntaxError> {
         Err(SyntaxError {
+            problem,
             message: message.into(),
             at,
             len: len.max(1),
@@ -237,6 +269,7 @@ impl<'a> Lexer<'a> {
         }
         let ch = self.s[self.pos..].chars().next().unwrap_or('?');
         self.err(
+            SyntaxProblem::Character,
             format!("unexpected character `{ch}`"),
             self.pos,
             ch.len_utf8(),
@@ -291,7 +324,12 @@ impl<'a> Lexer<'a> {
                     self.pos = end;
                     self.check_after(end)
                 }
-                Err(_) => self.err(format!("`{text}` is not a number"), start, end - start),
+                Err(_) => self.err(
+                    SyntaxProblem::Number,
+                    format!("`{text}` is not a number"),
+                    start,
+                    end - start,
+                ),
             }
         } else {
             let v = text.parse::<i64>().ok();
@@ -308,6 +346,7 @@ impl<'a> Lexer<'a> {
         let b = self.s.as_bytes();
         let Some(v) = v else {
             return self.err(
+                SyntaxProblem::Number,
                 format!(
                     "`{}` is not an integer that fits in 64 bits",
                     &self.s[start..end]
@@ -334,6 +373,7 @@ impl<'a> Lexer<'a> {
                 e += 1;
             }
             return self.err(
+                SyntaxProblem::Number,
                 format!(
                     "`{}` is not a number: write a space or an operator after a literal",
                     &self.s[self.start..e]
@@ -369,12 +409,18 @@ pub fn parse(s: &str) -> Result<Node, SyntaxError> {
         height: 0,
     };
     if p.lx.tok == Tok::End {
-        return p.lx.err("empty expression: write a value here", 0, s.len());
+        return p.lx.err(
+            SyntaxProblem::Empty,
+            "empty expression: write a value here",
+            0,
+            s.len(),
+        );
     }
     let n = p.expr()?;
     if p.lx.tok != Tok::End {
         let at = p.lx.start;
         return p.lx.err(
+            SyntaxProblem::Trailing,
             format!("unexpected `{}` after the expression", p.describe()),
             at,
             p.lx.pos - at,
@@ -407,6 +453,7 @@ impl Parser<'_> {
             let at = self.lx.start;
             let found = self.describe();
             return self.lx.err(
+                SyntaxProblem::Expected,
                 format!("expected `{p}` {what}, found `{found}`"),
                 at,
                 (self.lx.pos - at).max(1),
@@ -419,6 +466,7 @@ impl Parser<'_> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return self.lx.err(
+                SyntaxProblem::TooDeep,
                 format!("expression nested more than {MAX_DEPTH} deep: split it with Let"),
                 self.lx.start,
                 1,
@@ -493,6 +541,7 @@ impl Parser<'_> {
             height = 1 + height.max(self.height);
             if height > MAX_HEIGHT {
                 return self.lx.err(
+                    SyntaxProblem::TooDeep,
                     format!(
                         "expression more than {MAX_HEIGHT} operations deep (each operator of \
                          a chain like `a + b + c` counts): split it with Let"
@@ -611,6 +660,7 @@ impl Parser<'_> {
             _ => {
                 let found = self.describe();
                 self.lx.err(
+                    SyntaxProblem::Value,
                     format!("expected a value, found `{found}`"),
                     start,
                     (self.lx.pos - start).max(1),

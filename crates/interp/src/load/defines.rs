@@ -1,0 +1,151 @@
+//! Defines and constant integer expressions (launch geometry, sizes, indices), folded at
+//! load time.
+
+use super::*;
+
+impl Loader<'_> {
+    pub(super) fn define(&self, name: &str) -> Option<i64> {
+        self.defines
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// Evaluates an expression of defines to an integer.
+    pub(super) fn const_int(&self, e: &Expr, what: &str) -> R<i64> {
+        let (n, site) = self.parse_expr(&e.0)?;
+        self.fold_int(&n, site, what)
+    }
+
+    pub(super) fn fold_int(&self, n: &Node, site: Site, what: &str) -> R<i64> {
+        let over = || {
+            self.err_node(
+                site,
+                n,
+                format!("{what}: this overflows 64-bit arithmetic"),
+                Some("check the defines' values (`--define`)".to_owned()),
+            )
+        };
+        Ok(match &n.kind {
+            Kind::Int { value, .. } => *value,
+            Kind::Name(name) => self.define(name).ok_or_else(|| {
+                self.err_node(
+                    site,
+                    n,
+                    format!("{what} must be a constant, but `{name}` is not a define"),
+                    Some(format!("defines: {}", self.define_list())),
+                )
+            })?,
+            Kind::Unary(UnOp::Neg, a) => self
+                .fold_int(a, site, what)?
+                .checked_neg()
+                .ok_or_else(over)?,
+            Kind::Unary(UnOp::BitNot, a) => !self.fold_int(a, site, what)?,
+            Kind::Unary(UnOp::Not, a) => (self.fold_int(a, site, what)? == 0) as i64,
+            Kind::Binary(op, a, b) => {
+                let x = self.fold_int(a, site, what)?;
+                let y = self.fold_int(b, site, what)?;
+                fold_i64(*op, x, y)
+                    .map_err(|m| self.err_node(site, n, format!("{what}: {m}"), None))?
+            }
+            Kind::Cond(c, a, b) => {
+                if self.fold_int(c, site, what)? != 0 {
+                    self.fold_int(a, site, what)?
+                } else {
+                    self.fold_int(b, site, what)?
+                }
+            }
+            Kind::Call(f, args)
+                if expr::builtins::lookup(f, expr::Context::Constant)
+                    .is_some_and(|b| b.arity == args.len()) =>
+            {
+                let x = self.fold_int(&args[0], site, what)?;
+                let y = self.fold_int(&args[1], site, what)?;
+                if f == "min" {
+                    x.min(y)
+                } else {
+                    x.max(y)
+                }
+            }
+            _ => {
+                return Err(self.err_node(
+                    site,
+                    n,
+                    format!("{what} must be an integer expression of defines"),
+                    Some(
+                        "use integer literals, defines, + - * / % << >> & | ^, min and max"
+                            .to_owned(),
+                    ),
+                ))
+            }
+        })
+    }
+
+    pub(super) fn define_list(&self) -> String {
+        if self.defines.is_empty() {
+            "none".into()
+        } else {
+            self.defines
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+
+    pub(super) fn line_of(&self, t: &Text) -> u32 {
+        line_col(&self.src, t.span.unwrap_or(self.cursor)).0
+    }
+}
+
+pub(super) fn fold_i64(op: BinOp, x: i64, y: i64) -> Result<i64, String> {
+    use BinOp::*;
+    let over = || "this overflows 64-bit arithmetic".to_owned();
+    Ok(match op {
+        Add => x.checked_add(y).ok_or_else(over)?,
+        Sub => x.checked_sub(y).ok_or_else(over)?,
+        Mul => x.checked_mul(y).ok_or_else(over)?,
+        Div | Rem if y == 0 => return Err("division by zero".into()),
+        Div => x.checked_div(y).ok_or_else(over)?,
+        Rem => x.checked_rem(y).ok_or_else(over)?,
+        And => x & y,
+        Or => x | y,
+        Xor => x ^ y,
+        Shl => {
+            if !(0..63).contains(&y) {
+                return Err(format!("shift by {y} is out of range"));
+            }
+            x.checked_mul(1 << y).ok_or_else(over)?
+        }
+        Shr => {
+            if !(0..64).contains(&y) {
+                return Err(format!("shift by {y} is out of range"));
+            }
+            x >> y
+        }
+        Eq => (x == y) as i64,
+        Ne => (x != y) as i64,
+        Lt => (x < y) as i64,
+        Le => (x <= y) as i64,
+        Gt => (x > y) as i64,
+        Ge => (x >= y) as i64,
+        LAnd => (x != 0 && y != 0) as i64,
+        LOr => (x != 0 || y != 0) as i64,
+    })
+}
+
+/// [`fold_i64`] for u32 constants: wrapping, with the executor's shifts (0 from 32 on).
+pub(super) fn fold_u32(op: BinOp, x: u32, y: u32) -> Result<i64, String> {
+    use BinOp::*;
+    Ok(match op {
+        Add => x.wrapping_add(y) as i64,
+        Sub => x.wrapping_sub(y) as i64,
+        Mul => x.wrapping_mul(y) as i64,
+        Div | Rem if y == 0 => return Err("division by zero".into()),
+        Div => (x / y) as i64,
+        Rem => (x % y) as i64,
+        Shl => x.checked_shl(y).unwrap_or(0) as i64,
+        Shr => x.checked_shr(y).unwrap_or(0) as i64,
+        _ => return fold_i64(op, x as i64, y as i64),
+    })
+}

@@ -1,0 +1,95 @@
+//! Checking the CPU reference expressions (`expect`) at load time.
+
+use super::*;
+use crate::expr::builtins::{self, Builtin, Context};
+
+impl Loader<'_> {
+    pub(super) fn check_host(&self, n: &Node, site: Site, vars: &mut Vec<String>) -> R<()> {
+        match &n.kind {
+            Kind::Int { .. } | Kind::Float(_) => Ok(()),
+            Kind::Name(name) => {
+                if vars.contains(name) || self.define(name).is_some() {
+                    Ok(())
+                } else {
+                    Err(self.err_node(site, n, format!("unknown name `{name}` in the reference"), Some(format!("the reference may use `i` (the element index), sum variables and the defines ({})", self.define_list()))))
+                }
+            }
+            Kind::Index(name, idx) => {
+                if !self.buffers.iter().any(|b| &b.name == name) || idx.len() != 1 {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!("`{name}` is not a buffer"),
+                        Some(
+                            "the reference reads buffers' initial contents: buf[index]".to_owned(),
+                        ),
+                    ));
+                }
+                self.check_host(&idx[0], site, vars)
+            }
+            Kind::Unary(_, a) => self.check_host(a, site, vars),
+            Kind::Binary(_, a, b) => {
+                self.check_host(a, site, vars)?;
+                self.check_host(b, site, vars)
+            }
+            Kind::Cond(c, a, b) => {
+                self.check_host(c, site, vars)?;
+                self.check_host(a, site, vars)?;
+                self.check_host(b, site, vars)
+            }
+            Kind::Call(f, args)
+                if builtins::lookup(f, Context::Reference)
+                    .is_some_and(|b| b.builtin == Builtin::Sum) =>
+            {
+                let [v, from, to, body] = args.as_slice() else {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        "sum takes 4 arguments: sum(k, from, to, term)".to_owned(),
+                        None,
+                    ));
+                };
+                let Kind::Name(var) = &v.kind else {
+                    return Err(self.err_node(
+                        site,
+                        v,
+                        "the first argument of sum names its variable".to_owned(),
+                        None,
+                    ));
+                };
+                self.check_host(from, site, vars)?;
+                self.check_host(to, site, vars)?;
+                vars.push(var.clone());
+                let r = self.check_host(body, site, vars);
+                vars.pop();
+                r
+            }
+            Kind::Call(f, args) => {
+                let Some(info) = builtins::lookup(f, Context::Reference) else {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!("unknown function `{f}`"),
+                        Some(format!(
+                            "functions: {}",
+                            builtins::names(Context::Reference)
+                        )),
+                    ));
+                };
+                let arity = info.arity;
+                if args.len() != arity {
+                    return Err(self.err_node(
+                        site,
+                        n,
+                        format!("`{f}` takes {arity} argument(s)"),
+                        None,
+                    ));
+                }
+                for a in args {
+                    self.check_host(a, site, vars)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
