@@ -303,6 +303,28 @@ impl Report {
     }
 }
 
+/// Asks the allocator for the buffers' memory before it is made for real, so that a size the
+/// machine cannot give (`--max-memory` raised past it) is a diagnostic, not an abort.
+fn reserve_check(prog: &Program) -> Result<(), Diag> {
+    for b in &prog.buffers {
+        let words = usize::try_from(b.words()).unwrap_or(usize::MAX);
+        let mut probe: Vec<u32> = Vec::new();
+        if let Err(e) = probe.try_reserve_exact(words) {
+            return Err(Diag::file(
+                Phase::Runtime,
+                &prog.path,
+                format!(
+                    "cannot allocate the {} bytes of buffer `{}`: {e}",
+                    b.words().saturating_mul(4),
+                    b.name
+                ),
+                Some("use smaller defines, or run on a machine with more memory".into()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn xyz(v: [u32; 3]) -> String {
     format!("{}x{}x{}", v[0], v[1], v[2])
 }
@@ -346,6 +368,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     // Memory: the buffers are filled in place; a reference reads a buffer the program never
     // stores to in place too, after the run, so only a buffer that is both stored to and
     // read by a reference needs a copy of its initial words.
+    reserve_check(prog)?;
     let global = Global::new(prog);
     let checking = opts.verify && prog.buffers.iter().any(|b| b.expect.is_some());
     let keep: Vec<bool> = if checking {
