@@ -96,9 +96,9 @@ pub(super) fn f64_cmp(
     put(&mut r[dst.0 as usize], v, at.active);
 }
 
-/// Faults if an active lane's `b` is zero (`what`: "division" or "remainder").
+/// Faults if an active lane's `b` is zero (`remainder`: in a remainder, else a division).
 #[inline(always)]
-fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, what: &str) -> Result<(), Fault> {
+fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, remainder: bool) -> Result<(), Fault> {
     let zero = !nonzero(&r[b.0 as usize]) & at.active;
     if zero != 0 {
         return Err(fault::division_by_zero(
@@ -106,7 +106,7 @@ fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, what: &str) -> Result<(), Fau
             at.pc,
             at.w,
             zero.trailing_zeros(),
-            what,
+            remainder,
         ));
     }
     Ok(())
@@ -122,7 +122,7 @@ pub(super) fn div_s(
     a: Reg,
     b: Reg,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "division")?;
+    divisor(cx, at, r, b, false)?;
     int2(r, at, dst, a, b, |x, y| {
         if y == 0 {
             0
@@ -143,7 +143,7 @@ pub(super) fn div_u(
     a: Reg,
     b: Reg,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "division")?;
+    divisor(cx, at, r, b, false)?;
     int2(r, at, dst, a, b, |x, y| x.checked_div(y).unwrap_or(0));
     Ok(())
 }
@@ -158,7 +158,7 @@ pub(super) fn rem_s(
     a: Reg,
     b: Reg,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "remainder")?;
+    divisor(cx, at, r, b, true)?;
     int2(r, at, dst, a, b, |x, y| {
         if y == 0 {
             0
@@ -179,7 +179,7 @@ pub(super) fn rem_u(
     a: Reg,
     b: Reg,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "remainder")?;
+    divisor(cx, at, r, b, true)?;
     int2(r, at, dst, a, b, |x, y| x.checked_rem(y).unwrap_or(0));
     Ok(())
 }

@@ -45,7 +45,7 @@ mod tests;
 
 pub use api::{Config, Global, PcStats, Sample, Stats};
 pub use block::{run_block, Verified};
-pub use fault::Fault;
+pub use fault::{Fault, FaultKind};
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];
