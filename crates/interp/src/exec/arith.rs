@@ -112,75 +112,19 @@ fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, remainder: bool) -> Result<()
     Ok(())
 }
 
-/// `DivS`: signed division, truncating; faults on a zero divisor in an active lane.
+/// `DivS`, `DivU`, `RemS`, `RemU`: `dst = f(a, b)` once no active lane's `b` is zero (else a
+/// fault; `remainder` names the operation).
 #[inline(always)]
-pub(super) fn div_s(
+pub(super) fn divide(
     cx: &Ctx,
     at: &At,
     r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
+    (dst, a, b): (Reg, Reg, Reg),
+    remainder: bool,
+    f: impl Fn(u32, u32) -> u32,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, false)?;
-    int2(r, at, dst, a, b, |x, y| {
-        if y == 0 {
-            0
-        } else {
-            (x as i32).wrapping_div(y as i32) as u32
-        }
-    });
-    Ok(())
-}
-
-/// `DivU`: unsigned division; faults on a zero divisor in an active lane.
-#[inline(always)]
-pub(super) fn div_u(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, false)?;
-    int2(r, at, dst, a, b, |x, y| x.checked_div(y).unwrap_or(0));
-    Ok(())
-}
-
-/// `RemS`: signed remainder (the sign of the dividend); faults on a zero divisor.
-#[inline(always)]
-pub(super) fn rem_s(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, true)?;
-    int2(r, at, dst, a, b, |x, y| {
-        if y == 0 {
-            0
-        } else {
-            (x as i32).wrapping_rem(y as i32) as u32
-        }
-    });
-    Ok(())
-}
-
-/// `RemU`: unsigned remainder; faults on a zero divisor in an active lane.
-#[inline(always)]
-pub(super) fn rem_u(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, true)?;
-    int2(r, at, dst, a, b, |x, y| x.checked_rem(y).unwrap_or(0));
+    divisor(cx, at, r, b, remainder)?;
+    int2(r, at, dst, a, b, f);
     Ok(())
 }
 

@@ -184,10 +184,26 @@ fn execute<const V3: bool>(
         Add { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
         Sub { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
         Mul { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
-        DivS { dst, a, b } => arith::div_s(cx, at, r, dst, a, b)?,
-        DivU { dst, a, b } => arith::div_u(cx, at, r, dst, a, b)?,
-        RemS { dst, a, b } => arith::rem_s(cx, at, r, dst, a, b)?,
-        RemU { dst, a, b } => arith::rem_u(cx, at, r, dst, a, b)?,
+        DivS { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), false, |x, y| {
+            if y == 0 {
+                0
+            } else {
+                (x as i32).wrapping_div(y as i32) as u32
+            }
+        })?,
+        DivU { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), false, |x, y| {
+            x.checked_div(y).unwrap_or(0)
+        })?,
+        RemS { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), true, |x, y| {
+            if y == 0 {
+                0
+            } else {
+                (x as i32).wrapping_rem(y as i32) as u32
+            }
+        })?,
+        RemU { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), true, |x, y| {
+            x.checked_rem(y).unwrap_or(0)
+        })?,
         And { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x & y),
         Or { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x | y),
         Xor { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x ^ y),
