@@ -146,6 +146,10 @@ fn warp_loop<const V3: bool>(
         ps.lanes += n;
         at.steps += 1;
         lanes += n;
+        // Issued: `at.pc`, `ip` and `at.active` are this warp instruction's. (The one place for a
+        // per-instruction observer: after `execute`, `ps` holds its shared wavefronts and
+        // conflicts, `warp.state` says whether it waits at a barrier or exited, `at.next` is
+        // where it goes.)
         match execute::<V3>(cx, at, warp, r, frames, ip, ps) {
             Ok(ControlFlow::Continue(())) => {}
             Ok(ControlFlow::Break(())) => break Ok(()),
