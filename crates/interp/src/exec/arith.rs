@@ -96,9 +96,9 @@ pub(super) fn f64_cmp(
     put(&mut r[dst.0 as usize], v, at.active);
 }
 
-/// Faults if an active lane's `b` is zero (`what`: "division" or "remainder").
+/// Faults if an active lane's `b` is zero (`remainder`: in a remainder, else a division).
 #[inline(always)]
-fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, what: &str) -> Result<(), Fault> {
+fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, remainder: bool) -> Result<(), Fault> {
     let zero = !nonzero(&r[b.0 as usize]) & at.active;
     if zero != 0 {
         return Err(fault::division_by_zero(
@@ -106,81 +106,25 @@ fn divisor(cx: &Ctx, at: &At, r: &[Lanes], b: Reg, what: &str) -> Result<(), Fau
             at.pc,
             at.w,
             zero.trailing_zeros(),
-            what,
+            remainder,
         ));
     }
     Ok(())
 }
 
-/// `DivS`: signed division, truncating; faults on a zero divisor in an active lane.
+/// `DivS`, `DivU`, `RemS`, `RemU`: `dst = f(a, b)` once no active lane's `b` is zero (else a
+/// fault; `remainder` names the operation).
 #[inline(always)]
-pub(super) fn div_s(
+pub(super) fn divide(
     cx: &Ctx,
     at: &At,
     r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
+    (dst, a, b): (Reg, Reg, Reg),
+    remainder: bool,
+    f: impl Fn(u32, u32) -> u32,
 ) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "division")?;
-    int2(r, at, dst, a, b, |x, y| {
-        if y == 0 {
-            0
-        } else {
-            (x as i32).wrapping_div(y as i32) as u32
-        }
-    });
-    Ok(())
-}
-
-/// `DivU`: unsigned division; faults on a zero divisor in an active lane.
-#[inline(always)]
-pub(super) fn div_u(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "division")?;
-    int2(r, at, dst, a, b, |x, y| x.checked_div(y).unwrap_or(0));
-    Ok(())
-}
-
-/// `RemS`: signed remainder (the sign of the dividend); faults on a zero divisor.
-#[inline(always)]
-pub(super) fn rem_s(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "remainder")?;
-    int2(r, at, dst, a, b, |x, y| {
-        if y == 0 {
-            0
-        } else {
-            (x as i32).wrapping_rem(y as i32) as u32
-        }
-    });
-    Ok(())
-}
-
-/// `RemU`: unsigned remainder; faults on a zero divisor in an active lane.
-#[inline(always)]
-pub(super) fn rem_u(
-    cx: &Ctx,
-    at: &At,
-    r: &mut [Lanes],
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), Fault> {
-    divisor(cx, at, r, b, "remainder")?;
-    int2(r, at, dst, a, b, |x, y| x.checked_rem(y).unwrap_or(0));
+    divisor(cx, at, r, b, remainder)?;
+    int2(r, at, dst, a, b, f);
     Ok(())
 }
 

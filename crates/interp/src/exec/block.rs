@@ -2,7 +2,7 @@
 //! robin between barriers; and the scratch that one thread reuses between the blocks it runs.
 
 use super::api::{Config, Global, PcStats, Sample, Stats};
-use super::fault::{self, Fault};
+use super::fault::{self, Fault, FaultKind};
 use super::lanes::per_lane;
 use super::warp::run_warp;
 use super::{verify, Lanes, FULL, SPARE_WORDS};
@@ -67,8 +67,8 @@ impl Ctx<'_> {
         thread_xyz(self.prog.block, w as u64 * 32 + lane as u64)
     }
 
-    pub(super) fn fault(&self, pc: usize, message: String, help: Option<String>) -> Fault {
-        Fault::new(Some(pc), self.ctaid, message, help)
+    pub(super) fn fault(&self, pc: usize, kind: FaultKind, help: Option<String>) -> Fault {
+        Fault::new(Some(pc), self.ctaid, kind, help)
     }
 
     pub(super) fn lane_fault(
@@ -76,10 +76,10 @@ impl Ctx<'_> {
         pc: usize,
         w: usize,
         lane: u32,
-        message: String,
+        kind: FaultKind,
         help: Option<String>,
     ) -> Fault {
-        let mut f = self.fault(pc, message, help);
+        let mut f = self.fault(pc, kind, help);
         f.thread = Some(self.thread(w, lane));
         f
     }

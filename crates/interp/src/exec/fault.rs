@@ -8,6 +8,7 @@ use crate::diag::{Diag, Phase};
 use crate::ir::Mem;
 use crate::program::Program;
 use std::fmt;
+use warpsim_smem::Geometry;
 
 /// A runtime fault: what went wrong, at which instruction, in which block and thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,8 +19,9 @@ pub struct Fault {
     pub block: [u32; 3],
     /// The thread (`tid`), when one thread is to blame.
     pub thread: Option<[u32; 3]>,
-    /// What went wrong (without the block and thread; see [`Fault::text`]).
-    pub message: String,
+    /// What went wrong (its `Display` is the message, without the block and thread; see
+    /// [`Fault::text`]).
+    pub kind: FaultKind,
     /// What to change.
     pub help: Option<String>,
 }
@@ -28,14 +30,14 @@ impl Fault {
     pub(super) fn new(
         pc: Option<usize>,
         block: [u32; 3],
-        message: String,
+        kind: FaultKind,
         help: Option<String>,
     ) -> Self {
         Fault {
             pc,
             block,
             thread: None,
-            message,
+            kind,
             help,
         }
     }
@@ -45,11 +47,11 @@ impl Fault {
         match self.thread {
             Some(t) => format!(
                 "{} (thread {} of block {})",
-                self.message,
+                self.kind,
                 xyz(t),
                 xyz(self.block)
             ),
-            None => format!("{} (block {})", self.message, xyz(self.block)),
+            None => format!("{} (block {})", self.kind, xyz(self.block)),
         }
     }
 
@@ -82,6 +84,177 @@ impl fmt::Display for Fault {
 }
 
 impl std::error::Error for Fault {}
+
+/// What went wrong in a [`Fault`]; its `Display` is the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FaultKind {
+    /// The [`Config::geometry`](super::Config::geometry) is not a valid bank geometry.
+    InvalidGeometry {
+        /// The geometry.
+        geometry: Geometry,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A block has more threads than the executor can number.
+    BlockTooLarge {
+        /// Threads in the block.
+        threads: u64,
+    },
+    /// The [`Global`](super::Global) memory was not made for this program: a buffer is
+    /// smaller than the program's.
+    GlobalMismatch {
+        /// The buffer's name.
+        buffer: String,
+        /// Words the program needs (None: more than a `u64` counts).
+        need: Option<u64>,
+        /// Words the memory has.
+        have: u64,
+    },
+    /// The program is malformed: a bug in warpsim's loader, not in the program's text.
+    Malformed(String),
+    /// An active lane divided by zero.
+    DivisionByZero {
+        /// A remainder (else a division).
+        remainder: bool,
+        /// The instruction's source text (may be empty).
+        text: String,
+    },
+    /// An index outside its array.
+    OutOfBounds {
+        /// In global memory (else shared).
+        global: bool,
+        /// The access, as `name[i][j]`, with the vector it reads and how far it reaches.
+        access: String,
+        /// The array's bounds, as `name[n][m]`.
+        bounds: String,
+    },
+    /// An access whose address is not a multiple of its width.
+    Misaligned {
+        /// Bytes per lane.
+        width: u32,
+        /// The access, as `name[i]`.
+        access: String,
+        /// Its byte offset in `memory`.
+        byte: u64,
+        /// `shared memory` or the buffer's name in backquotes.
+        memory: String,
+    },
+    /// A vector access whose elements a swizzle separates.
+    SwizzleSplit {
+        /// The access, as `name[i][j]` and its vector.
+        access: String,
+        /// The swizzle group, in elements.
+        group: u32,
+    },
+    /// A barrier reached by only some of a warp's lanes.
+    DivergentBarrier {
+        /// The warp, as `warp 1 (threads 32-63)`.
+        warp: String,
+        /// Lanes that reached it.
+        reached: u32,
+        /// Lanes that did not.
+        missed: u32,
+    },
+    /// Warps wait at a barrier that others finished without reaching.
+    DeadlockedBarrier {
+        /// The warps that finished, as `warp 1 (threads 32-63)` or a list.
+        finished: String,
+        /// The warps that wait, likewise.
+        waiting: String,
+        /// How many wait.
+        waiting_warps: usize,
+    },
+    /// The block ran more warp instructions than [`Config::max_steps`](super::Config::max_steps).
+    RunawayLoop {
+        /// The limit.
+        max_steps: u64,
+        /// What may never end: `this loop` or `a loop around this barrier`.
+        what: &'static str,
+    },
+    /// The bank model could not price a shared access.
+    Unpriceable(String),
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use FaultKind::*;
+        match self {
+            InvalidGeometry { geometry, reason } => {
+                write!(f, "invalid shared-memory geometry ({geometry}): {reason}")
+            }
+            BlockTooLarge { threads } => {
+                write!(f, "a block of {threads} threads is too large to run")
+            }
+            GlobalMismatch { buffer, need, have } => write!(
+                f,
+                "global memory does not match the program: buffer `{buffer}` needs {} words, \
+                 but has {have}",
+                need.map_or_else(|| "too many".to_string(), |n| n.to_string())
+            ),
+            Malformed(m) | Unpriceable(m) => f.write_str(m),
+            DivisionByZero { remainder, text } => {
+                let op = if *remainder { "remainder" } else { "division" };
+                if text.is_empty() {
+                    write!(f, "integer {op} by zero")
+                } else {
+                    write!(f, "integer {op} by zero in `{text}`")
+                }
+            }
+            OutOfBounds {
+                global,
+                access,
+                bounds,
+            } => {
+                let space = if *global { "global" } else { "shared" };
+                write!(
+                    f,
+                    "out-of-bounds {space} access: {access} is outside {bounds}"
+                )
+            }
+            Misaligned {
+                width,
+                access,
+                byte,
+                memory,
+            } => write!(
+                f,
+                "misaligned {width}-byte access: {access} is at byte {byte} of {memory}, not a \
+                 multiple of {width}"
+            ),
+            SwizzleSplit { access, group } => write!(
+                f,
+                "the vector access {access} crosses a swizzle group of {group} elements, so its \
+                 elements are not consecutive in shared memory"
+            ),
+            DivergentBarrier {
+                warp,
+                reached,
+                missed,
+            } => write!(
+                f,
+                "barrier inside divergent code: in {warp}, lanes {} reached it, lanes {} did not",
+                lane_list(*reached),
+                lane_list(*missed)
+            ),
+            DeadlockedBarrier {
+                finished,
+                waiting,
+                waiting_warps,
+            } => write!(
+                f,
+                "barrier never reached by {finished}: they finished without reaching it, while \
+                 {waiting} wait{} at this barrier",
+                if *waiting_warps == 1 { "s" } else { "" },
+            ),
+            RunawayLoop { max_steps, what } => write!(
+                f,
+                "the block ran more than {max_steps} warp instructions (the --max-steps limit) \
+                 without finishing: {what} may never end"
+            ),
+        }
+    }
+}
 
 fn xyz(v: [u32; 3]) -> String {
     format!("({},{},{})", v[0], v[1], v[2])
@@ -176,10 +349,11 @@ pub(super) fn shared_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
             pc,
             w,
             l,
-            format!(
-                "out-of-bounds shared access: {at}{what}{reach} is outside {}",
-                index_text(&s.name, &dims)
-            ),
+            FaultKind::OutOfBounds {
+                global: false,
+                access: format!("{at}{what}{reach}"),
+                bounds: index_text(&s.name, &dims),
+            },
             Some(format!(
                 "every index of `{}` must be at least 0 and less than its dimension; check the \
                  index expressions, or guard the access with an `If`",
@@ -199,10 +373,12 @@ pub(super) fn shared_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
             pc,
             w,
             l,
-            format!(
-                "misaligned {width}-byte access: {at}{what} is at byte {addr} of shared memory, \
-                 not a multiple of {width}"
-            ),
+            FaultKind::Misaligned {
+                width,
+                access: format!("{at}{what}"),
+                byte: addr,
+                memory: "shared memory".into(),
+            },
             Some(format!(
                 "a {width}-byte access must start at a multiple of {width} bytes: make the last \
                  index a multiple of {vec}, and keep every row aligned (row length plus pad a \
@@ -215,11 +391,10 @@ pub(super) fn shared_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
             pc,
             w,
             l,
-            format!(
-                "the vector access {at}{what} crosses a swizzle group of {} elements, so its \
-                 elements are not consecutive in shared memory",
-                s.swizzle
-            ),
+            FaultKind::SwizzleSplit {
+                access: format!("{at}{what}"),
+                group: s.swizzle,
+            },
             Some(format!(
                 "use a swizzle group that is a multiple of {vec} elements"
             )),
@@ -229,11 +404,11 @@ pub(super) fn shared_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
         pc,
         w,
         l,
-        format!(
+        FaultKind::Malformed(format!(
             "{at} maps to bytes {addr}..{} of shared memory, outside the bytes of `{}`",
             addr + width as u64,
             s.name
-        ),
+        )),
         Some(LOADER_BUG.into()),
     )
 }
@@ -257,10 +432,11 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
             pc,
             w,
             l,
-            format!(
-                "out-of-bounds global access: {}[{i}]{what}{reach} is outside {}[{}]",
-                b.name, b.name, b.len
-            ),
+            FaultKind::OutOfBounds {
+                global: true,
+                access: format!("{}[{i}]{what}{reach}", b.name),
+                bounds: format!("{}[{}]", b.name, b.len),
+            },
             Some(format!(
                 "indices of `{}` must be at least 0 and less than {}; check the index \
                  expression, or guard the access with an `If` (e.g. on the thread index when \
@@ -273,31 +449,26 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
         pc,
         w,
         l,
-        format!(
-            "misaligned {width}-byte access: {}[{i}]{what} is at byte {} of `{}`, not a \
-             multiple of {width}",
-            b.name,
-            i as u64 * b.elem.bytes() as u64,
-            b.name
-        ),
+        FaultKind::Misaligned {
+            width,
+            access: format!("{}[{i}]{what}", b.name),
+            byte: i as u64 * b.elem.bytes() as u64,
+            memory: format!("`{}`", b.name),
+        },
         Some(format!("make the index a multiple of {vec}")),
     )
 }
 
-/// An active lane of warp `w` divides by zero (`what`: "division" or "remainder").
+/// An active lane of warp `w` divides by zero (`remainder`: in a remainder).
 #[cold]
 #[inline(never)]
-pub(super) fn division_by_zero(cx: &Ctx, pc: usize, w: usize, lane: u32, what: &str) -> Fault {
-    let text = cx.text(pc);
+pub(super) fn division_by_zero(cx: &Ctx, pc: usize, w: usize, lane: u32, remainder: bool) -> Fault {
+    let text = cx.text(pc).to_string();
     cx.lane_fault(
         pc,
         w,
         lane,
-        if text.is_empty() {
-            format!("integer {what} by zero")
-        } else {
-            format!("integer {what} by zero in `{text}`")
-        },
+        FaultKind::DivisionByZero { remainder, text },
         Some(
             "make sure the divisor is never 0 in a thread that runs this: guard the division \
              with an `If` (`?:` evaluates both sides, so it does not help)"
@@ -309,13 +480,10 @@ pub(super) fn division_by_zero(cx: &Ctx, pc: usize, w: usize, lane: u32, what: &
 /// The block ran more than `max_steps` warp instructions; `what` may never end.
 #[cold]
 #[inline(never)]
-pub(super) fn runaway(cx: &Ctx, pc: usize, max_steps: u64, what: &str) -> Fault {
+pub(super) fn runaway(cx: &Ctx, pc: usize, max_steps: u64, what: &'static str) -> Fault {
     cx.fault(
         pc,
-        format!(
-            "the block ran more than {max_steps} warp instructions (the --max-steps limit) \
-             without finishing: {what} may never end"
-        ),
+        FaultKind::RunawayLoop { max_steps, what },
         Some("raise --max-steps or check the loop's condition".into()),
     )
 }
@@ -326,12 +494,11 @@ pub(super) fn runaway(cx: &Ctx, pc: usize, max_steps: u64, what: &str) -> Fault 
 pub(super) fn divergent_barrier(cx: &Ctx, pc: usize, w: usize, active: u32, live: u32) -> Fault {
     cx.fault(
         pc,
-        format!(
-            "barrier inside divergent code: in {}, lanes {} reached it, lanes {} did not",
-            warp_list(&[w], cx.threads),
-            lane_list(active),
-            lane_list(live & !active)
-        ),
+        FaultKind::DivergentBarrier {
+            warp: warp_list(&[w], cx.threads),
+            reached: active,
+            missed: live & !active,
+        },
         Some(
             "every thread of the block must reach each barrier together: move the barrier out \
              of the `If` or loop whose condition differs between lanes"
@@ -345,7 +512,7 @@ pub(super) fn divergent_barrier(cx: &Ctx, pc: usize, w: usize, active: u32, live
 #[cold]
 #[inline(never)]
 pub(super) fn malformed(cx: &Ctx, pc: usize, message: String) -> Fault {
-    cx.fault(pc, message, Some(LOADER_BUG.into()))
+    cx.fault(pc, FaultKind::Malformed(message), Some(LOADER_BUG.into()))
 }
 
 /// The program counter left the code (`len` instructions): only a malformed program can.
@@ -354,7 +521,9 @@ pub(super) fn malformed(cx: &Ctx, pc: usize, message: String) -> Fault {
 pub(super) fn ran_past_end(cx: &Ctx, pc: usize, len: usize) -> Fault {
     cx.fault(
         pc.min(len.saturating_sub(1)),
-        format!("execution ran past the end of the program (pc {pc} of {len})"),
+        FaultKind::Malformed(format!(
+            "execution ran past the end of the program (pc {pc} of {len})"
+        )),
         Some(LOADER_BUG.into()),
     )
 }
@@ -370,13 +539,11 @@ pub(super) fn deadlock(cx: &Ctx, warps: &[Warp]) -> Fault {
     let pc = warps[waiting[0]].barrier_pc;
     cx.fault(
         pc,
-        format!(
-            "barrier never reached by {}: they finished without reaching it, while {} wait{} \
-             at this barrier",
-            warp_list(&done, cx.threads),
-            warp_list(&waiting, cx.threads),
-            if waiting.len() == 1 { "s" } else { "" },
-        ),
+        FaultKind::DeadlockedBarrier {
+            finished: warp_list(&done, cx.threads),
+            waiting: warp_list(&waiting, cx.threads),
+            waiting_warps: waiting.len(),
+        },
         Some(
             "every thread of the block must reach each barrier: move the barrier out of the \
              `If` whose condition differs between warps, or let every warp run it"

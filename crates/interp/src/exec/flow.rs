@@ -181,7 +181,7 @@ pub(super) fn for_test(
 /// Faults once the block has run more than [`At::max_steps`] warp instructions (checked at every
 /// backward jump and barrier, so every run ends).
 #[inline(always)]
-fn count_steps(cx: &Ctx, at: &At, what: &str) -> Result<(), Fault> {
+fn count_steps(cx: &Ctx, at: &At, what: &'static str) -> Result<(), Fault> {
     if at.steps > at.max_steps {
         return Err(fault::runaway(cx, at.pc, at.max_steps, what));
     }

@@ -3,7 +3,7 @@
 
 use super::api::{PcStats, Sample};
 use super::block::Ctx;
-use super::fault::{global_fault, shared_fault, Fault};
+use super::fault::{global_fault, shared_fault, Fault, FaultKind};
 use super::gather::{copy_atomic, deinterleave, interleave};
 #[cfg(target_arch = "x86_64")]
 use super::gather::{gather_avx2, gather_rows};
@@ -113,7 +113,13 @@ fn shared_access<const V3: bool>(
     } else {
         warpsim_smem::cost_into(geom, op, width, &addrs, active, counts)
     }
-    .map_err(|e| cx.fault(pc, format!("cannot price this shared access: {e}"), None))?;
+    .map_err(|e| {
+        cx.fault(
+            pc,
+            FaultKind::Unpriceable(format!("cannot price this shared access: {e}")),
+            None,
+        )
+    })?;
     if let Some(slot @ None) = cx.samples.get_mut(pc) {
         // Once per instruction per worker: not on the hot path.
         *slot = Some(Box::new(Sample {

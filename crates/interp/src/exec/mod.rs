@@ -11,21 +11,30 @@
 //!
 //! Every shared-memory access is priced with [`warpsim_smem::cost_into`] and added to
 //! [`Stats`]; every fault (division by zero, out-of-bounds or misaligned access, a barrier that
-//! cannot be passed, a runaway loop, and even a malformed [`Program`](crate::Program)) is a [`Fault`] value,
-//! never a panic.
+//! cannot be passed, a runaway loop, and even a malformed [`Program`](crate::Program)) is a
+//! [`Fault`] value with a [`FaultKind`], never a panic.
 //!
 //! # Brief overview
 //!
 //! * `api`: the types callers use — [`Config`], [`Global`], [`Stats`] (with [`PcStats`] and
-//!   [`Sample`]); [`run_block`] is the entry point.
-//! * `fault`: [`Fault`], and the cold code that words each fault.
-//! * `block`: the block scheduler — a block's warps, registers and reconvergence frames, run
-//!   round robin between barriers; the per-thread scratch reused between blocks.
+//!   [`Sample`]).
+//! * `block`: [`Verified`] (a program checked once for a config and global memory; its
+//!   [`Verified::run_block`] runs one block) and [`run_block`] (check and run one block); the
+//!   block scheduler — a block's warps, registers and reconvergence frames, run round robin
+//!   between barriers — and the per-thread scratch reused between blocks.
 //! * `verify`: the checks that make running a malformed program a fault, not a panic.
-//! * `warp`: the warp loop — one `match` per warp instruction, each arm one call to a handler
-//!   in `arith` (computing instructions), `flow` (control flow and reconvergence) or `memory`
-//!   (loads and stores, with the bank model).
+//! * `warp`: the warp loop. `warp_loop` fetches and counts each warp instruction; `execute`
+//!   dispatches it, one `match` arm per instruction, each one call to a handler in `arith`
+//!   (computing instructions), `flow` (control flow and reconvergence) or `memory` (loads and
+//!   stores, with the bank model). `At` is the running warp's state the handlers move.
+//! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
+//!   words each fault.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
+//!
+//! Where a per-instruction observer (the timing model) plugs in: in `warp_loop`, around the
+//! call to `execute` — before it, `at.pc`, the instruction and `at.active` are known; after it,
+//! the instruction's shared wavefronts and conflicts have been added to its `PcStats`, a
+//! barrier or `Exit` has set the warp's state, and `at.next` is where it goes next.
 
 use warpsim_smem::WARP;
 
@@ -45,7 +54,7 @@ mod tests;
 
 pub use api::{Config, Global, PcStats, Sample, Stats};
 pub use block::{run_block, Verified};
-pub use fault::Fault;
+pub use fault::{Fault, FaultKind};
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];

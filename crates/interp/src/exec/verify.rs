@@ -3,7 +3,7 @@
 //! instead of panicking.
 
 use super::api::{Config, Global};
-use super::fault::Fault;
+use super::fault::{Fault, FaultKind};
 use super::LOADER_BUG;
 use crate::ast::Elem;
 use crate::ir::{Inst, Pc, Reg, Space, Special};
@@ -16,12 +16,17 @@ pub(super) fn check(
     ctaid: [u32; 3],
     global: &Global,
 ) -> Result<(), Fault> {
-    let bad = |pc: Option<usize>, m: String| Fault::new(pc, ctaid, m, Some(LOADER_BUG.into()));
+    let bad = |pc: Option<usize>, m: String| {
+        Fault::new(pc, ctaid, FaultKind::Malformed(m), Some(LOADER_BUG.into()))
+    };
     cfg.geometry.validate().map_err(|e| {
         Fault::new(
             None,
             ctaid,
-            format!("invalid shared-memory geometry ({}): {e}", cfg.geometry),
+            FaultKind::InvalidGeometry {
+                geometry: cfg.geometry,
+                reason: e.to_string(),
+            },
             None,
         )
     })?;
@@ -30,7 +35,7 @@ pub(super) fn check(
         return Err(Fault::new(
             None,
             ctaid,
-            format!("a block of {threads} threads is too large to run"),
+            FaultKind::BlockTooLarge { threads },
             Some("use at most 1024 threads per block, as on the GPU".into()),
         ));
     }
@@ -51,12 +56,11 @@ pub(super) fn check(
             return Err(Fault::new(
                 None,
                 ctaid,
-                format!(
-                    "global memory does not match the program: buffer `{}` needs {} words, \
-                     but has {have}",
-                    b.name,
-                    need.map_or_else(|| "too many".to_string(), |n| n.to_string())
-                ),
+                FaultKind::GlobalMismatch {
+                    buffer: b.name.clone(),
+                    need,
+                    have,
+                },
                 Some("create global memory with `Global::new` for this program".into()),
             ));
         }

@@ -146,6 +146,10 @@ fn warp_loop<const V3: bool>(
         ps.lanes += n;
         at.steps += 1;
         lanes += n;
+        // Issued: `at.pc`, `ip` and `at.active` are this warp instruction's. (The one place for a
+        // per-instruction observer: after `execute`, `ps` holds its shared wavefronts and
+        // conflicts, `warp.state` says whether it waits at a barrier or exited, `at.next` is
+        // where it goes.)
         match execute::<V3>(cx, at, warp, r, frames, ip, ps) {
             Ok(ControlFlow::Continue(())) => {}
             Ok(ControlFlow::Break(())) => break Ok(()),
@@ -184,10 +188,26 @@ fn execute<const V3: bool>(
         Add { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
         Sub { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
         Mul { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
-        DivS { dst, a, b } => arith::div_s(cx, at, r, dst, a, b)?,
-        DivU { dst, a, b } => arith::div_u(cx, at, r, dst, a, b)?,
-        RemS { dst, a, b } => arith::rem_s(cx, at, r, dst, a, b)?,
-        RemU { dst, a, b } => arith::rem_u(cx, at, r, dst, a, b)?,
+        DivS { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), false, |x, y| {
+            if y == 0 {
+                0
+            } else {
+                (x as i32).wrapping_div(y as i32) as u32
+            }
+        })?,
+        DivU { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), false, |x, y| {
+            x.checked_div(y).unwrap_or(0)
+        })?,
+        RemS { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), true, |x, y| {
+            if y == 0 {
+                0
+            } else {
+                (x as i32).wrapping_rem(y as i32) as u32
+            }
+        })?,
+        RemU { dst, a, b } => arith::divide(cx, at, r, (dst, a, b), true, |x, y| {
+            x.checked_rem(y).unwrap_or(0)
+        })?,
         And { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x & y),
         Or { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x | y),
         Xor { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x ^ y),

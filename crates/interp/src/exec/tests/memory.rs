@@ -19,8 +19,11 @@ fn shared_out_of_bounds_faults() {
     assert_eq!(f.pc, Some(1));
     assert_eq!(f.thread, Some([30, 0, 0]));
     assert!(
-        f.message
-            .starts_with("out-of-bounds shared access: tile[30][32] is outside tile[32][32]"),
+        matches!(
+            &f.kind,
+            FaultKind::OutOfBounds { global: false, access, bounds }
+                if access == "tile[30][32]" && bounds == "tile[32][32]"
+        ),
         "{f}"
     );
 
@@ -38,7 +41,14 @@ fn shared_out_of_bounds_faults() {
     .shared(tile("v", Elem::U32, &[64], 0, 0))
     .build();
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
-    assert!(f.message.contains("v[-1] is outside v[64]"), "{f}");
+    assert!(
+        matches!(
+            &f.kind,
+            FaultKind::OutOfBounds { global: false, access, bounds }
+                if access == "v[-1]" && bounds == "v[64]"
+        ),
+        "{f}"
+    );
 
     // A vector whose last element is outside.
     let p = P::new(vec![
@@ -56,8 +66,11 @@ fn shared_out_of_bounds_faults() {
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
     assert_eq!(f.thread, Some([31, 0, 0]));
     assert!(
-        f.message
-            .contains("v[124] (a vector of 4 f32), reaching [127]"),
+        matches!(
+            &f.kind,
+            FaultKind::OutOfBounds { global: false, access, bounds }
+                if access == "v[124] (a vector of 4 f32), reaching [127]" && bounds == "v[126]"
+        ),
         "{f}"
     );
 }
@@ -72,7 +85,14 @@ fn global_out_of_bounds_faults() {
     let o = exec_cfg(&p, Config::default(), [0; 3]);
     let f = o.fault();
     assert_eq!(f.thread, Some([36, 0, 0]));
-    assert!(f.message.contains("out[36] is outside out[36]"), "{f}");
+    assert!(
+        matches!(
+            &f.kind,
+            FaultKind::OutOfBounds { global: true, access, bounds }
+                if access == "out[36]" && bounds == "out[36]"
+        ),
+        "{f}"
+    );
     // Warp 0 ran and stored before warp 1 faulted.
     assert_eq!(o.global.read(0)[..32], lanes(|l| l));
 }
@@ -88,8 +108,11 @@ fn misaligned_vectors_fault() {
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
     assert_eq!(f.thread, Some([0, 0, 0]));
     assert!(
-        f.message
-            .starts_with("misaligned 16-byte access: tile[0][1]"),
+        matches!(
+            &f.kind,
+            FaultKind::Misaligned { width: 16, access, byte: 4, memory }
+                if access == "tile[0][1] (a vector of 4 f32)" && memory == "shared memory"
+        ),
         "{f}"
     );
 
@@ -102,7 +125,11 @@ fn misaligned_vectors_fault() {
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
     assert_eq!(f.thread, Some([1, 0, 0]));
     assert!(
-        f.message.contains("misaligned 8-byte access: tile[1][0]"),
+        matches!(
+            &f.kind,
+            FaultKind::Misaligned { width: 8, access, byte: 132, memory }
+                if access == "tile[1][0] (a vector of 2 f32)" && memory == "shared memory"
+        ),
         "{f}"
     );
 
@@ -127,7 +154,11 @@ fn misaligned_vectors_fault() {
     .build();
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
     assert!(
-        f.message.contains("misaligned 8-byte access: buf[1]"),
+        matches!(
+            &f.kind,
+            FaultKind::Misaligned { width: 8, access, byte: 4, memory }
+                if access == "buf[1] (a vector of 2 f32)" && memory == "`buf`"
+        ),
         "{f}"
     );
 }
@@ -295,7 +326,10 @@ fn swizzled_layout() {
         .shared(tile("tile", Elem::F32, &[32, 32], 1, 1))
         .build();
     let f = exec_cfg(&p, Config::default(), [0; 3]).result.unwrap_err();
-    assert!(f.message.contains("crosses a swizzle group"), "{f}");
+    assert!(
+        matches!(f.kind, FaultKind::SwizzleSplit { group: 1, .. }),
+        "{f}"
+    );
 }
 
 #[test]

@@ -92,7 +92,11 @@ fn malformed_programs_fault_instead_of_panicking() {
     ];
     for (i, p) in cases.iter().enumerate() {
         let o = exec_cfg(p, Config::default(), [0; 3]);
-        assert!(o.result.is_err(), "case {i} should fault");
+        let f = o.result.expect_err(&format!("case {i} should fault"));
+        assert!(
+            matches!(f.kind, FaultKind::Malformed(_)),
+            "case {i} is a loader bug: {f}"
+        );
     }
     // Bad geometry.
     let p = P::new(vec![]).build();
@@ -103,12 +107,24 @@ fn malformed_programs_fault_instead_of_panicking() {
         },
         ..Config::default()
     };
-    assert!(exec_cfg(&p, cfg, [0; 3]).result.is_err());
+    let f = exec_cfg(&p, cfg, [0; 3]).result.unwrap_err();
+    assert!(matches!(f.kind, FaultKind::InvalidGeometry { .. }), "{f}");
     // Global memory for another program.
     let p = P::new(vec![]).buffer("b", Elem::U32, 10).build();
     let mut stats = Stats::new(&p, &Geometry::H200);
     let g = Global { buffers: vec![] };
-    assert!(run_block(&p, &Config::default(), [0; 3], &g, &mut stats).is_err());
+    let f = run_block(&p, &Config::default(), [0; 3], &g, &mut stats).unwrap_err();
+    assert!(
+        matches!(
+            f.kind,
+            FaultKind::GlobalMismatch {
+                need: Some(10),
+                have: 0,
+                ..
+            }
+        ),
+        "{f}"
+    );
     // An empty block does nothing.
     let p = P::new(vec![]).block([0, 1, 1]).build();
     assert!(exec_cfg(&p, Config::default(), [0; 3]).result.is_ok());
