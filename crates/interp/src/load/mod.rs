@@ -27,14 +27,14 @@ use lower_expr::{const_bits, const_f64, default_ty};
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
 
 /// Most threads a block may have.
-pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+pub(crate) const MAX_THREADS_PER_BLOCK: u32 = 1024;
 /// CUDA's largest grid: 2³¹−1 × 65,535 × 65,535 blocks.
-pub const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65_535, 65_535];
+pub(crate) const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65_535, 65_535];
 /// CUDA's largest block: 1,024 × 1,024 × 64 threads (and at most 1,024 in all).
-pub const MAX_BLOCK: [i64; 3] = [1024, 1024, 64];
+pub(crate) const MAX_BLOCK: [i64; 3] = [1024, 1024, 64];
 
 /// Registers a warp may use (each is 32 lanes × 4 bytes).
-pub const MAX_REGS: usize = 4096;
+pub(crate) const MAX_REGS: usize = 4096;
 
 /// A layout forced on a shared array, overriding its declaration (used by `warpsim advise`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
 }
 
 /// Parses the RON text into the AST.
-pub fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
+pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
     let ron_opts =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     let mut de = ron::Deserializer::from_str_with_options(src, &ron_opts)
@@ -165,7 +165,7 @@ fn offset_of_pos(src: &str, line: usize, col: usize) -> usize {
 
 /// Value types of registers and expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelTy {
+pub(crate) enum KernelTy {
     /// 32-bit signed.
     I32,
     /// 32-bit unsigned.
@@ -427,7 +427,7 @@ fn similar(a: &str, b: &str) -> bool {
 }
 
 /// The special register a name stands for.
-pub fn special(name: &str) -> Option<Special> {
+pub(crate) fn special(name: &str) -> Option<Special> {
     let dim = |s: &str| match s {
         "x" => Some(0u8),
         "y" => Some(1),
