@@ -179,6 +179,7 @@ fn huge_lines_point_past_column_65535_with_a_short_excerpt() {
         &transpose_with(&format!("{}bogus: 1, ", " ".repeat(10 << 20))),
     );
     case(&["check", &p], 2, Some(&p), "bogus");
+    let _ = std::fs::remove_file(&p);
     // An expression of 1 MB.
     let e = format!("\"{}\"", "1 + ".repeat(250_000) + "zz");
     let p = write(
@@ -242,6 +243,7 @@ fn a_million_line_trace_prices_in_bounded_memory() {
         let o = case(&["access", p, "--format", fmt], 0, None, "");
         assert!(o.stdout.lines().count() >= 1_000_000);
     }
+    let _ = std::fs::remove_file(p);
 }
 
 #[test]
@@ -529,4 +531,87 @@ fn completions_for_every_shell() {
         assert!(o.stdout.contains("advise"), "{sh}");
     }
     case(&["completions", "cmd"], 2, None, "");
+}
+
+#[test]
+fn svg_charts_are_the_same_every_run_and_the_docs_regenerate() {
+    let dir = scratch();
+    let chart = |i: usize| {
+        let p = dir.join(format!("sweep{i}.svg"));
+        let p = p.to_str().unwrap();
+        let args = [
+            "sweep",
+            "programs/transpose.ron",
+            "--banks",
+            "16,32,64",
+            "--define",
+            "PAD=0..2",
+            "--svg",
+            p,
+        ];
+        case(&args, 0, None, "");
+        std::fs::read(p).unwrap()
+    };
+    let first = chart(1);
+    assert_eq!(first, chart(2), "the sweep chart changed between runs");
+    assert_eq!(
+        first,
+        std::fs::read(root().join("docs/sweep_transpose.svg")).unwrap(),
+        "docs/sweep_transpose.svg is not what the README's command draws"
+    );
+    let run = |i: usize| {
+        let p = dir.join(format!("run{i}.svg"));
+        let p = p.to_str().unwrap();
+        case(
+            &["run", "programs/transpose.ron", "-D", "N=256", "--svg", p],
+            0,
+            None,
+            "",
+        );
+        std::fs::read(p).unwrap()
+    };
+    assert_eq!(run(1), run(2), "the run chart changed between runs");
+}
+
+#[test]
+fn advice_searches_a_whole_bank_cycle_by_default() {
+    let p = "tests/fixtures/stencil_halo.ron";
+    let o = case(&["advise", p], 0, None, "");
+    assert!(
+        o.stdout.contains("t: pad 30 → stall cycles 384 → 0"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("paddings 0-32"), "{}", o.stdout);
+    let o = case(&["advise", p, "--max-pad", "8"], 0, None, "");
+    assert!(
+        o.stdout.contains("no layout tried (paddings 0-8"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn plain_integer_fields_are_located() {
+    let src = std::fs::read_to_string(root().join("programs/transpose.ron")).unwrap();
+    let p = write(
+        "zero_len.ron",
+        &src.replace("len: \"N * N\", init", "len: 0, init"),
+    );
+    case(
+        &["check", &p],
+        2,
+        None,
+        &format!("{p}:10:37: buffer `inp` would have 0 elements"),
+    );
+    let p = write(
+        "zero_dim.ron",
+        &src.replace("dims: [32, 32]", "dims: [32, 0]"),
+    );
+    case(
+        &["check", &p],
+        2,
+        None,
+        &format!("{p}:14:44: dimension 2 of `tile` is 0"),
+    );
 }

@@ -600,8 +600,11 @@ fn candidate(
     }
 }
 
-/// The advice for a person: one line per layout that removes (or most reduces) the
-/// conflicts on each array.
+/// How many of the best layouts the text shows per array (the cheapest).
+const SHOWN: usize = 4;
+
+/// The advice for a person: for each array, how far the search went, then the cheapest
+/// layouts that remove (or most reduce) its conflicts.
 pub fn advice_text(advice: &[ArrayAdvice]) -> String {
     let mut s = String::new();
     if advice.is_empty() {
@@ -648,10 +651,8 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
             );
             continue;
         }
-        if skipped > 0 {
-            let _ = writeln!(s, "{}: tried {looked}{note}", a.array);
-        }
-        for b in &a.best {
+        let _ = writeln!(s, "{}: tried {looked}{note}", a.array);
+        for b in a.best.iter().take(SHOWN) {
             let what = if b.array_stall_cycles == 0 {
                 "removes the conflicts"
             } else {
@@ -666,6 +667,14 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
                 thousands(b.array_stall_cycles),
                 thousands(b.wasted_words as u64),
                 a.array,
+            );
+        }
+        if a.best.len() > SHOWN {
+            let _ = writeln!(
+                s,
+                "{}: and {} more layouts as good that cost more words (--format json lists them)",
+                a.array,
+                a.best.len() - SHOWN
             );
         }
     }

@@ -190,6 +190,8 @@ impl Loader<'_> {
     pub(super) fn buffers(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut total: u64 = 0;
         for b in &p.buffers {
+            // Plain integers have no span: their errors are found from here.
+            self.cursor = b.name.span.unwrap_or(self.cursor);
             self.check_name(&b.name, "buffer")?;
             let len = self.const_int(&b.len, "a buffer length")?;
             if len < 1 {
@@ -255,6 +257,7 @@ impl Loader<'_> {
     pub(super) fn shared_arrays(&mut self, p: &ast::ProgramSource) -> R<()> {
         let mut base: u64 = 0;
         for s in &p.shared {
+            self.cursor = s.name.span.unwrap_or(self.cursor);
             self.check_name(&s.name, "shared array")?;
             if s.dims.is_empty() || s.dims.len() > 3 {
                 return Err(self.err_text(

@@ -116,6 +116,16 @@ fn ron_diag(path: &str, src: &Arc<str>, e: ron::error::SpannedError, field: &str
         off = src[..off].trim_end().len();
         msg = "expected a comma after this item".into();
         help = Some("separate the items of a list or the fields of a struct with commas".into());
+        let rest = src[off..].as_bytes();
+        if rest.first() == Some(&b'.') && rest.get(1).is_some_and(|b| b.is_ascii_digit()) {
+            // `1.5` where an integer stands (a define's value, a length).
+            msg = "a number with a fraction where an integer must stand".into();
+            help = Some(
+                "defines, lengths and dimensions are integers; compute fractions in the \
+                 kernel's expressions (e.g. \"f32(N) * 0.5\")"
+                    .into(),
+            );
+        }
     }
     if matches!(e.code, ron::Error::ExceededRecursionLimit) {
         msg = "the program is nested too deeply for the RON reader".into();
@@ -125,6 +135,15 @@ fn ron_diag(path: &str, src: &Arc<str>, e: ron::error::SpannedError, field: &str
         );
     }
     if !field.is_empty() && field != "." {
+        // A deep nest's path is as long as the nest: keep its innermost end.
+        let field = if field.len() > 100 {
+            let tail = (field.len() - 80..field.len())
+                .find(|&i| field.is_char_boundary(i) && field[i..].starts_with('.'))
+                .unwrap_or(field.len());
+            format!("…{}", &field[tail..])
+        } else {
+            field.to_owned()
+        };
         msg = format!("{msg} (in `{field}`)");
     }
     if help.is_none() {
@@ -318,8 +337,27 @@ impl<'a> Loader<'a> {
     fn err_text(&self, t: &Text, msg: impl Into<String>, help: impl Into<Option<String>>) -> Diag {
         match t.span {
             Some(off) => self.err_at(off, t.text.len().max(1), msg, help),
-            None => self.err_at(self.cursor, 1, msg, help),
+            // A plain integer (`len: 0`) has no span: point at its first occurrence as a
+            // token after the cursor (the declaration being checked).
+            None => match self.find_token(&t.text) {
+                Some(off) => self.err_at(off, t.text.len(), msg, help),
+                None => self.err_at(self.cursor, 1, msg, help),
+            },
         }
+    }
+
+    /// The first occurrence of `tok` as a whole token at or after the cursor.
+    fn find_token(&self, tok: &str) -> Option<usize> {
+        if tok.is_empty() {
+            return None;
+        }
+        let hay = self.src.get(self.cursor..)?;
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "_.\"".contains(c));
+        hay.match_indices(tok)
+            .find(|&(i, _)| {
+                !word(hay[..i].chars().next_back()) && !word(hay[i + tok.len()..].chars().next())
+            })
+            .map(|(i, _)| self.cursor + i)
     }
 
     /// An error about part of an expression.
