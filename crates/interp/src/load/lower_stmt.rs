@@ -102,12 +102,19 @@ impl Loader<'_> {
                 Some("choose another register name".to_owned()),
             ));
         }
-        if let Some(v) = self.lookup(n) {
+        // Block scoping as in C: a nested block may shadow an outer name (with a register of
+        // its own, never reused, so the outer value is intact after the block); the same
+        // block may not declare a name twice.
+        if let Some(v) = self.scopes.last().and_then(|s| s.get(n.as_str())) {
             return Err(self.err_text(
                 t,
-                format!("register `{n}` is already declared (line {})", v.line),
+                format!(
+                    "register `{n}` is already declared in this block (line {})",
+                    v.line
+                ),
                 Some(format!(
-                    "assign it with Set(\"{n}\", …), or choose another name"
+                    "assign it with Set(\"{n}\", …), or choose another name (a nested block \
+                     may declare its own `{n}`)"
                 )),
             ));
         }
