@@ -96,3 +96,35 @@ fn an_inner_name_ends_with_its_block() {
     assert!(e.starts_with(&format!("s.ron:{line}:{col}")), "{e}");
     assert!(e.contains("unknown name `inner`"), "{e}");
 }
+
+#[test]
+fn a_for_step_may_be_a_name_read_each_trip_or_an_expression_computed_once() {
+    let out = run(r#"
+        Let("n", "0"),
+        For(var: "s", from: 1, to: 100, step: "s", body: [Set("n", "n + 1")]),
+        Store("out[tid.x]", "n"),
+        Let("m", "0"),
+        Let("two", "2"),
+        For(var: "k", from: 1, to: 100, step: "k + two", body: [
+            Set("m", "m * 3 + tid.x * 7 - tid.x * 7 + 1"),
+        ]),
+        Store("out[tid.x + 32]", "m"),"#);
+    for t in 0..32 {
+        // s = 1, 2, 4, ..., 64: seven trips.
+        assert_eq!(out[t], 7, "doubling step, lane {t}");
+        // k + two = 3 at entry: k = 1, 4, ..., 97: 33 trips, m = (3^33 - 1) / 2 mod 2^32.
+        let want = (0..33).fold(0u32, |m, _| m.wrapping_mul(3).wrapping_add(1));
+        assert_eq!(out[t + 32], want, "computed step, lane {t}");
+    }
+}
+
+#[test]
+fn a_conversion_of_a_comparison_gives_one_or_zero() {
+    let out = run(r#"
+        Let("c", "u32(tid.x < 5) * 2u + u32(tid.x >= 30)"),
+        Store("out[tid.x]", "i32(c) + i32(tid.x == 7) * 10"),"#);
+    for t in 0..32 {
+        let want = 2 * (t < 5) as u32 + (t >= 30) as u32 + 10 * (t == 7) as u32;
+        assert_eq!(out[t], want, "lane {t}");
+    }
+}

@@ -372,7 +372,16 @@ impl Loader<'_> {
             Some(s) => {
                 let (n, site) = self.parse_expr(&s.0)?;
                 let v = self.expr(&n, site)?;
-                self.coerce(v, ty, site, &n, "the loop counter's type")?
+                match self.coerce(v, ty, site, &n, "the loop counter's type")? {
+                    // A computed step (`k + 1`) sits in a temporary that the body would
+                    // reuse: keep it in a register of its own, computed once before the loop.
+                    Val::Reg(r, t) if !self.fixed.get(r.0 as usize).copied().unwrap_or(false) => {
+                        let keep = self.alloc_var(t.words())?;
+                        self.write_to(keep, t, Val::Reg(r, t), site, &n)?;
+                        Val::Reg(keep, t)
+                    }
+                    v => v,
+                }
             }
             None => Val::Const(Const::Int(1, None)),
         };
