@@ -34,7 +34,10 @@ impl Loader<'_> {
         for (i, e) in expects.into_iter().enumerate() {
             if let Some(t) = e {
                 let (node, site) = self.parse_expr(&t)?;
-                self.check_host(&node, site, &mut vec!["i".to_owned()])?;
+                match crate::host::permutation_source(&node) {
+                    Some(src) => self.check_permutation(i, src, &node, site)?,
+                    None => self.check_host(&node, site, &mut vec!["i".to_owned()])?,
+                }
                 let tolerance = p.buffers[i].tolerance.unwrap_or(1e-4);
                 let line = self.line_of(&t);
                 self.buffers[i].expect = Some(Expect {
