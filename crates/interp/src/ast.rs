@@ -150,9 +150,10 @@ pub(crate) struct ProgramSource {
     #[serde(default)]
     #[allow(dead_code)]
     pub description: Option<String>,
-    /// Named integer constants with their defaults; `--define NAME=VALUE` overrides them.
+    /// Named integer constants with their defaults, in order: an integer, or a string
+    /// expression of earlier defines (`"10 * BLOCK"`); `--define NAME=VALUE` overrides them.
     #[serde(default, deserialize_with = "ordered_map")]
-    pub defines: Vec<(Text, i64)>,
+    pub defines: Vec<(Text, DefineValue)>,
     /// Grid and block dimensions.
     pub launch: Launch,
     /// Arrays in global memory.
@@ -165,16 +166,59 @@ pub(crate) struct ProgramSource {
     pub body: Vec<Stmt>,
 }
 
-fn ordered_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, i64)>, D::Error> {
+/// A define's value as written: an integer, or an expression of earlier defines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum DefineValue {
+    /// `"N": 1024`.
+    Int(i64),
+    /// `"WA": "10 * BLOCK"`, folded at load time.
+    Expr(Text),
+}
+
+impl<'de> Deserialize<'de> for DefineValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DefineValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "an integer, or a string expression of earlier defines such as \"10 * N\"",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DefineValue, E> {
+                Ok(DefineValue::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DefineValue, E> {
+                i64::try_from(v)
+                    .map(DefineValue::Int)
+                    .map_err(|_| E::custom(format!("the define value {v} does not fit in 64 bits")))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<DefineValue, E> {
+                Ok(DefineValue::Expr(Text {
+                    text: v.to_owned(),
+                    span: offset_of(v),
+                }))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DefineValue, E> {
+                Ok(DefineValue::Expr(Text::new(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn ordered_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, DefineValue)>, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
-        type Value = Vec<(Text, i64)>;
+        type Value = Vec<(Text, DefineValue)>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a map of define names to integers, such as { \"N\": 1024 }")
+            f.write_str(
+                "a map of define names to values, such as { \"N\": 1024, \"M\": \"2 * N\" }",
+            )
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::new();
-            while let Some((k, v)) = m.next_entry::<Text, i64>()? {
+            while let Some((k, v)) = m.next_entry::<Text, DefineValue>()? {
                 out.push((k, v));
             }
             Ok(out)

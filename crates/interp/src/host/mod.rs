@@ -56,6 +56,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 mod compile;
 mod eval;
 mod init;
+mod permutation;
 #[cfg(test)]
 mod tests;
 mod verify;
@@ -65,6 +66,7 @@ use eval::*;
 pub use init::{fill_global, init_words, written_buffers};
 #[cfg(test)]
 use init::{init_element, random_bits};
+pub use permutation::permutation_source;
 pub use verify::{check, check_slices, referenced_buffers};
 #[cfg(test)]
 use verify::{check_limited, DEFAULT_MAX_TERMS};

@@ -58,6 +58,13 @@ pub fn check_slices(
     let mut out = Vec::new();
     for (k, bi) in prog.buffers.iter().enumerate() {
         let Some(ex) = &bi.expect else { continue };
+        if let Some(src) = permutation_source(&ex.node) {
+            let s = src.and_then(|s| prog.buffers.iter().position(|b| b.name == s));
+            let src_words = s.and_then(|s| initial.get(s)).copied().unwrap_or_default();
+            let got_words = fin.get(k).copied().unwrap_or_default();
+            out.push(permutation::check_permutation(k, bi, src_words, got_words));
+            continue;
+        }
         let c = compile_expect(prog, ex)?;
         let got_words = fin.get(k).copied().unwrap_or_default();
         out.push(check_buffer(
@@ -108,6 +115,11 @@ pub fn referenced_buffers(prog: &Program) -> Vec<bool> {
     let mut out = vec![false; prog.buffers.len()];
     for b in &prog.buffers {
         if let Some(e) = &b.expect {
+            if let Some(Some(src)) = permutation_source(&e.node) {
+                if let Some(k) = prog.buffers.iter().position(|b| b.name == src) {
+                    out[k] = true;
+                }
+            }
             walk(&e.node, prog, &mut out);
         }
     }

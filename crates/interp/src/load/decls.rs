@@ -5,50 +5,7 @@ use super::*;
 
 impl Loader<'_> {
     pub(super) fn program(mut self, p: &ast::ProgramSource) -> R<Program> {
-        // Defines: declared defaults, then overrides.
-        for (name, v) in &p.defines {
-            if !is_ident(&name.text) {
-                return Err(self.err_text(
-                    name,
-                    format!("`{}` is not a valid define name", name.text),
-                    Some("use letters, digits and _, starting with a letter".to_owned()),
-                ));
-            }
-            if special(&name.text).is_some()
-                || expr::builtins::lookup(&name.text, expr::Context::Kernel).is_some()
-            {
-                return Err(self.err_text(
-                    name,
-                    format!(
-                        "`{}` is a built-in name (a special register or function) and cannot \
-                         name a define: it would hide the built-in",
-                        name.text
-                    ),
-                    Some("choose another name, e.g. in capitals".to_owned()),
-                ));
-            }
-            if self.define(&name.text).is_some() {
-                return Err(self.err_text(
-                    name,
-                    format!("define `{}` is declared twice", name.text),
-                    None,
-                ));
-            }
-            self.defines.push((name.text.clone(), *v));
-        }
-        for (name, v) in &self.opts.defines {
-            match self.defines.iter_mut().find(|(n, _)| n == name) {
-                Some(d) => d.1 = *v,
-                None => {
-                    return Err(Diag::file(
-                        Phase::Check,
-                        self.path,
-                        format!("--define {name}={v}: the program has no define `{name}`"),
-                        Some(format!("its defines are: {}", self.define_list())),
-                    ))
-                }
-            }
-        }
+        self.fold_defines(&p.defines)?;
         let grid = self.dims3(&p.launch.grid, "grid", MAX_GRID)?;
         let block = self.dims3(&p.launch.block, "block", MAX_BLOCK)?;
         let threads: i64 = block.iter().map(|&d| d as i64).product();
@@ -77,7 +34,10 @@ impl Loader<'_> {
         for (i, e) in expects.into_iter().enumerate() {
             if let Some(t) = e {
                 let (node, site) = self.parse_expr(&t)?;
-                self.check_host(&node, site, &mut vec!["i".to_owned()])?;
+                match crate::host::permutation_source(&node) {
+                    Some(src) => self.check_permutation(i, src, &node, site)?,
+                    None => self.check_host(&node, site, &mut vec!["i".to_owned()])?,
+                }
                 let tolerance = p.buffers[i].tolerance.unwrap_or(1e-4);
                 let line = self.line_of(&t);
                 self.buffers[i].expect = Some(Expect {

@@ -4,6 +4,117 @@
 use super::*;
 
 impl Loader<'_> {
+    /// Declared defines in order, each an integer or an expression folded over the defines
+    /// before it; a `--define` override replaces the value (later defines follow it).
+    pub(super) fn fold_defines(&mut self, defs: &[(Text, ast::DefineValue)]) -> R<()> {
+        for (name, v) in &self.opts.defines {
+            if !defs.iter().any(|(n, _)| &n.text == name) {
+                let names: Vec<_> = defs.iter().map(|(n, _)| n.text.as_str()).collect();
+                let list = if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                };
+                return Err(Diag::file(
+                    Phase::Check,
+                    self.path,
+                    format!("--define {name}={v}: the program has no define `{name}`"),
+                    Some(format!("its defines are: {list}")),
+                ));
+            }
+        }
+        for (k, (name, v)) in defs.iter().enumerate() {
+            self.check_define_name(name)?;
+            let over = self
+                .opts
+                .defines
+                .iter()
+                .rev()
+                .find(|(n, _)| n == &name.text);
+            let value = match (over, v) {
+                (Some((_, o)), _) => *o,
+                (None, ast::DefineValue::Int(i)) => *i,
+                (None, ast::DefineValue::Expr(t)) => {
+                    let (node, site) = self.parse_expr(t)?;
+                    self.check_order(&node, site, &name.text, &defs[k..])?;
+                    self.fold_int(&node, site, &format!("`defines.{}`", name.text))?
+                }
+            };
+            self.defines.push((name.text.clone(), value));
+        }
+        Ok(())
+    }
+
+    fn check_define_name(&self, name: &Text) -> R<()> {
+        if !is_ident(&name.text) {
+            return Err(self.err_text(
+                name,
+                format!("`{}` is not a valid define name", name.text),
+                Some("use letters, digits and _, starting with a letter".to_owned()),
+            ));
+        }
+        if special(&name.text).is_some()
+            || expr::builtins::lookup(&name.text, expr::Context::Kernel).is_some()
+        {
+            return Err(self.err_text(
+                name,
+                format!(
+                    "`{}` is a built-in name (a special register or function) and cannot \
+                     name a define: it would hide the built-in",
+                    name.text
+                ),
+                Some("choose another name, e.g. in capitals".to_owned()),
+            ));
+        }
+        if self.define(&name.text).is_some() {
+            return Err(self.err_text(
+                name,
+                format!("define `{}` is declared twice", name.text),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a name in define `this`'s expression that is declared at or after it
+    /// (`rest[0]` is `this`): a use before the definition, or a cycle.
+    fn check_order(
+        &self,
+        n: &Node,
+        site: Site,
+        this: &str,
+        rest: &[(Text, ast::DefineValue)],
+    ) -> R<()> {
+        let mut names = Vec::new();
+        names_in(n, &mut names);
+        for m in names {
+            let Kind::Name(used) = &m.kind else { continue };
+            if self.define(used).is_some() || !rest.iter().any(|(d, _)| &d.text == used) {
+                continue;
+            }
+            let msg = if used == this {
+                format!("`defines.{this}` uses itself: a cycle")
+            } else if let Some(path) = cycle_path(used, this, rest, &mut Vec::new()) {
+                format!(
+                    "`defines.{this}` is part of a cycle: {this} -> {}",
+                    path.join(" -> ")
+                )
+            } else {
+                format!("`defines.{this}` uses `{used}` before it is defined (defines are folded in order)")
+            };
+            return Err(self.err_node(
+                site,
+                m,
+                msg,
+                Some(format!(
+                    "a define may use only the defines above it: define `{used}` above `{this}`, \
+                     or write its value here"
+                )),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn define(&self, name: &str) -> Option<i64> {
         self.defines
             .iter()
@@ -150,4 +261,53 @@ pub(super) fn fold_u32(op: BinOp, x: u32, y: u32) -> Result<i64, String> {
         Shr => x.checked_shr(y).unwrap_or(0) as i64,
         _ => return fold_i64(op, x as i64, y as i64),
     })
+}
+
+/// The name nodes of an expression, left to right.
+fn names_in<'n>(n: &'n Node, out: &mut Vec<&'n Node>) {
+    match &n.kind {
+        Kind::Name(_) => out.push(n),
+        Kind::Int { .. } | Kind::Float(_) => {}
+        Kind::Index(_, v) | Kind::Call(_, v) => v.iter().for_each(|a| names_in(a, out)),
+        Kind::Unary(_, a) => names_in(a, out),
+        Kind::Binary(_, a, b) => {
+            names_in(a, out);
+            names_in(b, out);
+        }
+        Kind::Cond(c, a, b) => {
+            names_in(c, out);
+            names_in(a, out);
+            names_in(b, out);
+        }
+    }
+}
+
+/// The chain of later defines from `from` back to `target`, if `from`'s expression reaches it.
+fn cycle_path(
+    from: &str,
+    target: &str,
+    defs: &[(Text, ast::DefineValue)],
+    seen: &mut Vec<String>,
+) -> Option<Vec<String>> {
+    if seen.iter().any(|s| s == from) {
+        return None;
+    }
+    seen.push(from.to_owned());
+    let (_, ast::DefineValue::Expr(t)) = defs.iter().find(|(d, _)| d.text == from)? else {
+        return None;
+    };
+    let node = expr::parse(&t.text).ok()?;
+    let mut names = Vec::new();
+    names_in(&node, &mut names);
+    for m in names {
+        let Kind::Name(u) = &m.kind else { continue };
+        if u == target {
+            return Some(vec![from.to_owned(), target.to_owned()]);
+        }
+        if let Some(mut p) = cycle_path(u, target, defs, seen) {
+            p.insert(0, from.to_owned());
+            return Some(p);
+        }
+    }
+    None
 }

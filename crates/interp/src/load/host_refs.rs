@@ -4,6 +4,42 @@ use super::*;
 use crate::expr::builtins::{self, Builtin, Context};
 
 impl Loader<'_> {
+    /// `expect: "permutation(src)"` on buffer `k`: `src` must be a buffer of the same type and
+    /// length (possibly `k` itself: an in-place rearrangement).
+    pub(super) fn check_permutation(
+        &self,
+        k: usize,
+        src: Option<&str>,
+        n: &Node,
+        site: Site,
+    ) -> R<()> {
+        let me = &self.buffers[k];
+        let Some(b) = src.and_then(|s| self.buffers.iter().find(|b| b.name == s)) else {
+            return Err(self.err_node(
+                site,
+                n,
+                "`permutation` takes the name of one buffer".to_owned(),
+                Some(format!(
+                    "write expect: \"permutation(src)\": the final `{}` must hold the initial \
+                     elements of buffer `src`, in any order",
+                    me.name
+                )),
+            ));
+        };
+        if b.elem != me.elem || b.len != me.len {
+            return Err(self.err_node(
+                site,
+                n,
+                format!(
+                    "`{}` ({} x {}) cannot be a permutation of `{}` ({} x {})",
+                    me.name, me.len, me.elem, b.name, b.len, b.elem
+                ),
+                Some("both buffers need the same type and length".to_owned()),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn check_host(&self, n: &Node, site: Site, vars: &mut Vec<String>) -> R<()> {
         match &n.kind {
             Kind::Int { .. } | Kind::Float(_) => Ok(()),

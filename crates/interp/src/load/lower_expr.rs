@@ -255,6 +255,7 @@ impl Loader<'_> {
             .flat_map(|s| s.keys().map(|k| k.as_str()))
             .collect();
         known.sort();
+        known.dedup();
         let close = known
             .iter()
             .find(|k| similar(k, name))

@@ -102,12 +102,19 @@ impl Loader<'_> {
                 Some("choose another register name".to_owned()),
             ));
         }
-        if let Some(v) = self.lookup(n) {
+        // Block scoping as in C: a nested block may shadow an outer name (with a register of
+        // its own, never reused, so the outer value is intact after the block); the same
+        // block may not declare a name twice.
+        if let Some(v) = self.scopes.last().and_then(|s| s.get(n.as_str())) {
             return Err(self.err_text(
                 t,
-                format!("register `{n}` is already declared (line {})", v.line),
+                format!(
+                    "register `{n}` is already declared in this block (line {})",
+                    v.line
+                ),
                 Some(format!(
-                    "assign it with Set(\"{n}\", …), or choose another name"
+                    "assign it with Set(\"{n}\", …), or choose another name (a nested block \
+                     may declare its own `{n}`)"
                 )),
             ));
         }
@@ -365,7 +372,16 @@ impl Loader<'_> {
             Some(s) => {
                 let (n, site) = self.parse_expr(&s.0)?;
                 let v = self.expr(&n, site)?;
-                self.coerce(v, ty, site, &n, "the loop counter's type")?
+                match self.coerce(v, ty, site, &n, "the loop counter's type")? {
+                    // A computed step (`k + 1`) sits in a temporary that the body would
+                    // reuse: keep it in a register of its own, computed once before the loop.
+                    Val::Reg(r, t) if !self.fixed.get(r.0 as usize).copied().unwrap_or(false) => {
+                        let keep = self.alloc_var(t.words())?;
+                        self.write_to(keep, t, Val::Reg(r, t), site, &n)?;
+                        Val::Reg(keep, t)
+                    }
+                    v => v,
+                }
             }
             None => Val::Const(Const::Int(1, None)),
         };
