@@ -13,6 +13,11 @@
 //!   conflict-free accesses; it can also add each bank's served words to a counter slice.
 //! * [`analyze`]: the same access, with every phase, bank, word and lane spelled out
 //!   (for `warpsim explain` and for tests).
+//! * [`atomic_cost`] / [`analyze_atomic`]: shared atomics (`atom.OP`, `red.OP`), which queue
+//!   lanes rather than share words, or run as compare-and-swap loops (module `atomic`).
+//!
+//! Accesses of 1 and 2 bytes follow the same rule as 4 bytes (one phase for the warp; lanes
+//! reading or writing different bytes of one word share it), measured like the rest.
 //!
 //! The rule, measured on an NVIDIA H200 (sm_90) with Nsight Compute, is documented in the
 //! repository README ("The bank model"); `tests/fixtures/h200/` holds the 374 measured accesses
@@ -31,6 +36,12 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+mod atomic;
+pub use atomic::{
+    analyze_atomic, atomic_cost, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy, Atomic,
+    AtomicError, Form, Trip,
+};
 
 /// Lanes in a warp.
 pub const WARP: usize = 32;
@@ -68,8 +79,8 @@ pub enum Error {
     /// The bank width is not a supported power of two.
     #[error("a bank width of {0} bytes is not supported: use 4, 8, 16, 32 or 64")]
     BankBytes(u32),
-    /// The access width is not 4, 8 or 16 bytes.
-    #[error("an access of {0} bytes is not supported: shared accesses are 4, 8 or 16 bytes")]
+    /// The access width is not 1, 2, 4, 8 or 16 bytes.
+    #[error("an access of {0} bytes is not supported: shared accesses are 1, 2, 4, 8 or 16 bytes")]
     Width(u32),
     /// A lane's address is not a multiple of the access width.
     #[error("lane {lane} accesses byte address {addr}, which is not aligned to the {width}-byte access width")]
@@ -170,12 +181,12 @@ pub struct Cost {
 }
 
 /// What every access is checked for first: a geometry [`Geometry::new`] would accept and a
-/// width of 4, 8 or 16 bytes. Gives whether the whole warp fits one phase of one word per lane
+/// width of 1, 2, 4, 8 or 16 bytes. Gives whether the whole warp fits one phase of one word per lane
 /// (`lanes_per_phase(width) == 32` and no wider than a bank, without its division).
 #[inline(always)]
 fn start(geom: &Geometry, width: u32) -> Result<bool, Error> {
     geom.validate()?;
-    if !matches!(width, 4 | 8 | 16) {
+    if !matches!(width, 1 | 2 | 4 | 8 | 16) {
         return Err(Error::Width(width));
     }
     Ok(width <= geom.bank_bytes
@@ -230,7 +241,7 @@ fn phase_lanes(geom: &Geometry, op: Op, width: u32, addrs: &[u32; WARP], mask: u
 ///
 /// `addrs[l]` is lane `l`'s byte address in shared memory, used only where bit `l` of `mask`
 /// is set. Errors for a geometry that [`Geometry::new`] would refuse, for a width other than
-/// 4, 8 or 16 and for an address that is not a multiple of the width.
+/// 1, 2, 4, 8 or 16 and for an address that is not a multiple of the width.
 #[inline]
 pub fn cost(
     geom: &Geometry,
@@ -1019,7 +1030,7 @@ mod tests {
             Err(Error::Misaligned { lane: 3, .. })
         ));
         assert_eq!(cost(&g, Op::Ld, 4, &a, 0).unwrap(), Cost::default());
-        assert!(matches!(cost(&g, Op::Ld, 2, &a, 1), Err(Error::Width(2))));
+        assert!(matches!(cost(&g, Op::Ld, 3, &a, 1), Err(Error::Width(3))));
         assert!(Geometry::new(0, 4).is_err());
         assert!(Geometry::new(32, 3).is_err());
         assert!(Geometry::new(32, 2).is_err());
