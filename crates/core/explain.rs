@@ -7,7 +7,7 @@
 
 use crate::{geometry, print};
 use miette::{Diagnostic, NamedSource, SourceSpan};
-use warpsim_interp::expr::{self, BinOp, Kind, Node, SyntaxProblem, UnOp};
+use warpsim_interp::expr::{self, BinOp, Kind, Node, SyntaxError, SyntaxProblem, UnOp};
 use warpsim_smem::{analyze, Analysis, Geometry, Op, WARP};
 
 /// Arguments of `warpsim explain`.
@@ -136,26 +136,83 @@ const INDEX_OPS: [BinOp; 10] = [
 ];
 
 /// Parses EXPR with the programs' parser, then checks that it uses only `tid`, integers,
-/// unary `-` and [`INDEX_OPS`].
+/// unary `-` and [`INDEX_OPS`]. Syntax errors are worded for an index.
 fn parse(src: &str) -> miette::Result<Node> {
-    let n = expr::parse(src).map_err(|e| {
-        let (label, help) = match e.problem {
-            SyntaxProblem::Number => (
-                "not a number",
-                "write a decimal number such as 32 or a hex one such as 0x20, below 2^63",
-            ),
-            SyntaxProblem::TooDeep => ("here", "write a shorter index"),
-            SyntaxProblem::Character => ("unexpected character", OPERATORS),
-            SyntaxProblem::Trailing => ("expected an operator here", OPERATORS),
-            SyntaxProblem::Expected => ("expected here", "close every `(` with a `)`"),
-            SyntaxProblem::Empty | SyntaxProblem::Value => {
-                ("expected a value here", "write `tid`, a number or `(`")
-            }
-        };
-        error(src, (e.at, e.at + e.len), e.message, label, help)
-    })?;
+    let n = expr::parse(src).map_err(|e| syntax_error(src, &e))?;
     check_index(src, &n)?;
     Ok(n)
+}
+
+/// A syntax error of the shared parser, worded for an index.
+fn syntax_error(src: &str, e: &SyntaxError) -> miette::Report {
+    let span = (e.at, e.at + e.len);
+    let text = src.get(e.at..(e.at + e.len).min(src.len())).unwrap_or("");
+    let value = "expected a value here";
+    let close = format!("close the `(` of column {}", open_paren_column(src, e.at));
+    let (message, label, help) = match e.problem {
+        SyntaxProblem::Number => (
+            format!("`{text}` is not a number"),
+            "not a number",
+            "write a decimal number such as 32 or a hex one such as 0x20, below 2^63",
+        ),
+        SyntaxProblem::Character => (
+            format!("`{text}` cannot appear in an index"),
+            "unexpected character",
+            OPERATORS,
+        ),
+        SyntaxProblem::TooDeep => (
+            "the index nests too many operations deep".into(),
+            "here",
+            "write a shorter index",
+        ),
+        SyntaxProblem::Empty => (
+            "the index is empty".into(),
+            value,
+            "write `tid`, a number or `(`",
+        ),
+        SyntaxProblem::Value if e.at >= src.trim_end().len() => (
+            "the index ends where a value should follow".into(),
+            value,
+            "write `tid`, a number or `(`",
+        ),
+        SyntaxProblem::Value if text == ")" => (
+            "`)` where a value should be".into(),
+            value,
+            "write `tid`, a number or `(`",
+        ),
+        SyntaxProblem::Value => (
+            format!("`{text}` where a value should be"),
+            value,
+            "write `tid`, a number or `(` before it",
+        ),
+        SyntaxProblem::Expected => ("missing `)`".into(), "expected `)` here", close.as_str()),
+        SyntaxProblem::Trailing if text == ")" => (
+            "unmatched `)`".into(),
+            "no `(` opens this",
+            "remove it or add the `(` it closes",
+        ),
+        SyntaxProblem::Trailing => (
+            "expected an operator".into(),
+            "expected an operator here",
+            OPERATORS,
+        ),
+    };
+    error(src, span, message, label, help)
+}
+
+/// The column of the last `(` before byte `end` that no `)` closes (1 if none).
+fn open_paren_column(src: &str, end: usize) -> usize {
+    let mut open = Vec::new();
+    for (i, c) in src[..end.min(src.len())].char_indices() {
+        match c {
+            '(' => open.push(i),
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.last().map_or(1, |&i| src[..i].chars().count() + 1)
 }
 
 fn check_index(src: &str, n: &Node) -> miette::Result<()> {
@@ -193,10 +250,15 @@ fn eval(e: &Node, tid: i64) -> Result<i64, EvalError> {
     match &e.kind {
         Kind::Int { value, .. } => Ok(*value),
         Kind::Name(_) => Ok(tid),
-        Kind::Unary(_, x) => eval(x, tid)?
-            .checked_neg()
-            .ok_or_else(|| ("the negation overflows 64 bits".into(), span)),
+        Kind::Unary(_, x) => eval(x, tid)?.checked_neg().ok_or_else(|| {
+            (
+                "the negation overflows 64 bits".into(),
+                (e.start, e.start + 1),
+            )
+        }),
         Kind::Binary(op, l, r) => {
+            // The operator stands between its operands (with spaces, trimmed when shown).
+            let span = (l.end, r.start);
             let (a, b) = (eval(l, tid)?, eval(r, tid)?);
             let overflow = || (format!("`{}` overflows 64 bits", op.symbol()), span);
             match op {
@@ -226,10 +288,13 @@ fn addresses(src: &str, e: &Node, width: u32, mask: u32) -> miette::Result<[u32;
     let mut addrs = [0u32; WARP];
     for lane in (0..WARP).filter(|&l| mask & (1 << l) != 0) {
         let whole = (0, src.len());
-        let v = eval(e, lane as i64).map_err(|(msg, span)| {
+        let v = eval(e, lane as i64).map_err(|(msg, (from, to))| {
+            let text = &src[from..to];
+            let from = from + (text.len() - text.trim_start().len());
+            let to = to - (text.len() - text.trim_end().len());
             error(
                 src,
-                span,
+                (from, to),
                 format!("lane {lane}: {msg}"),
                 "here",
                 "every active lane's index must be computable; --mask leaves lanes out",

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Every expression is a string in the small C-like language of [`crate::expr`]; every string
-//! keeps its place in the file ([`Text::span`]) so that diagnostics point at it.
+//! keeps its place in the file (`Text::span`) so that diagnostics point at it.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -56,7 +56,7 @@ fn offset_of(s: &str) -> Option<usize> {
 
 /// A string from the program file and where it stands in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Text {
+pub(crate) struct Text {
     /// The string's contents.
     pub text: String,
     /// Byte offset of the contents in the file (`None` for strings with escapes, and for
@@ -104,7 +104,7 @@ impl<'de> Deserialize<'de> for Text {
 
 /// An expression: a string (`"N / 32"`) or, for constants, a bare integer (`32`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expr(pub Text);
+pub(crate) struct Expr(pub Text);
 
 impl<'de> Deserialize<'de> for Expr {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -140,21 +140,15 @@ impl<'de> Deserialize<'de> for Expr {
     }
 }
 
-impl Expr {
-    /// An expression with no place in a file.
-    pub fn new(s: impl Into<String>) -> Self {
-        Expr(Text::new(s))
-    }
-}
-
 /// A whole program file, as written (`Program(...)`), before any check.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename = "Program")]
-pub struct ProgramSource {
+pub(crate) struct ProgramSource {
     /// The kernel's name, used in reports.
     pub name: Text,
-    /// A sentence on what the kernel does.
+    /// A sentence on what the kernel does (for readers of the file; the tool does not show it).
     #[serde(default)]
+    #[allow(dead_code)]
     pub description: Option<String>,
     /// Named integer constants with their defaults; `--define NAME=VALUE` overrides them.
     #[serde(default, deserialize_with = "ordered_map")]
@@ -192,7 +186,7 @@ fn ordered_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, i64)>, D::E
 /// Grid and block dimensions: one to three expressions each, `x` first.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// Blocks in the grid, per dimension.
     pub grid: Vec<Expr>,
     /// Threads in a block, per dimension.
@@ -249,7 +243,7 @@ pub enum Init {
 /// A buffer in global memory.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Buffer {
+pub(crate) struct Buffer {
     /// Its name in expressions.
     pub name: Text,
     /// Element type.
@@ -273,7 +267,7 @@ pub struct Buffer {
 /// An array in shared memory.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// Its name in expressions.
     pub name: Text,
     /// Element type.
@@ -291,7 +285,7 @@ pub struct Shared {
 
 /// A statement of the body.
 #[derive(Clone, Debug, Deserialize)]
-pub enum Stmt {
+pub(crate) enum Stmt {
     /// `Let("x", "expr")`: a new register `x`, typed by its expression.
     Let(Text, Text),
     /// `Set("x", "expr")`: assigns to an existing register.

@@ -81,6 +81,12 @@ pub enum Special {
 /// Integer instructions work on 32-bit two's complement values; `S`/`U` say whether
 /// division, remainder, shifts, comparisons and min/max treat them as signed or unsigned.
 /// Shifts by 32 or more give 0 (or all sign bits for `ShrS`).
+///
+/// Fields follow one convention, so they are not documented one by one: `dst` is the
+/// destination register (the first of two for a 64-bit value), `a`, `b`, `c` the source
+/// registers in the order the variant's line writes them, `*_pc` the index of an
+/// instruction to jump to.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Inst {
     /// `dst = a`
@@ -418,7 +424,7 @@ impl Inst {
     }
 
     /// The registers it writes and reads, for every instruction that computes a value (`None`
-    /// for memory accesses and control flow), as [`Inst::visit_operands`] lists them.
+    /// for memory accesses and control flow), as `Inst::visit_operands` lists them.
     pub fn operands(&self) -> Option<Operands> {
         let mut regs = [(Reg(0), 0); 4];
         let mut n = 0;
@@ -432,7 +438,7 @@ impl Inst {
 
     /// Makes the instruction write `to` instead of `from`, if it computes a value into `from`
     /// or is a one-register load into it; returns whether it did.
-    pub fn retarget(&mut self, from: Reg, to: Reg) -> bool {
+    pub(crate) fn retarget(&mut self, from: Reg, to: Reg) -> bool {
         if let Inst::Load(m) = self {
             if m.data == from && m.vec == 1 {
                 m.data = to;

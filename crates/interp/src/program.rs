@@ -62,7 +62,7 @@ pub struct SharedInfo {
     pub dims: Vec<u32>,
     /// Padding elements after each row (last dimension).
     pub pad: u32,
-    /// XOR swizzle group (0 = none); see [`crate::ast::Shared::swizzle`].
+    /// XOR swizzle group (0 = none); see the `swizzle` field of a shared array in the file format.
     pub swizzle: u32,
     /// Byte offset of element 0 in the block's shared memory.
     pub base: u32,

@@ -7,9 +7,9 @@
 
 use std::fmt;
 
-pub mod builtins;
+pub(crate) mod builtins;
 
-pub use builtins::{Builtin, BuiltinInfo, Context, Returns, BUILTINS};
+pub(crate) use builtins::Context;
 
 /// A binary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,7 +170,7 @@ pub enum SyntaxProblem {
     Value,
     /// A missing closing bracket, `,` or `:`.
     Expected,
-    /// Nested or chained deeper than [`MAX_DEPTH`] or [`MAX_HEIGHT`].
+    /// Nested more than 64 deep, or more than 256 operations from the root to a leaf.
     TooDeep,
 }
 
@@ -387,12 +387,12 @@ impl<'a> Lexer<'a> {
 }
 
 /// Deepest nesting of brackets and operators an expression may have.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Most operations on any path from the root of an expression's tree to a leaf. A chain
 /// `a + b + c + …` is parsed without nesting but makes a tree as deep as it is long, which
 /// everything after the parser walks recursively.
-pub const MAX_HEIGHT: usize = 256;
+pub(crate) const MAX_HEIGHT: usize = 256;
 
 struct Parser<'a> {
     lx: Lexer<'a>,

@@ -6,7 +6,7 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The SplitMix64 output function.
 #[inline]
-pub fn splitmix64(mut z: u64) -> u64 {
+pub(super) fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -14,14 +14,14 @@ pub fn splitmix64(mut z: u64) -> u64 {
 
 /// The random draw of element `i` for `Random(seed)`.
 #[inline]
-pub fn random_bits(seed: u64, i: u64) -> u64 {
+pub(super) fn random_bits(seed: u64, i: u64) -> u64 {
     splitmix64(seed.wrapping_add(i.wrapping_add(1).wrapping_mul(GAMMA)))
 }
 
 /// The 32-bit words of element `i` of a buffer of `elem` filled by `init` (the second word
 /// is only meaningful for `f64`: low word first).
 #[inline]
-pub fn init_element(elem: Elem, init: Init, i: u64) -> [u32; 2] {
+pub(super) fn init_element(elem: Elem, init: Init, i: u64) -> [u32; 2] {
     let bits64 = |v: f64| {
         let b = v.to_bits();
         [b as u32, (b >> 32) as u32]

@@ -62,8 +62,12 @@ mod verify;
 
 use compile::*;
 use eval::*;
-pub use init::{fill_global, init_element, init_words, random_bits, splitmix64, written_buffers};
-pub use verify::{check, check_limited, check_slices, referenced_buffers, DEFAULT_MAX_TERMS};
+pub use init::{fill_global, init_words, written_buffers};
+#[cfg(test)]
+use init::{init_element, random_bits};
+pub use verify::{check, check_slices, referenced_buffers};
+#[cfg(test)]
+use verify::{check_limited, DEFAULT_MAX_TERMS};
 
 // ---- verdicts --------------------------------------------------------------------------------
 

@@ -18,12 +18,12 @@ pub fn check(prog: &Program, initial: &[Vec<u32>], fin: &[Vec<u32>]) -> Result<V
 
 /// The default limit of [`check_limited`]: as many terms per element as the executor's
 /// default `--max-steps`.
-pub const DEFAULT_MAX_TERMS: u64 = 100_000_000;
+pub(crate) const DEFAULT_MAX_TERMS: u64 = 100_000_000;
 
 /// [`check`], with the `sum`s of one element adding at most `max_terms` terms: a reference
 /// that needs more (a sum over a huge range, say) is an error rather than a run that never
 /// ends.
-pub fn check_limited(
+pub(crate) fn check_limited(
     prog: &Program,
     initial: &[Vec<u32>],
     fin: &[Vec<u32>],
@@ -34,8 +34,10 @@ pub fn check_limited(
     check_slices(prog, &initial, &fin, max_terms)
 }
 
-/// [`check_limited`] on borrowed words, so that one buffer's words can serve as both its
-/// initial and its final contents (a buffer the program never stores to, read in place).
+/// [`check`] on borrowed words, so that one buffer's words can serve as both its initial
+/// and its final contents (a buffer the program never stores to, read in place), with the
+/// `sum`s of one element adding at most `max_terms` terms: a reference that needs more (a
+/// sum over a huge range, say) is an error rather than a run that never ends.
 pub fn check_slices(
     prog: &Program,
     initial: &[&[u32]],
@@ -148,6 +150,58 @@ impl Acc {
 /// first element whose reference faulted.
 pub(super) type ChunkResult = Result<(Acc, Option<u32>), (u64, EvalFault)>;
 
+/// One buffer's reference lowered to closures, evaluated chunk by chunk.
+struct Reference<'a> {
+    root: Fx<'a>,
+    nslots: usize,
+    max_terms: u64,
+    /// Elements in the buffer.
+    len: usize,
+}
+
+impl Reference<'_> {
+    fn chunks(&self) -> usize {
+        self.len.div_ceil(CHUNK)
+    }
+
+    /// Evaluates the elements of chunk `ci` in order, handing each index and value to
+    /// `each`; stops at the first fault.
+    fn eval_chunk(
+        &self,
+        ci: usize,
+        mut each: impl FnMut(usize, u64),
+    ) -> Result<(), (u64, EvalFault)> {
+        let mut st = St {
+            slots: vec![0; self.nslots],
+            fault: None,
+            budget: self.max_terms,
+        };
+        for i in ci * CHUNK..((ci + 1) * CHUNK).min(self.len) {
+            st.slots[0] = i as u32 as u64;
+            st.budget = self.max_terms;
+            let v = (self.root)(&mut st);
+            if let Some(f) = st.fault.take() {
+                return Err((i as u64, f));
+            }
+            each(i, v);
+        }
+        Ok(())
+    }
+}
+
+/// Joins chunks' results in order, keeping the reference at the first mismatch.
+fn join_chunks<W>(found: impl IntoIterator<Item = (Acc, Option<W>)>) -> (Acc, Option<W>) {
+    let mut acc = Acc::ZERO;
+    let mut want = None;
+    for (a, w) in found {
+        if acc.first.is_none() && a.first.is_some() {
+            want = w;
+        }
+        acc = acc.join(a);
+    }
+    (acc, want)
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_buffer(
     prog: &Program,
@@ -159,144 +213,19 @@ pub(super) fn check_buffer(
     got: &[u32],
     max_terms: u64,
 ) -> Result<Verdict, Diag> {
-    let n = bi.len as usize;
-    let root = lower(&c.root, srcs);
-    let new_state = || St {
-        slots: vec![0; c.nslots],
-        fault: None,
-        budget: max_terms,
+    let r = Reference {
+        root: lower(&c.root, srcs),
+        nslots: c.nslots,
+        max_terms,
+        len: bi.len as usize,
     };
-    let ty = c.ty;
-    let fail = |i: u64, f: EvalFault| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
+    let fail = |(i, f): (u64, EvalFault)| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
     let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64) {
-        // Float buffers: the tolerance scales with the largest reference value. Without
-        // keeping every reference (which would take as much memory as a buffer of f64), a
-        // first pass gives per chunk the largest reference, the largest error, and the
-        // largest error of an element that is not exactly right (a NaN error counting as
-        // infinite): a chunk where that is within the tolerance has no mismatch, and only the
-        // other chunks are computed again to find theirs.
-        let to_f = |v: u64| match ty {
-            RefTy::F => f(v),
-            RefTy::I32 => v as u32 as i32 as f64,
-            RefTy::U32 => v as u32 as f64,
-        };
-        let got_of = |i: usize| match elem_value(bi.elem, got, i) {
-            Some(Num::Float(g)) => g,
-            _ => f64::NAN,
-        };
-        // The references of chunk `ci`, each given to `each(i, want)`; or the first fault.
-        let chunk = |ci: usize, each: &mut dyn FnMut(usize, f64)| -> Result<(), (u64, EvalFault)> {
-            let mut st = new_state();
-            for i in ci * CHUNK..((ci + 1) * CHUNK).min(n) {
-                st.slots[0] = i as u32 as u64;
-                st.budget = max_terms;
-                let v = root(&mut st);
-                if let Some(f) = st.fault.take() {
-                    return Err((i as u64, f));
-                }
-                each(i, to_f(v));
-            }
-            Ok(())
-        };
-        let firsts: Vec<Result<[f64; 3], (u64, EvalFault)>> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|ci| {
-                let [mut max_ref, mut max_err, mut worst] = [0f64; 3];
-                chunk(ci, &mut |i, w| {
-                    let g = got_of(i);
-                    if w.is_finite() {
-                        max_ref = max_ref.max(w.abs());
-                    }
-                    let d = (g - w).abs();
-                    if d.is_finite() {
-                        max_err = max_err.max(d);
-                    }
-                    if !((g.is_nan() && w.is_nan()) || g == w) {
-                        worst = worst.max(if d.is_nan() { f64::INFINITY } else { d });
-                    }
-                })?;
-                Ok([max_ref, max_err, worst])
-            })
-            .collect();
-        let mut pass = Vec::with_capacity(firsts.len());
-        for r in firsts {
-            pass.push(r.map_err(|(i, f)| fail(i, f))?);
-        }
-        let max = pass.iter().fold(0f64, |m, p| m.max(p[0]));
-        let tol = ex.tolerance * max.max(1.0);
-        let max_err = pass.iter().fold(0f64, |m, p| m.max(p[1]));
-        let recheck: Vec<usize> = (0..pass.len()).filter(|&ci| pass[ci][2] > tol).collect();
-        let found: Vec<(Acc, Option<f64>)> = recheck
-            .par_iter()
-            .map(|&ci| {
-                let mut a = Acc::ZERO;
-                let mut first_want = None;
-                // (The first pass evaluated this chunk without a fault.)
-                let _ = chunk(ci, &mut |i, w| {
-                    let g = got_of(i);
-                    let d = (g - w).abs();
-                    if !((g.is_nan() && w.is_nan()) || g == w || d <= tol) {
-                        if a.first.is_none() {
-                            first_want = Some(w);
-                        }
-                        a.miss(i as u64);
-                    }
-                });
-                (a, first_want)
-            })
-            .collect();
-        let mut acc = Acc::ZERO;
-        let mut want_of = None;
-        for (a, w) in found {
-            if acc.first.is_none() && a.first.is_some() {
-                want_of = w.map(Num::Float);
-            }
-            acc = acc.join(a);
-        }
-        acc.max_err = max_err;
-        (acc, Some(tol), want_of)
+        let (acc, tol, want) = check_floats(&r, c.ty, bi.elem, got, ex.tolerance).map_err(fail)?;
+        (acc, Some(tol), want)
     } else {
-        // Integer buffers: exact, so each element is compared as soon as it is computed.
-        let signed = bi.elem == Elem::I32;
-        let to_bits = |v: u64| match (ty, signed) {
-            (RefTy::F, true) => f(v) as i32 as u32,
-            (RefTy::F, false) => f(v) as u32,
-            _ => v as u32,
-        };
-        let chunks: Vec<ChunkResult> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|ci| {
-                let mut st = new_state();
-                let mut a = Acc::ZERO;
-                let mut first_want = None;
-                for i in ci * CHUNK..((ci + 1) * CHUNK).min(n) {
-                    st.slots[0] = i as u32 as u64;
-                    st.budget = max_terms;
-                    let v = root(&mut st);
-                    if let Some(f) = st.fault.take() {
-                        return Err((i as u64, f));
-                    }
-                    let w = to_bits(v);
-                    if got.get(i) != Some(&w) {
-                        if a.first.is_none() {
-                            first_want = Some(w);
-                        }
-                        a.miss(i as u64);
-                    }
-                }
-                Ok((a, first_want))
-            })
-            .collect();
-        let mut acc = Acc::ZERO;
-        let mut want_of = None;
-        for ch in chunks {
-            let (a, w) = ch.map_err(|(i, f)| fail(i, f))?;
-            if acc.first.is_none() && a.first.is_some() {
-                want_of = w.map(|w| Num::Int(if signed { w as i32 as i64 } else { w as i64 }));
-            }
-            acc = acc.join(a);
-        }
-        (acc, None, want_of)
+        let (acc, want) = check_ints(&r, c.ty, bi.elem, got).map_err(fail)?;
+        (acc, None, want)
     };
     let first_mismatch = acc.first.map(|i| Mismatch {
         index: i,
@@ -313,6 +242,114 @@ pub(super) fn check_buffer(
         abs_tolerance: tol,
         max_abs_error: tol.map(|_| acc.max_err),
     })
+}
+
+/// A float buffer: the tolerance scales with the largest reference value. Without keeping
+/// every reference (which would take as much memory as a buffer of f64), a first pass gives
+/// per chunk the largest reference, the largest error, and the largest error of an element
+/// that is not exactly right (a NaN error counting as infinite): a chunk where that is
+/// within the tolerance has no mismatch, and only the other chunks are computed again to
+/// find theirs. Returns the mismatches, the absolute tolerance and the first mismatch's
+/// reference.
+fn check_floats(
+    r: &Reference,
+    ty: RefTy,
+    elem: Elem,
+    got: &[u32],
+    tolerance: f64,
+) -> Result<(Acc, f64, Option<Num>), (u64, EvalFault)> {
+    let to_f = |v: u64| match ty {
+        RefTy::F => f(v),
+        RefTy::I32 => v as u32 as i32 as f64,
+        RefTy::U32 => v as u32 as f64,
+    };
+    let got_of = |i: usize| match elem_value(elem, got, i) {
+        Some(Num::Float(g)) => g,
+        _ => f64::NAN,
+    };
+    let firsts: Vec<Result<[f64; 3], (u64, EvalFault)>> = (0..r.chunks())
+        .into_par_iter()
+        .map(|ci| {
+            let [mut max_ref, mut max_err, mut worst] = [0f64; 3];
+            r.eval_chunk(ci, |i, v| {
+                let (g, w) = (got_of(i), to_f(v));
+                if w.is_finite() {
+                    max_ref = max_ref.max(w.abs());
+                }
+                let d = (g - w).abs();
+                if d.is_finite() {
+                    max_err = max_err.max(d);
+                }
+                if !((g.is_nan() && w.is_nan()) || g == w) {
+                    worst = worst.max(if d.is_nan() { f64::INFINITY } else { d });
+                }
+            })?;
+            Ok([max_ref, max_err, worst])
+        })
+        .collect();
+    let pass = firsts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let max = pass.iter().fold(0f64, |m, p| m.max(p[0]));
+    let tol = tolerance * max.max(1.0);
+    let max_err = pass.iter().fold(0f64, |m, p| m.max(p[1]));
+    let recheck: Vec<usize> = (0..pass.len()).filter(|&ci| pass[ci][2] > tol).collect();
+    let found: Vec<(Acc, Option<f64>)> = recheck
+        .par_iter()
+        .map(|&ci| {
+            let mut a = Acc::ZERO;
+            let mut first_want = None;
+            // (The first pass evaluated this chunk without a fault.)
+            let _ = r.eval_chunk(ci, |i, v| {
+                let (g, w) = (got_of(i), to_f(v));
+                let d = (g - w).abs();
+                if !((g.is_nan() && w.is_nan()) || g == w || d <= tol) {
+                    if a.first.is_none() {
+                        first_want = Some(w);
+                    }
+                    a.miss(i as u64);
+                }
+            });
+            (a, first_want)
+        })
+        .collect();
+    let (mut acc, want) = join_chunks(found);
+    acc.max_err = max_err;
+    Ok((acc, tol, want.map(Num::Float)))
+}
+
+/// An integer buffer: exact, so each element is compared as soon as it is computed. Returns
+/// the mismatches and the first mismatch's reference.
+fn check_ints(
+    r: &Reference,
+    ty: RefTy,
+    elem: Elem,
+    got: &[u32],
+) -> Result<(Acc, Option<Num>), (u64, EvalFault)> {
+    let signed = elem == Elem::I32;
+    let to_bits = |v: u64| match (ty, signed) {
+        (RefTy::F, true) => f(v) as i32 as u32,
+        (RefTy::F, false) => f(v) as u32,
+        _ => v as u32,
+    };
+    let chunks: Vec<ChunkResult> = (0..r.chunks())
+        .into_par_iter()
+        .map(|ci| {
+            let mut a = Acc::ZERO;
+            let mut first_want = None;
+            r.eval_chunk(ci, |i, v| {
+                let w = to_bits(v);
+                if got.get(i) != Some(&w) {
+                    if a.first.is_none() {
+                        first_want = Some(w);
+                    }
+                    a.miss(i as u64);
+                }
+            })?;
+            Ok((a, first_want))
+        })
+        .collect();
+    let (acc, want) = join_chunks(chunks.into_iter().collect::<Result<Vec<_>, _>>()?);
+    let want = want.map(|w| Num::Int(if signed { w as i32 as i64 } else { w as i64 }));
+    Ok((acc, want))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -116,264 +116,303 @@ impl Loader<'_> {
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
         match s {
-            Stmt::Let(name, e) => {
-                let (n, site) = self.parse_expr(e)?;
-                let v = self.expr(&n, site)?;
-                let ty = match v {
-                    Val::Reg(_, t) => t,
-                    Val::Const(c) => default_ty(c),
-                };
-                let reg = self.declare(name, ty)?;
-                self.write_to(reg, ty, v, site, &n)?;
-            }
-            Stmt::Set(name, e) => {
-                let Some(var) = self.lookup(&name.text).cloned() else {
-                    return Err(self.err_text(
-                        name,
-                        format!("no register `{}` to assign", name.text),
-                        Some(format!("declare it first with Let(\"{}\", …)", name.text)),
-                    ));
-                };
-                let (n, site) = self.parse_expr(e)?;
-                let v = self.expr(&n, site)?;
-                let v = self.coerce(v, var.ty, site, &n, "the register's type")?;
-                self.write_to(var.reg, var.ty, v, site, &n)?;
-            }
-            Stmt::Store(target, value) => {
-                let (tn, tsite) = self.parse_expr(target)?;
-                let (vn, vsite) = self.parse_expr(value)?;
-                let (space, array, elem, rank) = self.array_of(&tn, tsite)?;
-                let Kind::Index(_, idx) = &tn.kind else {
-                    unreachable!("array_of checks")
-                };
-                let v = self.expr(&vn, vsite)?;
-                let v = self.coerce(
-                    v,
-                    KernelTy::of(elem),
-                    vsite,
-                    &vn,
-                    "the array's element type",
-                )?;
-                let data = self.materialize(v, KernelTy::of(elem))?;
-                let idx = self.indices(space, array, idx, tsite, 1)?;
-                let mem = Mem {
-                    space,
-                    array,
-                    rank,
-                    idx,
-                    vec: 1,
-                    data,
-                };
-                let text = format!("{} = {}", target.text, value.text);
-                self.emit_at(Inst::Store(mem), tsite, &tn, text);
-            }
-            Stmt::LoadVec(names, src) => {
-                let (sn, site) = self.parse_expr(src)?;
-                let (space, array, elem, rank) = self.array_of(&sn, site)?;
-                let Kind::Index(_, idx) = &sn.kind else {
-                    unreachable!("array_of checks")
-                };
-                let vec = self.vec_len(names.len(), elem, src, space, array)?;
-                let idx = self.indices(space, array, idx, site, vec)?;
-                let ty = KernelTy::of(elem);
-                let first = Reg(self.next_reg.max(self.high_water) as u16);
-                for n in names {
-                    self.declare(n, ty)?;
-                }
-                let mem = Mem {
-                    space,
-                    array,
-                    rank,
-                    idx,
-                    vec,
-                    data: first,
-                };
-                let text = format!("({}) = {}", join(names), src.text);
-                self.emit_at(Inst::Load(mem), site, &sn, text);
-            }
-            Stmt::StoreVec(target, values) => {
-                let (tn, tsite) = self.parse_expr(target)?;
-                let (space, array, elem, rank) = self.array_of(&tn, tsite)?;
-                let Kind::Index(_, idx) = &tn.kind else {
-                    unreachable!("array_of checks")
-                };
-                let vec = self.vec_len(values.len(), elem, target, space, array)?;
-                let ty = KernelTy::of(elem);
-                let mut vals = Vec::new();
-                for v in values {
-                    let (vn, vsite) = self.parse_expr(v)?;
-                    let val = self.expr(&vn, vsite)?;
-                    vals.push(self.coerce(val, ty, vsite, &vn, "the array's element type")?);
-                }
-                let data = self.alloc_temp(ty.words() * vec as u16)?;
-                for (k, v) in vals.into_iter().enumerate() {
-                    let dst = Reg(data.0 + k as u16 * ty.words());
-                    let src = self.materialize(v, ty)?;
-                    self.emit(if ty == KernelTy::F64 {
-                        Inst::Mov64 { dst, a: src }
-                    } else {
-                        Inst::Mov { dst, a: src }
-                    });
-                }
-                let idx = self.indices(space, array, idx, tsite, vec)?;
-                let mem = Mem {
-                    space,
-                    array,
-                    rank,
-                    idx,
-                    vec,
-                    data,
-                };
-                let text = format!("{} = ({})", target.text, join(values));
-                self.emit_at(Inst::Store(mem), tsite, &tn, text);
-            }
+            Stmt::Let(name, e) => self.let_(name, e),
+            Stmt::Set(name, e) => self.set(name, e),
+            Stmt::Store(target, value) => self.store(target, value),
+            Stmt::LoadVec(names, src) => self.load_vec(names, src),
+            Stmt::StoreVec(target, values) => self.store_vec(target, values),
             Stmt::If {
                 cond,
                 then,
                 otherwise,
-            } => {
-                let (n, site) = self.parse_expr(cond)?;
-                let v = self.expr(&n, site)?;
-                let known = match v {
-                    Val::Const(Const::Int(x, _)) => Some(x != 0),
-                    _ => None,
-                };
-                let c = self.truth(v, site, &n)?;
-                self.enter();
-                if let Some(taken) = known {
-                    // A constant condition (a define's value, say): only the part that runs
-                    // is kept, without a frame. The other part is lowered all the same, so
-                    // that its mistakes are reported whatever the defines, then dropped.
-                    let start = self.code.len();
-                    self.nested(if taken { otherwise } else { then })?;
-                    self.code.truncate(start);
-                    self.info.truncate(start);
-                    self.last_product = None;
-                    self.nested(if taken { then } else { otherwise })?;
-                    self.depth -= 1;
-                    return Ok(());
-                }
-                let at = self.emit(Inst::If {
-                    c,
-                    else_pc: 0,
-                    end_pc: 0,
-                });
-                self.nested(then)?;
-                // Without an else-part there is nothing to switch to: lanes that skipped the
-                // then-part wait at the `EndIf`.
-                let el = (!otherwise.is_empty()).then(|| self.emit(Inst::Else { end_pc: 0 }));
-                self.nested(otherwise)?;
-                let end = self.emit(Inst::EndIf);
-                self.depth -= 1;
-                self.code[at as usize] = Inst::If {
-                    c,
-                    else_pc: el.map_or(end, |el| el + 1),
-                    end_pc: end,
-                };
-                if let Some(el) = el {
-                    self.code[el as usize] = Inst::Else { end_pc: end };
-                }
-            }
-            Stmt::While { cond, body } => {
-                self.emit(Inst::LoopStart);
-                self.enter();
-                let head = self.code.len() as Pc;
-                let c = self.cond(cond)?;
-                let test = self.emit(Inst::LoopTest { c, exit_pc: 0 });
-                let saved_cur = self.cur.clone();
-                self.nested(body)?;
-                // The back-edge belongs to the `While` (a runaway loop's fault points there).
-                self.cur = saved_cur;
-                self.emit(Inst::LoopBack { head_pc: head });
-                let end = self.emit(Inst::LoopEnd);
-                self.depth -= 1;
-                self.code[test as usize] = Inst::LoopTest { c, exit_pc: end };
-            }
+            } => self.if_(cond, then, otherwise),
+            Stmt::While { cond, body } => self.while_(cond, body),
             Stmt::For {
                 var,
                 from,
                 to,
                 step,
                 body,
-            } => {
-                let saved_cur = self.cur.clone();
-                let (fnode, fsite) = self.parse_expr(&from.0)?;
-                let fv = self.expr(&fnode, fsite)?;
-                let ty = match fv {
-                    Val::Reg(_, t) => t,
-                    Val::Const(c) => default_ty(c),
-                };
-                if !ty.is_int() {
-                    return Err(self.err_text(
-                        &from.0,
-                        format!(
-                            "a loop counter must be an integer, and `{}` is {}",
-                            from.0.text,
-                            ty.name()
-                        ),
-                        Some("loop over integers and convert inside the body".to_owned()),
-                    ));
-                }
-                self.scopes.push(HashMap::new());
-                let reg = self.declare(var, ty)?;
-                self.write_to(reg, ty, fv, fsite, &fnode)?;
-                let sval = match step {
-                    Some(s) => {
-                        let (n, site) = self.parse_expr(&s.0)?;
-                        let v = self.expr(&n, site)?;
-                        self.coerce(v, ty, site, &n, "the loop counter's type")?
-                    }
-                    None => Val::Const(Const::Int(1, None)),
-                };
-                let down = matches!(sval, Val::Const(Const::Int(v, _)) if v < 0);
-                if matches!(sval, Val::Const(Const::Int(0, _))) {
-                    let t = step.as_ref().map(|s| &s.0).unwrap_or(var);
-                    return Err(self.err_text(
-                        t,
-                        "a loop step of 0 never ends".to_owned(),
-                        Some("use a step other than 0".to_owned()),
-                    ));
-                }
-                self.emit(Inst::LoopStart);
-                self.enter();
-                let head = self.code.len() as Pc;
-                self.temp_base = self.next_reg;
-                let (tnode, tsite) = self.parse_expr(&to.0)?;
-                let tv = self.expr(&tnode, tsite)?;
-                let tv = self.coerce(tv, ty, tsite, &tnode, "the loop counter's type")?;
-                let bound = self.materialize(tv, ty)?;
-                let signed = ty == KernelTy::I32;
-                let (a, b) = if down { (bound, reg) } else { (reg, bound) };
-                let test = self.emit(Inst::ForTest {
-                    a,
-                    b,
-                    signed,
-                    exit_pc: 0,
-                });
-                // The body's own scope is nested inside the counter's.
-                self.nested(body)?;
-                self.cur = saved_cur;
-                self.temp_base = self.next_reg;
-                let step = self.materialize(sval, ty)?;
-                self.emit(Inst::ForNext {
-                    var: reg,
-                    step,
-                    head_pc: head,
-                });
-                let end = self.emit(Inst::LoopEnd);
-                self.depth -= 1;
-                self.scopes.pop();
-                self.code[test as usize] = Inst::ForTest {
-                    a,
-                    b,
-                    signed,
-                    exit_pc: end,
-                };
-            }
+            } => self.for_(var, from, to, step, body),
             Stmt::Barrier => {
                 self.emit(Inst::Barrier);
+                Ok(())
             }
         }
+    }
+
+    /// `Let(name, e)`: a new register holding `e`.
+    fn let_(&mut self, name: &Text, e: &Text) -> R<()> {
+        let (n, site) = self.parse_expr(e)?;
+        let v = self.expr(&n, site)?;
+        let ty = match v {
+            Val::Reg(_, t) => t,
+            Val::Const(c) => default_ty(c),
+        };
+        let reg = self.declare(name, ty)?;
+        self.write_to(reg, ty, v, site, &n)?;
+        Ok(())
+    }
+
+    /// `Set(name, e)`: assigns a declared register.
+    fn set(&mut self, name: &Text, e: &Text) -> R<()> {
+        let Some(var) = self.lookup(&name.text).cloned() else {
+            return Err(self.err_text(
+                name,
+                format!("no register `{}` to assign", name.text),
+                Some(format!("declare it first with Let(\"{}\", …)", name.text)),
+            ));
+        };
+        let (n, site) = self.parse_expr(e)?;
+        let v = self.expr(&n, site)?;
+        let v = self.coerce(v, var.ty, site, &n, "the register's type")?;
+        self.write_to(var.reg, var.ty, v, site, &n)?;
+        Ok(())
+    }
+
+    /// `Store(target, value)`: one element of an array.
+    fn store(&mut self, target: &Text, value: &Text) -> R<()> {
+        let (tn, tsite) = self.parse_expr(target)?;
+        let (vn, vsite) = self.parse_expr(value)?;
+        let (space, array, elem, rank) = self.array_of(&tn, tsite)?;
+        let Kind::Index(_, idx) = &tn.kind else {
+            unreachable!("array_of checks")
+        };
+        let v = self.expr(&vn, vsite)?;
+        let v = self.coerce(
+            v,
+            KernelTy::of(elem),
+            vsite,
+            &vn,
+            "the array's element type",
+        )?;
+        let data = self.materialize(v, KernelTy::of(elem))?;
+        let idx = self.indices(space, array, idx, tsite, 1)?;
+        let mem = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec: 1,
+            data,
+        };
+        let text = format!("{} = {}", target.text, value.text);
+        self.emit_at(Inst::Store(mem), tsite, &tn, text);
+        Ok(())
+    }
+
+    /// `LoadVec(names, src)`: a vector load into new registers.
+    fn load_vec(&mut self, names: &[Text], src: &Text) -> R<()> {
+        let (sn, site) = self.parse_expr(src)?;
+        let (space, array, elem, rank) = self.array_of(&sn, site)?;
+        let Kind::Index(_, idx) = &sn.kind else {
+            unreachable!("array_of checks")
+        };
+        let vec = self.vec_len(names.len(), elem, src, space, array)?;
+        let idx = self.indices(space, array, idx, site, vec)?;
+        let ty = KernelTy::of(elem);
+        let first = Reg(self.next_reg.max(self.high_water) as u16);
+        for n in names {
+            self.declare(n, ty)?;
+        }
+        let mem = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec,
+            data: first,
+        };
+        let text = format!("({}) = {}", join(names), src.text);
+        self.emit_at(Inst::Load(mem), site, &sn, text);
+        Ok(())
+    }
+
+    /// `StoreVec(target, values)`: a vector store.
+    fn store_vec(&mut self, target: &Text, values: &[Text]) -> R<()> {
+        let (tn, tsite) = self.parse_expr(target)?;
+        let (space, array, elem, rank) = self.array_of(&tn, tsite)?;
+        let Kind::Index(_, idx) = &tn.kind else {
+            unreachable!("array_of checks")
+        };
+        let vec = self.vec_len(values.len(), elem, target, space, array)?;
+        let ty = KernelTy::of(elem);
+        let mut vals = Vec::new();
+        for v in values {
+            let (vn, vsite) = self.parse_expr(v)?;
+            let val = self.expr(&vn, vsite)?;
+            vals.push(self.coerce(val, ty, vsite, &vn, "the array's element type")?);
+        }
+        let data = self.alloc_temp(ty.words() * vec as u16)?;
+        for (k, v) in vals.into_iter().enumerate() {
+            let dst = Reg(data.0 + k as u16 * ty.words());
+            let src = self.materialize(v, ty)?;
+            self.emit(if ty == KernelTy::F64 {
+                Inst::Mov64 { dst, a: src }
+            } else {
+                Inst::Mov { dst, a: src }
+            });
+        }
+        let idx = self.indices(space, array, idx, tsite, vec)?;
+        let mem = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec,
+            data,
+        };
+        let text = format!("{} = ({})", target.text, join(values));
+        self.emit_at(Inst::Store(mem), tsite, &tn, text);
+        Ok(())
+    }
+
+    /// `If`: a branch (a constant condition keeps only the part that runs).
+    fn if_(&mut self, cond: &Text, then: &[Stmt], otherwise: &[Stmt]) -> R<()> {
+        let (n, site) = self.parse_expr(cond)?;
+        let v = self.expr(&n, site)?;
+        let known = match v {
+            Val::Const(Const::Int(x, _)) => Some(x != 0),
+            _ => None,
+        };
+        let c = self.truth(v, site, &n)?;
+        self.enter();
+        if let Some(taken) = known {
+            // A constant condition (a define's value, say): only the part that runs
+            // is kept, without a frame. The other part is lowered all the same, so
+            // that its mistakes are reported whatever the defines, then dropped.
+            let start = self.code.len();
+            self.nested(if taken { otherwise } else { then })?;
+            self.code.truncate(start);
+            self.info.truncate(start);
+            self.last_product = None;
+            self.nested(if taken { then } else { otherwise })?;
+            self.depth -= 1;
+            return Ok(());
+        }
+        let at = self.emit(Inst::If {
+            c,
+            else_pc: 0,
+            end_pc: 0,
+        });
+        self.nested(then)?;
+        // Without an else-part there is nothing to switch to: lanes that skipped the
+        // then-part wait at the `EndIf`.
+        let el = (!otherwise.is_empty()).then(|| self.emit(Inst::Else { end_pc: 0 }));
+        self.nested(otherwise)?;
+        let end = self.emit(Inst::EndIf);
+        self.depth -= 1;
+        self.code[at as usize] = Inst::If {
+            c,
+            else_pc: el.map_or(end, |el| el + 1),
+            end_pc: end,
+        };
+        if let Some(el) = el {
+            self.code[el as usize] = Inst::Else { end_pc: end };
+        }
+        Ok(())
+    }
+
+    /// `While`: a loop tested at its head.
+    fn while_(&mut self, cond: &Text, body: &[Stmt]) -> R<()> {
+        self.emit(Inst::LoopStart);
+        self.enter();
+        let head = self.code.len() as Pc;
+        let c = self.cond(cond)?;
+        let test = self.emit(Inst::LoopTest { c, exit_pc: 0 });
+        let saved_cur = self.cur.clone();
+        self.nested(body)?;
+        // The back-edge belongs to the `While` (a runaway loop's fault points there).
+        self.cur = saved_cur;
+        self.emit(Inst::LoopBack { head_pc: head });
+        let end = self.emit(Inst::LoopEnd);
+        self.depth -= 1;
+        self.code[test as usize] = Inst::LoopTest { c, exit_pc: end };
+        Ok(())
+    }
+
+    /// `For`: a counted loop.
+    fn for_(
+        &mut self,
+        var: &Text,
+        from: &Expr,
+        to: &Expr,
+        step: &Option<Expr>,
+        body: &[Stmt],
+    ) -> R<()> {
+        let saved_cur = self.cur.clone();
+        let (fnode, fsite) = self.parse_expr(&from.0)?;
+        let fv = self.expr(&fnode, fsite)?;
+        let ty = match fv {
+            Val::Reg(_, t) => t,
+            Val::Const(c) => default_ty(c),
+        };
+        if !ty.is_int() {
+            return Err(self.err_text(
+                &from.0,
+                format!(
+                    "a loop counter must be an integer, and `{}` is {}",
+                    from.0.text,
+                    ty.name()
+                ),
+                Some("loop over integers and convert inside the body".to_owned()),
+            ));
+        }
+        self.scopes.push(HashMap::new());
+        let reg = self.declare(var, ty)?;
+        self.write_to(reg, ty, fv, fsite, &fnode)?;
+        let sval = match step {
+            Some(s) => {
+                let (n, site) = self.parse_expr(&s.0)?;
+                let v = self.expr(&n, site)?;
+                self.coerce(v, ty, site, &n, "the loop counter's type")?
+            }
+            None => Val::Const(Const::Int(1, None)),
+        };
+        let down = matches!(sval, Val::Const(Const::Int(v, _)) if v < 0);
+        if matches!(sval, Val::Const(Const::Int(0, _))) {
+            let t = step.as_ref().map(|s| &s.0).unwrap_or(var);
+            return Err(self.err_text(
+                t,
+                "a loop step of 0 never ends".to_owned(),
+                Some("use a step other than 0".to_owned()),
+            ));
+        }
+        self.emit(Inst::LoopStart);
+        self.enter();
+        let head = self.code.len() as Pc;
+        self.temp_base = self.next_reg;
+        let (tnode, tsite) = self.parse_expr(&to.0)?;
+        let tv = self.expr(&tnode, tsite)?;
+        let tv = self.coerce(tv, ty, tsite, &tnode, "the loop counter's type")?;
+        let bound = self.materialize(tv, ty)?;
+        let signed = ty == KernelTy::I32;
+        let (a, b) = if down { (bound, reg) } else { (reg, bound) };
+        let test = self.emit(Inst::ForTest {
+            a,
+            b,
+            signed,
+            exit_pc: 0,
+        });
+        // The body's own scope is nested inside the counter's.
+        self.nested(body)?;
+        self.cur = saved_cur;
+        self.temp_base = self.next_reg;
+        let step = self.materialize(sval, ty)?;
+        self.emit(Inst::ForNext {
+            var: reg,
+            step,
+            head_pc: head,
+        });
+        let end = self.emit(Inst::LoopEnd);
+        self.depth -= 1;
+        self.scopes.pop();
+        self.code[test as usize] = Inst::ForTest {
+            a,
+            b,
+            signed,
+            exit_pc: end,
+        };
         Ok(())
     }
 

@@ -27,10 +27,10 @@ use lower_expr::{const_bits, const_f64, default_ty};
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
 
 /// Most threads a block may have.
-pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+pub(crate) const MAX_THREADS_PER_BLOCK: u32 = 1024;
 
 /// Registers a warp may use (each is 32 lanes × 4 bytes).
-pub const MAX_REGS: usize = 4096;
+pub(crate) const MAX_REGS: usize = 4096;
 
 /// A layout forced on a shared array, overriding its declaration (used by `warpsim advise`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,7 +86,7 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
 }
 
 /// Parses the RON text into the AST.
-pub fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
+pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
     let ron_opts =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     let mut de = ron::Deserializer::from_str_with_options(src, &ron_opts)
@@ -149,7 +149,7 @@ fn offset_of_pos(src: &str, line: usize, col: usize) -> usize {
 
 /// Value types of registers and expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelTy {
+pub(crate) enum KernelTy {
     /// 32-bit signed.
     I32,
     /// 32-bit unsigned.
@@ -389,7 +389,7 @@ fn similar(a: &str, b: &str) -> bool {
 }
 
 /// The special register a name stands for.
-pub fn special(name: &str) -> Option<Special> {
+pub(crate) fn special(name: &str) -> Option<Special> {
     let dim = |s: &str| match s {
         "x" => Some(0u8),
         "y" => Some(1),
