@@ -158,6 +158,43 @@ impl std::str::FromStr for Atomic {
     }
 }
 
+/// Any shared access a trace line or `warpsim explain --op` names: `ld`, `st`,
+/// `atom.OP[.TYPE]` or `red.OP[.TYPE]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// A load or a store.
+    Plain(Op),
+    /// An atomic.
+    Atomic(Atomic),
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccessKind::Plain(op) => op.fmt(f),
+            AccessKind::Atomic(a) => a.fmt(f),
+        }
+    }
+}
+
+impl std::str::FromStr for AccessKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ld" => Ok(AccessKind::Plain(Op::Ld)),
+            "st" => Ok(AccessKind::Plain(Op::St)),
+            _ if s.starts_with("atom.") || s.starts_with("red.") => {
+                s.parse().map(AccessKind::Atomic)
+            }
+            _ => Err(format!(
+                "`{s}` is not an access kind: write `ld`, `st`, `atom.OP` or `red.OP` (OP one \
+                 of {}, optionally with a type such as `atom.add.f32`)",
+                OPS.map(|p| p.0).join(" ")
+            )),
+        }
+    }
+}
+
 /// Why an atomic cannot be priced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AtomicError {

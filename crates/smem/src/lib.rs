@@ -39,8 +39,8 @@ use std::fmt;
 
 mod atomic;
 pub use atomic::{
-    analyze_atomic, atomic_cost, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy, Atomic,
-    AtomicError, Form, Trip,
+    analyze_atomic, atomic_cost, AccessKind, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy,
+    Atomic, AtomicError, Form, Trip,
 };
 
 /// Lanes in a warp.
