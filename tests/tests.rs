@@ -6,6 +6,7 @@ mod cli_explain;
 mod determinism;
 mod experiment;
 mod fuzz_corpus;
+mod hostile;
 mod kernels;
 mod limits;
 mod racecheck;

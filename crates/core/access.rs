@@ -10,7 +10,8 @@ use crate::{geometry, print};
 use comfy_table::{presets, CellAlignment, Table};
 use miette::miette;
 use serde::Serialize;
-use std::io::{IsTerminal, Read};
+use std::fmt::Write as _;
+use std::io::{BufRead, IsTerminal, Read};
 use warpsim_smem::{
     atomic_cost, cost, AccessKind, AtomicError, Error as SmemError, Geometry, WARP,
 };
@@ -20,12 +21,8 @@ use warpsim_smem::{
 pub struct Args {
     /// Trace file, one access a line: `name op width o0 … o31` (`-` reads stdin).
     trace: String,
-    /// Number of shared-memory banks.
-    #[arg(long, default_value_t = 32)]
-    banks: u32,
-    /// Width of one bank in bytes.
-    #[arg(long, default_value_t = 4)]
-    bank_bytes: u32,
+    #[command(flatten)]
+    geometry: crate::GeometryArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -72,26 +69,17 @@ const FORMAT: &str = "write `name ld|st|atom.OP|red.OP 1|2|4|8|16 o0 … o31`: a
                       kind, the width in bytes and 32 byte offsets, `-1` or `_` for an inactive \
                       lane";
 
+/// Largest trace read, in bytes (256 MiB): a bigger or endless one (`/dev/zero`, `yes`) is
+/// refused once this much has been read.
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+
+/// Tables of more rows than this are drawn without comfy-table (which keeps every cell as
+/// styled strings: 1.8 GB for 10⁶ rows), in its ASCII style.
+const BIG_TABLE: usize = 10_000;
+
 pub fn run(args: Args) -> miette::Result<()> {
-    let geom = geometry(args.banks, args.bank_bytes)?;
-    let (label, text) = read(&args.trace)?;
-    let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        match price(&geom, line) {
-            Ok(Some(row)) => rows.push(row),
-            Ok(None) => {}
-            Err(what) => errors.push(format!("{label}:{}: {what}", i + 1)),
-        }
-    }
-    if !errors.is_empty() {
-        let n = errors.len();
-        errors.truncate(MAX_ERRORS);
-        if n > MAX_ERRORS {
-            errors.push(format!("… and {} more malformed lines", n - MAX_ERRORS));
-        }
-        return Err(miette!("{}", errors.join("\n")));
-    }
+    let geom = geometry(args.geometry)?;
+    let rows = read_and_price(&args.trace, &geom)?;
     let out = match args.format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&rows)
@@ -102,8 +90,9 @@ pub fn run(args: Args) -> miette::Result<()> {
         Format::Tsv => {
             let mut s = String::from("name\top\twidth\twavefronts\tbank_conflicts\n");
             for r in &rows {
-                s += &format!(
-                    "{}\t{}\t{}\t{}\t{}\n",
+                let _ = writeln!(
+                    s,
+                    "{}\t{}\t{}\t{}\t{}",
                     r.name, r.op, r.width, r.wavefronts, r.bank_conflicts
                 );
             }
@@ -114,25 +103,69 @@ pub fn run(args: Args) -> miette::Result<()> {
     print(&out)
 }
 
-/// Reads the trace (`-`: stdin); returns the name to report it by, and its text.
-fn read(trace: &str) -> miette::Result<(String, String)> {
-    let mut bytes = Vec::new();
-    if trace == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| miette!("cannot read the trace from stdin: {e}"))?;
-    } else {
-        bytes = std::fs::read(trace).map_err(|e| miette!("cannot read the trace {trace}: {e}"))?;
-    }
+/// Reads the trace (`-`: stdin) a line at a time, at most [`MAX_TRACE_BYTES`], and prices
+/// each access; returns the rows, or every malformed line (up to [`MAX_ERRORS`]).
+fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
     let label = if trace == "-" { "<stdin>" } else { trace };
-    let text = String::from_utf8(bytes).map_err(|e| {
-        miette!(
-            "{label}: the trace is not UTF-8 text (bad byte at offset {}): a trace is plain \
-             text, one access a line",
-            e.utf8_error().valid_up_to()
+    let input: Box<dyn Read> = if trace == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(trace)
+                .map_err(|e| miette!("cannot read the trace {trace}: {e}"))?,
         )
-    })?;
-    Ok((label.to_string(), text))
+    };
+    let mut input = std::io::BufReader::new(input.take(MAX_TRACE_BYTES + 1));
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut bad = 0usize;
+    let mut total = 0u64;
+    let mut buf = Vec::new();
+    for i in 1usize.. {
+        buf.clear();
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| miette!("cannot read the trace {label}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > MAX_TRACE_BYTES {
+            return Err(miette!(
+                help = "split the trace into files of at most 256 MiB",
+                "{label}: the trace is larger than {MAX_TRACE_BYTES} bytes (256 MiB), the most \
+                 warpsim reads"
+            ));
+        }
+        let line = match std::str::from_utf8(&buf) {
+            Ok(l) => l,
+            Err(e) => {
+                return Err(miette!(
+                    "{label}:{i}:{}: the trace is not UTF-8 text (bad byte 0x{:02x}): a trace \
+                     is plain text, one access a line",
+                    e.valid_up_to() + 1,
+                    buf[e.valid_up_to()]
+                ))
+            }
+        };
+        match price(geom, line) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(what) => {
+                bad += 1;
+                if errors.len() < MAX_ERRORS {
+                    errors.push(format!("{label}:{i}: {what}"));
+                }
+            }
+        }
+    }
+    if bad > 0 {
+        if bad > MAX_ERRORS {
+            errors.push(format!("… and {} more malformed lines", bad - MAX_ERRORS));
+        }
+        return Err(miette!("{}", errors.join("\n")));
+    }
+    Ok(rows)
 }
 
 /// Prices one line: `None` for a blank or comment line, `Err` with what is wrong and what to
@@ -245,6 +278,79 @@ fn number(s: &str) -> Option<u32> {
 }
 
 fn table(rows: &[Row], tty: bool) -> String {
+    let sum = |f: &dyn Fn(&Row) -> u32| rows.iter().map(|r| f(r) as u64).sum::<u64>();
+    let loads = sum(&|r| r.load_wavefronts.unwrap_or(0));
+    let wavefronts = sum(&|r| r.wavefronts) + loads;
+    let conflicts = sum(&|r| r.bank_conflicts + r.load_bank_conflicts.unwrap_or(0));
+    let of_loops = if rows.iter().any(|r| r.load_wavefronts.is_some()) {
+        format!(" ({loads} wavefronts are the loads of compare-and-swap loops, `+ N ld`)")
+    } else {
+        String::new()
+    };
+    let t = if tty && rows.len() <= BIG_TABLE {
+        comfy(rows, tty)
+    } else {
+        ascii(rows)
+    };
+    format!(
+        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "es" }
+    )
+}
+
+/// The table in comfy-table's `ASCII_FULL_CONDENSED` style, drawn straight into one string.
+fn ascii(rows: &[Row]) -> String {
+    const HEAD: [&str; 5] = ["name", "op", "width", "wavefronts", "bank_conflicts"];
+    let cells = |r: &Row| {
+        [
+            r.name.clone(),
+            r.op.to_string(),
+            r.width.to_string(),
+            with_loads(r.wavefronts, r.load_wavefronts),
+            with_loads(r.bank_conflicts, r.load_bank_conflicts),
+        ]
+    };
+    let mut w = HEAD.map(|h| h.chars().count());
+    for r in rows {
+        for (w, c) in w.iter_mut().zip(cells(r)) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let rule = |fill: char, joint: char| {
+        let mut s = String::from("+");
+        for (i, w) in w.iter().enumerate() {
+            if i > 0 {
+                s.push(joint);
+            }
+            s.extend(std::iter::repeat_n(fill, w + 2));
+        }
+        s.push_str("+\n");
+        s
+    };
+    let line = |out: &mut String, c: [String; 5]| {
+        out.push('|');
+        for (i, (c, w)) in c.iter().zip(w).enumerate() {
+            let _ = if i < 2 {
+                write!(out, " {c:<w$} |")
+            } else {
+                write!(out, " {c:>w$} |")
+            };
+        }
+        out.push('\n');
+    };
+    let mut out = rule('-', '+');
+    line(&mut out, HEAD.map(String::from));
+    out.push_str(&rule('=', '='));
+    for r in rows {
+        line(&mut out, cells(r));
+    }
+    out.push_str(&rule('-', '+'));
+    out.pop();
+    out
+}
+
+fn comfy(rows: &[Row], tty: bool) -> String {
     let mut t = Table::new();
     t.load_style(if tty {
         presets::UTF8_FULL_CONDENSED
@@ -266,20 +372,7 @@ fn table(rows: &[Row], tty: bool) -> String {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let sum = |f: &dyn Fn(&Row) -> u32| rows.iter().map(|r| f(r) as u64).sum::<u64>();
-    let loads = sum(&|r| r.load_wavefronts.unwrap_or(0));
-    let wavefronts = sum(&|r| r.wavefronts) + loads;
-    let conflicts = sum(&|r| r.bank_conflicts + r.load_bank_conflicts.unwrap_or(0));
-    let of_loops = if rows.iter().any(|r| r.load_wavefronts.is_some()) {
-        format!(" ({loads} wavefronts are the loads of compare-and-swap loops, `+ N ld`)")
-    } else {
-        String::new()
-    };
-    format!(
-        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "es" }
-    )
+    t.to_string()
 }
 
 /// A table cell: an atomic's count, plus its loop's loads where it is a loop.

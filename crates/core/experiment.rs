@@ -7,10 +7,10 @@ use crate::print;
 use crate::run::parse_define;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use tracing_indicatif::span_ext::IndicatifSpanExt;
 use warpsim_interp::load::H200_SHARED_BYTES;
 use warpsim_interp::{Diag, Options, Phase};
 use warpsim_runner::experiment::{self, SweepSpec};
+use warpsim_runner::progress::Progress;
 use warpsim_runner::RunOptions;
 use warpsim_smem::Geometry;
 
@@ -55,6 +55,10 @@ pub struct SweepArgs {
     /// Do not check results against the programs' references.
     #[arg(long)]
     no_verify: bool,
+    /// Most variants (the product of all value counts) a sweep may have; a larger sweep is
+    /// refused before anything runs.
+    #[arg(long, value_name = "N", default_value_t = experiment::MAX_VARIANTS)]
+    max_variants: u64,
 }
 
 /// Arguments of `warpsim advise`.
@@ -65,33 +69,29 @@ pub struct AdviseArgs {
     /// Overrides a define: NAME=VALUE. Repeatable.
     #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
     defines: Vec<String>,
-    /// Number of shared-memory banks.
-    #[arg(long, default_value_t = 32)]
-    banks: u32,
-    /// Width of one bank in bytes.
-    #[arg(long, default_value_t = 4)]
-    bank_bytes: u32,
-    /// Largest padding to try, in elements per row.
-    #[arg(long, default_value_t = 8)]
-    max_pad: u32,
+    #[command(flatten)]
+    geometry: crate::GeometryArgs,
+    /// Largest padding to try, in elements per row (at most 1024). Default: one bank cycle,
+    /// banks × bank bytes ÷ element bytes (32 for floats on the H200), at most 1024.
+    #[arg(long, value_name = "ELEMENTS")]
+    max_pad: Option<u32>,
+    /// Do not check results against the references: judge every layout by its conflicts.
+    #[arg(long)]
+    no_verify: bool,
     /// Shared memory a block may use, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
     shared_limit: u32,
-    /// Output format (table or json).
+    /// Output format: table (the advice), csv (every layout tried) or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
 }
 
-fn read(program: &str) -> Result<String, Diag> {
-    std::fs::read_to_string(program).map_err(|e| {
-        Diag::file(
-            Phase::Syntax,
-            program,
-            format!("cannot read the program: {e}"),
-            Some("check the path; programs live in programs/".into()),
-        )
-    })
+fn read(program: &str) -> Result<std::sync::Arc<str>, Diag> {
+    warpsim_interp::diag::read_program(program)
 }
+
+/// Most values one `FIRST..LAST` range of `sweep --define` may have.
+const MAX_RANGE: i64 = 4096;
 
 /// Parses `NAME=1,2,3` or `NAME=0..4` into the values to sweep.
 fn parse_values(program: &str, s: &str) -> Result<(String, Vec<i64>), Diag> {
@@ -103,12 +103,12 @@ fn parse_values(program: &str, s: &str) -> Result<(String, Vec<i64>), Diag> {
         if let Some((a, b)) = part.split_once("..") {
             let (_, lo) = parse_define(program, &format!("{name}={a}"))?;
             let (_, hi) = parse_define(program, &format!("{name}={}", b.trim_start_matches('=')))?;
-            if hi < lo || hi - lo > 4096 {
+            if hi < lo || hi - lo >= MAX_RANGE {
                 return Err(Diag::file(
                     Phase::Check,
                     program,
                     format!(
-                        "--define {s}: the range {lo}..{hi} is empty or longer than 4096 values"
+                        "--define {s}: the range {lo}..{hi} is empty or longer than {MAX_RANGE} values"
                     ),
                     Some("write FIRST..LAST with FIRST <= LAST, e.g. PAD=0..2".into()),
                 ));
@@ -149,35 +149,42 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
             Geometry::new(b, w).map_err(|e| geometry_error(p, e))?;
         }
     }
+    let count = experiment::variant_count(&spec);
+    if count > args.max_variants {
+        return Err(Diag::file(
+            Phase::Check,
+            p,
+            format!(
+                "the sweep has {} variants (the product of the values given), more than \
+                 --max-variants {}",
+                experiment::thousands(count),
+                args.max_variants
+            ),
+            Some(
+                "sweep fewer values at a time, or raise --max-variants (each variant is a \
+                 whole run)"
+                    .into(),
+            ),
+        )
+        .into());
+    }
+    if let Some(path) = &args.svg {
+        crate::check_output(path, "SVG")?;
+    }
     let base = Options {
         shared_limit: args.shared_limit,
         ..Options::default()
     };
-    // Check the program once with the first variant so a broken file fails as itself.
-    let first = experiment::variants(&spec);
-    if let Some(v) = first.first() {
-        let mut o = base.clone();
-        o.defines = v.defines.0.clone();
-        warpsim_interp::load_str(p, &src, &o)?;
-    }
+    let variants = experiment::variants(&spec);
+    let first = variants.first().cloned();
     let run_opts = RunOptions {
         max_steps: args.max_steps,
         verify: !args.no_verify,
         ..RunOptions::default()
     };
-    let span = tracing::info_span!(target: "warpsim::progress", "sweep");
-    if let Ok(style) = tracing_indicatif::style::ProgressStyle::with_template(
-        "{spinner} {msg} [{wide_bar}] {pos}/{len} variants, {elapsed} (eta {eta})",
-    ) {
-        span.pb_set_style(&style.progress_chars("=> "));
-    }
-    span.pb_set_length(first.len() as u64);
-    span.pb_set_message(&format!("{} variants of {p}", first.len()));
-    let rows = {
-        let _enter = span.enter();
-        experiment::sweep(p, &src, &base, &run_opts, &spec, &|| span.pb_inc(1))
-    };
-    drop(span);
+    let bar = Progress::new(&format!("{count} variants of {p}"), count, "variants");
+    let rows = experiment::sweep(p, &src, &base, &run_opts, variants, &|| bar.tick());
+    drop(bar);
     if let Some(path) = &args.svg {
         let title = std::path::Path::new(p)
             .file_stem()
@@ -204,6 +211,15 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         Format::Csv => experiment::sweep_csv(&rows),
         Format::Json => experiment::sweep_json(&rows) + "\n",
     })?;
+    if rows.iter().all(|r| r.error.is_some()) {
+        // Every variant failed: show the first one's diagnostic in full (a broken file fails
+        // as itself, with its position).
+        if let Some(v) = first {
+            let mut o = base.clone();
+            o.defines = v.defines.0.clone();
+            warpsim_interp::load_str(p, &src, &o)?;
+        }
+    }
     if let Some(bad) = rows.iter().find(|r| r.error.is_some()) {
         return Err(Diag::file(
             Phase::Runtime,
@@ -234,7 +250,23 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         .iter()
         .map(|d| parse_define(p, d))
         .collect::<Result<Vec<_>, _>>()?;
-    let geometry = Geometry::new(args.banks, args.bank_bytes).map_err(|e| geometry_error(p, e))?;
+    let g = args.geometry;
+    let geometry = Geometry::new(g.banks, g.bank_bytes).map_err(|e| geometry_error(p, e))?;
+    if let Some(m) = args.max_pad.filter(|&m| m > experiment::MAX_PAD) {
+        return Err(Diag::file(
+            Phase::Check,
+            p,
+            format!(
+                "--max-pad {m} is more than {}, the most the advisor tries",
+                experiment::MAX_PAD
+            ),
+            Some(
+                "a padding only matters modulo one bank cycle (banks × bank bytes ÷ element bytes)"
+                    .into(),
+            ),
+        )
+        .into());
+    }
     let base = Options {
         defines,
         shared_limit: args.shared_limit,
@@ -242,11 +274,20 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
     };
     let run_opts = RunOptions {
         geometry,
+        verify: !args.no_verify,
         ..RunOptions::default()
     };
-    let advice = experiment::advise(p, &src, &base, &run_opts, args.max_pad.min(64))?;
+    let bar = Progress::new(&format!("layouts of {p}"), 0, "layouts");
+    let advice = experiment::advise(p, &src, &base, &run_opts, args.max_pad, &bar)?;
+    drop(bar);
     print(&match args.format {
         Format::Json => experiment::advice_json(&advice) + "\n",
-        _ => experiment::advice_text(&advice),
-    })
+        Format::Csv => experiment::advice_csv(&advice),
+        Format::Table => experiment::advice_text(&advice),
+    })?;
+    if !advice.is_empty() && advice.iter().all(|a| a.nothing_judged()) {
+        // Ran, but every layout's results were wrong: no advice could be given.
+        std::process::exit(1);
+    }
+    Ok(())
 }

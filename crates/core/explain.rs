@@ -22,12 +22,8 @@ pub struct Args {
     /// Bytes a lane accesses: 4, 8 or 16.
     #[arg(long, default_value_t = 4, value_parser = parse_width)]
     width: u32,
-    /// Number of shared-memory banks.
-    #[arg(long, default_value_t = 32)]
-    banks: u32,
-    /// Width of one bank in bytes.
-    #[arg(long, default_value_t = 4)]
-    bank_bytes: u32,
+    #[command(flatten)]
+    geometry: crate::GeometryArgs,
     /// Active lanes: a 32-bit mask, decimal or 0x hex (bit N = lane N).
     #[arg(long, default_value = "0xffffffff", value_parser = parse_mask)]
     mask: u32,
@@ -61,7 +57,7 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 }
 
 pub fn run(args: Args) -> miette::Result<()> {
-    let geom = geometry(args.banks, args.bank_bytes)?;
+    let geom = geometry(args.geometry)?;
     let op = match args.op {
         OpArg::Ld => Op::Ld,
         OpArg::St => Op::St,

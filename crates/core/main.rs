@@ -34,6 +34,22 @@ enum Command {
     Sweep(experiment::SweepArgs),
     /// Try paddings and XOR swizzles of each shared array and say which remove the conflicts.
     Advise(experiment::AdviseArgs),
+    /// Print a completion script for a shell (e.g. `warpsim completions bash > warpsim.bash`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The bank geometry, declared once for every command: `--banks` and `--bank-bytes`.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct GeometryArgs {
+    /// Number of shared-memory banks (1 to 1024).
+    #[arg(long, default_value_t = 32)]
+    pub banks: u32,
+    /// Width of one bank in bytes (4, 8, 16, 32 or 64).
+    #[arg(long, default_value_t = 4)]
+    pub bank_bytes: u32,
 }
 
 fn main() -> ExitCode {
@@ -68,6 +84,12 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => experiment::sweep(args),
         Command::Advise(args) => experiment::advise(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "warpsim", &mut out);
+            print(&String::from_utf8_lossy(&out))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -113,6 +135,23 @@ fn print(text: &str) -> miette::Result<()> {
 }
 
 /// Parses a bank geometry from `--banks` and `--bank-bytes`.
-fn geometry(banks: u32, bank_bytes: u32) -> miette::Result<warpsim_smem::Geometry> {
-    warpsim_smem::Geometry::new(banks, bank_bytes).map_err(|e| miette::miette!("{e}"))
+fn geometry(g: GeometryArgs) -> miette::Result<warpsim_smem::Geometry> {
+    warpsim_smem::Geometry::new(g.banks, g.bank_bytes).map_err(|e| {
+        miette::miette!(
+            help = "use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64",
+            "invalid bank geometry: {e}"
+        )
+    })
+}
+
+/// Refuses an output path that cannot be written, before the run whose report it would
+/// take (so a long run is not thrown away at the end): creates (or truncates) the file.
+fn check_output(path: &std::path::Path, what: &str) -> miette::Result<()> {
+    std::fs::File::create(path).map(drop).map_err(|e| {
+        miette::miette!(
+            help = "check that the directory exists and is writable",
+            "{}: cannot write the {what}: {e}",
+            path.display()
+        )
+    })
 }

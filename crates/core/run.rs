@@ -60,12 +60,8 @@ pub enum Format {
 pub struct RunArgs {
     #[command(flatten)]
     load: LoadArgs,
-    /// Number of shared-memory banks.
-    #[arg(long, default_value_t = 32)]
-    banks: u32,
-    /// Width of one bank in bytes.
-    #[arg(long, default_value_t = 4)]
-    bank_bytes: u32,
+    #[command(flatten)]
+    geometry: crate::GeometryArgs,
     /// Most warp instructions one block may execute before it counts as a runaway loop.
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
     max_steps: u64,
@@ -146,7 +142,8 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
         max_buffer_bytes: a.max_memory,
         ..Options::default()
     };
-    warpsim_interp::load_file(&a.program, &opts)
+    let src = warpsim_interp::diag::read_program(&a.program)?;
+    warpsim_interp::load_str(&a.program, &src, &opts)
 }
 
 /// `warpsim check`.
@@ -163,14 +160,18 @@ pub fn check(args: CheckArgs) -> miette::Result<()> {
 /// `warpsim run`.
 pub fn run(args: RunArgs) -> miette::Result<()> {
     let prog = load(&args.load).map_err(miette::Report::new)?;
+    if let Some(path) = &args.svg {
+        crate::check_output(path, "SVG")?;
+    }
     let opts = RunOptions {
         geometry: Geometry {
-            banks: args.banks,
-            bank_bytes: args.bank_bytes,
+            banks: args.geometry.banks,
+            bank_bytes: args.geometry.bank_bytes,
         },
         max_steps: args.max_steps,
         verify: !args.no_verify,
         racecheck: args.racecheck,
+        progress: true,
     };
     let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
     if let Some(path) = &args.svg {

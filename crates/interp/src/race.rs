@@ -16,7 +16,7 @@
 //!
 //! # Shadow memory
 //!
-//! Per word of the block's shared memory, a [`Shadow`] keeps the last writer and up to two
+//! Per word of the block's shared memory, a `Shadow` keeps the last writer and up to two
 //! readers of different warps, each stamped with the interval it happened in (so a barrier
 //! resets everything by starting a new interval, without clearing). Two readers of different
 //! warps are enough to find *a* reader of another warp than any later writer: if the writer's
@@ -158,7 +158,7 @@ thread_local! {
 
 /// The race detector of one block.
 #[derive(Debug)]
-pub struct Shadow {
+pub(crate) struct Shadow {
     cells: Vec<Cell>,
     /// The current barrier interval's number (never 0).
     epoch: u32,
@@ -169,7 +169,7 @@ pub struct Shadow {
 
 impl Shadow {
     /// A detector for block `ctaid` of `prog`, sized by its shared memory.
-    pub fn new(prog: &Program, ctaid: [u32; 3]) -> Self {
+    pub(crate) fn new(prog: &Program, ctaid: [u32; 3]) -> Self {
         let words = prog.shared_bytes.div_ceil(4) as usize;
         let (mut cells, mut epoch) = POOL.with(|p| std::mem::take(&mut *p.borrow_mut()));
         if epoch == 0 || epoch >= u32::MAX - 1 {
@@ -190,7 +190,7 @@ impl Shadow {
     }
 
     /// Every warp passed a barrier: a new interval begins.
-    pub fn barrier(&mut self) {
+    pub(crate) fn barrier(&mut self) {
         if self.epoch >= u32::MAX - 1 {
             self.cells.iter_mut().for_each(|c| *c = [0; 9]);
             self.epoch = 0;
@@ -223,7 +223,7 @@ impl Shadow {
 
     /// One shared access by the `active` lanes of warp `w`: lane `l` touches `words`
     /// consecutive words from byte address `addrs[l]`.
-    pub fn access(
+    pub(crate) fn access(
         &mut self,
         pc: usize,
         w: usize,
@@ -278,7 +278,7 @@ impl Shadow {
     }
 
     /// The block ended: adds its hazards to `races` and returns the cells for the next block.
-    pub fn finish(self, races: &mut Races) {
+    pub(crate) fn finish(self, races: &mut Races) {
         races.merge(&Races {
             hazards: self.found,
         });

@@ -3,9 +3,10 @@
 //! A sweep runs the cartesian product of the values it is given, each variant exactly as
 //! `warpsim run` would run it alone, in parallel (rayon over variants, and over blocks within
 //! each), and returns the rows in variant order, so the output never depends on the thread
-//! count. The advisor re-runs a program with other layouts of one shared array at a time
-//! (padding 0..=8 elements per row, XOR swizzles of the column index) and reports which remove
-//! the conflicts on that array and at what cost in shared memory.
+//! count; a variant that fails is a row marked failed, never zeros. The advisor re-runs a
+//! program with other layouts of one shared array at a time (padding 0 to one bank cycle of
+//! elements per row, XOR swizzles of the column index) and reports which remove the conflicts
+//! on that array and at what cost in shared memory, and how many layouts it could not judge.
 
 use crate::{run, Defines, MemSpace, Report, RunOptions};
 use rayon::prelude::*;
@@ -47,47 +48,61 @@ impl Variant {
     }
 }
 
-/// The result of one variant.
+/// The result of one variant. A variant that could not run has no counters (`null` in
+/// JSON, empty in CSV, "failed" in tables and charts), never zeros.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
     /// The settings.
     #[serde(flatten)]
     pub variant: Variant,
     /// Shared load wavefronts.
-    pub ld_wavefronts: u64,
+    pub ld_wavefronts: Option<u64>,
     /// Shared load bank conflicts.
-    pub ld_bank_conflicts: u64,
+    pub ld_bank_conflicts: Option<u64>,
     /// Shared store wavefronts.
-    pub st_wavefronts: u64,
+    pub st_wavefronts: Option<u64>,
     /// Shared store bank conflicts.
-    pub st_bank_conflicts: u64,
+    pub st_bank_conflicts: Option<u64>,
     /// All shared wavefronts.
-    pub wavefronts: u64,
+    pub wavefronts: Option<u64>,
     /// All bank conflicts.
-    pub bank_conflicts: u64,
+    pub bank_conflicts: Option<u64>,
     /// Cycles the conflicts add (= bank conflicts).
-    pub stall_cycles: u64,
-    /// Whether the results matched the references (null: nothing to check).
+    pub stall_cycles: Option<u64>,
+    /// Whether the results matched the references (null: nothing to check, or failed).
     pub verified: Option<bool>,
-    /// Why the variant could not run (then the counters are 0).
+    /// Why the variant could not run (then every counter is null).
     pub error: Option<String>,
 }
 
 impl Variant {
-    fn empty_row(self, error: String) -> SweepRow {
+    fn failed_row(self, error: String) -> SweepRow {
         SweepRow {
             variant: self,
-            ld_wavefronts: 0,
-            ld_bank_conflicts: 0,
-            st_wavefronts: 0,
-            st_bank_conflicts: 0,
-            wavefronts: 0,
-            bank_conflicts: 0,
-            stall_cycles: 0,
+            ld_wavefronts: None,
+            ld_bank_conflicts: None,
+            st_wavefronts: None,
+            st_bank_conflicts: None,
+            wavefronts: None,
+            bank_conflicts: None,
+            stall_cycles: None,
             verified: None,
             error: Some(error),
         }
     }
+}
+
+/// Default of `warpsim sweep --max-variants`: the most variants one sweep runs.
+pub const MAX_VARIANTS: u64 = 10_000;
+
+/// How many variants `spec` has (the product of its value counts), without listing them;
+/// saturates rather than overflowing.
+pub fn variant_count(spec: &SweepSpec) -> u64 {
+    spec.defines
+        .iter()
+        .map(|(_, v)| v.len() as u64)
+        .chain([spec.banks.len() as u64, spec.bank_bytes.len() as u64])
+        .fold(1u64, u64::saturating_mul)
 }
 
 /// The variants of a sweep, in order: banks outermost, then bank widths, then the defines
@@ -149,33 +164,34 @@ fn run_variant(
     run(&prog, &ro)
 }
 
-/// Runs every variant of `spec` (in parallel) and returns one row each, in variant order.
-/// `tick` is called once per finished variant (for a progress bar).
+/// Runs every variant (in parallel) and returns one row each, in variant order. `tick` is
+/// called once per finished variant (for a progress bar). List the variants with
+/// [`variants`] after checking [`variant_count`] against a limit.
 pub fn sweep(
     path: &str,
     src: &str,
     base: &Options,
     run_opts: &RunOptions,
-    spec: &SweepSpec,
+    variants: Vec<Variant>,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<SweepRow> {
-    variants(spec)
+    variants
         .into_par_iter()
         .map(|v| {
             let row = match run_variant(path, src, base, run_opts, &v) {
                 Ok(r) => SweepRow {
                     variant: v,
-                    ld_wavefronts: r.shared.ld_wavefronts,
-                    ld_bank_conflicts: r.shared.ld_bank_conflicts,
-                    st_wavefronts: r.shared.st_wavefronts,
-                    st_bank_conflicts: r.shared.st_bank_conflicts,
-                    wavefronts: r.shared.wavefronts(),
-                    bank_conflicts: r.shared.bank_conflicts(),
-                    stall_cycles: r.stall_cycles,
+                    ld_wavefronts: Some(r.shared.ld_wavefronts),
+                    ld_bank_conflicts: Some(r.shared.ld_bank_conflicts),
+                    st_wavefronts: Some(r.shared.st_wavefronts),
+                    st_bank_conflicts: Some(r.shared.st_bank_conflicts),
+                    wavefronts: Some(r.shared.wavefronts()),
+                    bank_conflicts: Some(r.shared.bank_conflicts()),
+                    stall_cycles: Some(r.stall_cycles),
                     verified: r.verified,
                     error: None,
                 },
-                Err(e) => v.empty_row(e.to_string()),
+                Err(e) => v.failed_row(e.to_string()),
             };
             tick();
             row
@@ -230,14 +246,21 @@ pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
         cells.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
         match &r.error {
             Some(e) => {
-                cells.extend(["-", "-", "-", "-"].map(String::from));
-                cells.push(format!("error: {}", e.lines().next().unwrap_or("")));
+                cells.extend(["-", "-", "-", "failed"].map(String::from));
+                let first = e.lines().next().unwrap_or("");
+                let cut: String = first.chars().take(200).collect();
+                let more = if cut.len() < first.len() { "…" } else { "" };
+                cells.push(format!("error: {cut}{more}"));
             }
             None => {
-                cells.push(thousands(r.ld_wavefronts));
-                cells.push(thousands(r.st_wavefronts));
-                cells.push(thousands(r.bank_conflicts));
-                cells.push(thousands(r.stall_cycles));
+                for n in [
+                    r.ld_wavefronts,
+                    r.st_wavefronts,
+                    r.bank_conflicts,
+                    r.stall_cycles,
+                ] {
+                    cells.push(n.map_or("-".to_owned(), thousands));
+                }
                 cells.push(verdict(r.verified).to_owned());
             }
         }
@@ -277,6 +300,7 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
             "bank_conflicts",
             "stall_cycles",
             "verified",
+            "status",
             "error",
         ]
         .map(String::from),
@@ -299,12 +323,13 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
                 r.bank_conflicts,
                 r.stall_cycles,
             ]
-            .map(|n| n.to_string()),
+            .map(|n| n.map_or(String::new(), |n| n.to_string())),
         );
         rec.push(match r.verified {
             Some(b) => b.to_string(),
             None => String::new(),
         });
+        rec.push(if r.error.is_some() { "failed" } else { "ok" }.to_owned());
         rec.push(r.error.clone().unwrap_or_default());
         let _ = w.write_record(&rec);
     }
@@ -325,7 +350,11 @@ pub fn sweep_svg(title: &str, rows: &[SweepRow]) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut out, (960, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let max = rows.iter().map(|r| r.stall_cycles).max().unwrap_or(0);
+        let max = rows
+            .iter()
+            .filter_map(|r| r.stall_cycles)
+            .max()
+            .unwrap_or(0);
         let top = (max + max / 10).max(1);
         let labels: Vec<String> = rows.iter().map(|r| r.variant.label()).collect();
         let label_w = labels.iter().map(|l| l.len()).max().unwrap_or(8) as u32 * 8 + 20;
@@ -358,17 +387,32 @@ pub fn sweep_svg(title: &str, rows: &[SweepRow]) -> Result<String, String> {
             .x_label_formatter(&|v| thousands(*v))
             .draw()
             .map_err(|e| e.to_string())?;
+        // Bars in row order (plotters' Histogram orders them by a hash: a different file
+        // each run); a failed variant gets the word "failed", not an empty bar.
+        let segs = (0u32..n as u32 - 1).into_segmented();
+        let at = |i: usize| (segs.from_index(n - 1 - i), segs.from_index(n - i));
         chart
-            .draw_series(
-                Histogram::horizontal(&chart)
-                    .style(RGBColor(214, 96, 77).filled())
-                    .margin(3)
-                    .data(
-                        rows.iter()
-                            .enumerate()
-                            .map(|(i, r)| ((n - 1 - i) as u32, r.stall_cycles)),
-                    ),
-            )
+            .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
+                let (Some(y), Some(ny)) = at(i) else {
+                    return None;
+                };
+                let mut rect = Rectangle::new(
+                    [(r.stall_cycles?, y), (0, ny)],
+                    RGBColor(214, 96, 77).filled(),
+                );
+                rect.set_margin(3, 3, 0, 0);
+                Some(rect)
+            }))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(rows.iter().enumerate().filter_map(|(i, r)| {
+                r.error.as_ref()?;
+                Some(Text::new(
+                    "failed",
+                    (0, SegmentValue::CenterOf((n - 1 - i) as u32)),
+                    ("sans-serif", 14).into_font().color(&RGBColor(160, 0, 0)),
+                ))
+            }))
             .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
@@ -418,24 +462,52 @@ pub struct ArrayAdvice {
     /// The layouts with the fewest stall cycles on this array, cheapest first (empty when
     /// none beats the declared layout).
     pub best: Vec<Candidate>,
-    /// Every layout tried, in the order tried.
+    /// Every layout tried, in the order tried (those the program cannot use left out).
     pub tried: Vec<Candidate>,
+    /// The paddings tried were 0..=max_pad elements per row.
+    pub max_pad: u32,
+    /// Elements of this array in one cycle of all banks (banks × bank bytes ÷ element
+    /// bytes): the paddings that can matter, and the default of `max_pad` (at most
+    /// [`MAX_PAD`]).
+    pub bank_cycle: u32,
+    /// Layouts tried whose results did not match the references: not judged.
+    pub failed_verification: u32,
+    /// Layouts the program could not use (did not load or faulted): not judged.
+    pub unusable: u32,
 }
 
+impl ArrayAdvice {
+    /// Whether no layout could be judged: every one tried failed verification or could
+    /// not be used.
+    pub fn nothing_judged(&self) -> bool {
+        self.tried.iter().all(|c| c.verified == Some(false))
+    }
+}
+
+/// The largest padding the advisor tries (`--max-pad` above it is refused; the default, one
+/// bank cycle, is cut to it).
+pub const MAX_PAD: u32 = 1024;
+
 /// Tries layouts for every shared array of the program (one array at a time, the others as
-/// declared): paddings `0..=max_pad` and every XOR swizzle group that fits its rows.
+/// declared): paddings `0..=max_pad` (default: one bank cycle of the array's elements, at
+/// most [`MAX_PAD`]) and every XOR swizzle group that fits its rows, counting each layout
+/// run on `bar`.
 pub fn advise(
     path: &str,
     src: &str,
     base: &Options,
     run_opts: &RunOptions,
-    max_pad: u32,
+    max_pad: Option<u32>,
+    bar: &crate::progress::Progress,
 ) -> Result<Vec<ArrayAdvice>, Diag> {
     let prog = load_str(path, src, base)?;
     let declared_report = run(&prog, run_opts)?;
+    let g = run_opts.geometry;
     let mut out = Vec::new();
     for arr in &prog.shared {
         let cols = *arr.dims.last().unwrap_or(&1);
+        let bank_cycle = (g.banks * g.bank_bytes / arr.elem.bytes()).max(1);
+        let max_pad = max_pad.unwrap_or(bank_cycle).min(MAX_PAD);
         let mut layouts: Vec<(u32, u32)> = (0..=max_pad).map(|p| (p, 0)).collect();
         let mut g = 1;
         while g < cols {
@@ -444,6 +516,7 @@ pub fn advise(
             }
             g *= 2;
         }
+        bar.add_len(layouts.len() as u64);
         let declared = candidate(arr.pad, arr.swizzle, &arr.name, &declared_report, arr);
         let tried: Vec<Option<Candidate>> = layouts
             .par_iter()
@@ -461,14 +534,18 @@ pub fn advise(
                     },
                 ));
                 // A layout this program cannot use (a swizzle that would split its vector
-                // accesses, a size over the limit) is skipped.
-                let p = load_str(path, src, &opts).ok()?;
-                let r = run(&p, run_opts).ok()?;
+                // accesses, a size over the limit) is counted, not judged.
+                let p = load_str(path, src, &opts).ok();
+                let r = p.as_ref().and_then(|p| run(p, run_opts).ok());
+                bar.tick();
+                let (p, r) = (p?, r?);
                 let a = p.shared.iter().find(|s| s.name == arr.name)?;
                 Some(candidate(pad, swizzle, &arr.name, &r, a))
             })
             .collect();
+        let unusable = tried.iter().filter(|c| c.is_none()).count() as u32;
         let tried: Vec<Candidate> = tried.into_iter().flatten().collect();
+        let failed_verification = tried.iter().filter(|c| c.verified == Some(false)).count() as u32;
         let min = tried
             .iter()
             .filter(|c| c.verified != Some(false))
@@ -490,6 +567,10 @@ pub fn advise(
             declared,
             best,
             tried,
+            max_pad,
+            bank_cycle,
+            failed_verification,
+            unusable,
         });
     }
     Ok(out)
@@ -528,15 +609,47 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
     }
     for a in advice {
         let d = &a.declared;
+        let looked = format!(
+            "paddings 0-{} ({}) and XOR swizzles",
+            a.max_pad,
+            if a.max_pad >= a.bank_cycle {
+                format!("a bank cycle is {} elements", a.bank_cycle)
+            } else {
+                format!("of a bank cycle of {} elements", a.bank_cycle)
+            }
+        );
+        if a.nothing_judged() {
+            let _ = writeln!(
+                s,
+                "{}: nothing could be judged — all {} layouts tried ({looked}) failed \
+                 verification; fix the program's results first, or advise with --no-verify",
+                a.array,
+                a.tried.len()
+            );
+            continue;
+        }
+        let skipped = a.failed_verification + a.unusable;
+        let note = if skipped > 0 {
+            format!(
+                "; {} layouts failed verification and {} could not be used: not judged",
+                a.failed_verification, a.unusable
+            )
+        } else {
+            String::new()
+        };
         if a.best.is_empty() {
             let _ = writeln!(
                 s,
-                "{}: keep {} — stall cycles {} on this array; no padding (0-8) or XOR swizzle does better",
+                "{}: keep {} — stall cycles {} on this array; no layout tried ({looked}) does \
+                 better{note}",
                 a.array,
                 d.describe(),
                 thousands(d.array_stall_cycles)
             );
             continue;
+        }
+        if skipped > 0 {
+            let _ = writeln!(s, "{}: tried {looked}{note}", a.array);
         }
         for b in &a.best {
             let what = if b.array_stall_cycles == 0 {
@@ -557,6 +670,45 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
         }
     }
     s
+}
+
+/// Every layout tried, as CSV: one row per array and layout.
+pub fn advice_csv(advice: &[ArrayAdvice]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "array",
+        "pad",
+        "swizzle",
+        "array_stall_cycles",
+        "stall_cycles",
+        "wavefronts",
+        "wasted_words",
+        "verified",
+        "declared",
+        "best",
+    ]);
+    for a in advice {
+        for c in &a.tried {
+            let declared = (c.pad, c.swizzle) == (a.declared.pad, a.declared.swizzle);
+            let best = a
+                .best
+                .iter()
+                .any(|b| (b.pad, b.swizzle) == (c.pad, c.swizzle));
+            let _ = w.write_record([
+                a.array.clone(),
+                c.pad.to_string(),
+                c.swizzle.to_string(),
+                c.array_stall_cycles.to_string(),
+                c.stall_cycles.to_string(),
+                c.wavefronts.to_string(),
+                c.wasted_words.to_string(),
+                c.verified.map_or(String::new(), |v| v.to_string()),
+                declared.to_string(),
+                best.to_string(),
+            ]);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
 /// The advice as JSON.

@@ -34,6 +34,7 @@ use warpsim_interp::{Diag, Phase, Program};
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
+pub mod progress;
 mod race;
 pub mod smoke;
 mod svg;
@@ -53,6 +54,9 @@ pub struct RunOptions {
     pub verify: bool,
     /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
     pub racecheck: bool,
+    /// Show a progress bar of the blocks on a terminal when the grid takes over a second
+    /// (see [`progress`]); off for the runs inside sweeps and advice, which count variants.
+    pub progress: bool,
 }
 
 impl Default for RunOptions {
@@ -62,6 +66,7 @@ impl Default for RunOptions {
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
             racecheck: false,
+            progress: false,
         }
     }
 }
@@ -298,6 +303,28 @@ impl Report {
     }
 }
 
+/// Asks the allocator for the buffers' memory before it is made for real, so that a size the
+/// machine cannot give (`--max-memory` raised past it) is a diagnostic, not an abort.
+fn reserve_check(prog: &Program) -> Result<(), Diag> {
+    for b in &prog.buffers {
+        let words = usize::try_from(b.words()).unwrap_or(usize::MAX);
+        let mut probe: Vec<u32> = Vec::new();
+        if let Err(e) = probe.try_reserve_exact(words) {
+            return Err(Diag::file(
+                Phase::Runtime,
+                &prog.path,
+                format!(
+                    "cannot allocate the {} bytes of buffer `{}`: {e}",
+                    b.words().saturating_mul(4),
+                    b.name
+                ),
+                Some("use smaller defines, or run on a machine with more memory".into()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn xyz(v: [u32; 3]) -> String {
     format!("{}x{}x{}", v[0], v[1], v[2])
 }
@@ -341,6 +368,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     // Memory: the buffers are filled in place; a reference reads a buffer the program never
     // stores to in place too, after the run, so only a buffer that is both stored to and
     // read by a reference needs a copy of its initial words.
+    reserve_check(prog)?;
     let global = Global::new(prog);
     let checking = opts.verify && prog.buffers.iter().any(|b| b.expect.is_some());
     let keep: Vec<bool> = if checking {
@@ -372,6 +400,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         _ => Some(exec::Verified::new(prog, &cfg, &global).map_err(|f| f.into_diag(prog))?),
     };
     let lowest = AtomicU64::new(u64::MAX);
+    let bar = opts
+        .progress
+        .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
     let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
     let (stats, fault) = (0..blocks)
         .into_par_iter()
@@ -390,6 +421,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
                 if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
                     fault = Some((b, f));
                 }
+            }
+            if let Some(bar) = &bar {
+                bar.tick();
             }
             (st, fault)
         })

@@ -178,20 +178,20 @@ pub(super) fn for_test(
     Ok(())
 }
 
-/// Faults once the block has run more than `max_steps` warp instructions (checked at every
+/// Faults once the block has run more than [`At::max_steps`] warp instructions (checked at every
 /// backward jump and barrier, so every run ends).
 #[inline(always)]
-fn count_steps(cx: &Ctx, at: &At, max_steps: u64, what: &str) -> Result<(), Fault> {
-    if at.steps > max_steps {
-        return Err(fault::runaway(cx, at.pc, max_steps, what));
+fn count_steps(cx: &Ctx, at: &At, what: &str) -> Result<(), Fault> {
+    if at.steps > at.max_steps {
+        return Err(fault::runaway(cx, at.pc, at.max_steps, what));
     }
     Ok(())
 }
 
 /// `LoopBack`: jumps to the loop's head.
 #[inline(always)]
-pub(super) fn loop_back(cx: &Ctx, at: &mut At, max_steps: u64, head_pc: Pc) -> Result<(), Fault> {
-    count_steps(cx, at, max_steps, "this loop")?;
+pub(super) fn loop_back(cx: &Ctx, at: &mut At, head_pc: Pc) -> Result<(), Fault> {
+    count_steps(cx, at, "this loop")?;
     at.next = head_pc as usize;
     Ok(())
 }
@@ -202,11 +202,10 @@ pub(super) fn for_next(
     cx: &Ctx,
     at: &mut At,
     r: &mut [Lanes],
-    max_steps: u64,
     (var, step): (Reg, Reg),
     head_pc: Pc,
 ) -> Result<(), Fault> {
-    count_steps(cx, at, max_steps, "this loop")?;
+    count_steps(cx, at, "this loop")?;
     super::arith::int2(r, at, var, var, step, |x, y| x.wrapping_add(y));
     at.next = head_pc as usize;
     Ok(())
@@ -214,13 +213,13 @@ pub(super) fn for_next(
 
 /// `Barrier`: the warp waits for the others (all of its live lanes must be here).
 #[inline(always)]
-pub(super) fn barrier(cx: &Ctx, at: &At, warp: &mut Warp, max_steps: u64) -> Result<(), Fault> {
+pub(super) fn barrier(cx: &Ctx, at: &At, warp: &mut Warp) -> Result<(), Fault> {
     if at.active != warp.live {
         return Err(fault::divergent_barrier(
             cx, at.pc, at.w, at.active, warp.live,
         ));
     }
-    count_steps(cx, at, max_steps, "a loop around this barrier")?;
+    count_steps(cx, at, "a loop around this barrier")?;
     warp.state = State::Waiting;
     warp.barrier_pc = at.pc;
     Ok(())

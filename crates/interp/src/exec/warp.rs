@@ -8,6 +8,7 @@ use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::{flow, memory, Lanes};
 use crate::ir::Inst;
+use std::ops::ControlFlow;
 
 /// Where a running warp is: the loop's copy of the warp's control state, and the block's
 /// counters. The handlers read and move it.
@@ -24,8 +25,8 @@ pub(super) struct At {
     pub(super) sp: usize,
     /// Warp instructions the block has executed.
     pub(super) steps: u64,
-    /// Thread instructions the block has executed.
-    pub(super) lanes: u64,
+    /// [`Config::max_steps`](super::Config::max_steps).
+    pub(super) max_steps: u64,
 }
 
 /// Runs warp `w` until it reaches a barrier or exits.
@@ -95,19 +96,19 @@ fn run_warp_in<const V3: bool>(
         active: warp.active,
         sp: warp.sp,
         steps: cx.steps,
-        lanes: cx.lanes,
+        max_steps: cx.cfg.max_steps,
     };
     let result = warp_loop::<V3>(cx, &mut at, warp, r, frames, per_pc);
     warp.pc = at.next;
     warp.active = at.active;
     warp.sp = at.sp;
     cx.steps = at.steps;
-    cx.lanes = at.lanes;
     cx.per_pc = per_pc;
     result
 }
 
-/// The warp loop: one dispatch per warp instruction, each arm one call to its handler.
+/// The warp loop: fetches, counts and dispatches one warp instruction after the other until
+/// the warp waits at a barrier, exits or faults.
 ///
 /// `per_pc` is as long as the code (the executor made it so), so that indexing it by a valid
 /// pc needs no check.
@@ -123,13 +124,14 @@ fn warp_loop<const V3: bool>(
     let ncode = cx.prog.code.len().min(per_pc.len());
     let code = &cx.prog.code[..ncode];
     let pcs = &mut per_pc[..ncode];
-    let max_steps = cx.cfg.max_steps;
     let mut counted = at.active;
     let mut n = counted.count_ones() as u64;
-    loop {
+    // Thread instructions (active lanes summed), added to the block's at the end.
+    let mut lanes = 0;
+    let result = loop {
         let pc = at.next;
-        let Some(&inst) = code.get(pc) else {
-            return Err(fault::ran_past_end(cx, pc, code.len()));
+        let Some(ip) = code.get(pc) else {
+            break Err(fault::ran_past_end(cx, pc, code.len()));
         };
         at.pc = pc;
         at.next = pc + 1;
@@ -143,114 +145,129 @@ fn warp_loop<const V3: bool>(
         ps.executions += 1;
         ps.lanes += n;
         at.steps += 1;
-        at.lanes += n;
-
-        use Inst::*;
-        match inst {
-            Mov { dst, a } => arith::mov(r, at, dst, a),
-            Mov64 { dst, a } => arith::mov64(r, at, dst, a),
-            Select { dst, c, a, b } => arith::select(r, at, dst, c, a, b),
-            Select64 { dst, c, a, b } => arith::select64(r, at, dst, c, a, b),
-
-            Add { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
-            Sub { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
-            Mul { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
-            DivS { dst, a, b } => arith::div_s(cx, at, r, dst, a, b)?,
-            DivU { dst, a, b } => arith::div_u(cx, at, r, dst, a, b)?,
-            RemS { dst, a, b } => arith::rem_s(cx, at, r, dst, a, b)?,
-            RemU { dst, a, b } => arith::rem_u(cx, at, r, dst, a, b)?,
-            And { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x & y),
-            Or { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x | y),
-            Xor { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x ^ y),
-            Shl { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x << y } else { 0 })
-            }
-            ShrS { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) >> y.min(31)) as u32)
-            }
-            ShrU { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x >> y } else { 0 })
-            }
-            MinS { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| (x as i32).min(y as i32) as u32)
-            }
-            MinU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.min(y)),
-            MaxS { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| (x as i32).max(y as i32) as u32)
-            }
-            MaxU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.max(y)),
-            Eq { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x == y) as u32),
-            Ne { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x != y) as u32),
-            LtS { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) < (y as i32)) as u32)
-            }
-            LtU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x < y) as u32),
-            LeS { dst, a, b } => {
-                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) <= (y as i32)) as u32)
-            }
-            LeU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x <= y) as u32),
-            Neg { dst, a } => arith::int1(r, at, dst, a, |x| x.wrapping_neg()),
-            Not { dst, a } => arith::int1(r, at, dst, a, |x| !x),
-            AbsS { dst, a } => arith::int1(r, at, dst, a, |x| (x as i32).wrapping_abs() as u32),
-            Mad { dst, a, b, c } => arith::mad(r, at, dst, a, b, c),
-            DivS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| div_pow2(x, k) as u32),
-            RemS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| {
-                (x as i32).wrapping_sub(div_pow2(x, k) << k) as u32
-            }),
-
-            FAdd { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x + y).to_bits()),
-            FSub { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x - y).to_bits()),
-            FMul { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x * y).to_bits()),
-            FDiv { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x / y).to_bits()),
-            FRem { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x % y).to_bits()),
-            FMin { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.min(y).to_bits()),
-            FMax { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.max(y).to_bits()),
-            FEq { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x == y) as u32),
-            FNe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x != y) as u32),
-            FLt { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x < y) as u32),
-            FLe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x <= y) as u32),
-            FNeg { dst, a } => arith::f32_1(r, at, dst, a, |x| -x),
-            FAbs { dst, a } => arith::f32_1(r, at, dst, a, |x| x.abs()),
-            FSqrt { dst, a } => arith::f32_1(r, at, dst, a, |x| x.sqrt()),
-            FFma { dst, a, b, c } => arith::ffma::<V3>(r, at, dst, a, b, c),
-
-            DAdd { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x + y),
-            DSub { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x - y),
-            DMul { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x * y),
-            DDiv { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x / y),
-            DRem { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x % y),
-            DMin { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.min(y)),
-            DMax { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.max(y)),
-            DEq { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x == y),
-            DNe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x != y),
-            DLt { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x < y),
-            DLe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x <= y),
-            DNeg { dst, a } => arith::f64_1(r, at, dst, a, |x| -x),
-            DAbs { dst, a } => arith::f64_1(r, at, dst, a, |x| x.abs()),
-            DSqrt { dst, a } => arith::f64_1(r, at, dst, a, |x| x.sqrt()),
-            DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
-
-            Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
-
-            Load(_) | Store(_) => memory::load_store::<V3>(cx, at, &code[pc], r, ps)?,
-
-            If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
-            Else { end_pc } => flow::other_side(cx, at, frames, end_pc)?,
-            EndIf | LoopEnd => flow::reconverge(cx, at, frames, inst)?,
-            LoopStart => flow::loop_start(cx, at, frames)?,
-            LoopTest { c, exit_pc } => flow::loop_test(cx, at, frames, r, c, exit_pc)?,
-            LoopBack { head_pc } => flow::loop_back(cx, at, max_steps, head_pc)?,
-            ForTest {
-                a,
-                b,
-                signed,
-                exit_pc,
-            } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
-            ForNext { var, step, head_pc } => {
-                flow::for_next(cx, at, r, max_steps, (var, step), head_pc)?
-            }
-            Barrier => return flow::barrier(cx, at, warp, max_steps),
-            Exit => return flow::exit(at, warp),
+        lanes += n;
+        match execute::<V3>(cx, at, warp, r, frames, ip, ps) {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => break Ok(()),
+            Err(f) => break Err(f),
         }
+    };
+    cx.lanes += lanes;
+    result
+}
+
+/// Executes instruction `ip` (at `at.pc`) for the active lanes of the warp: one arm per kind
+/// of instruction, each one call to its handler. Breaks when the warp stops running (a
+/// barrier or `Exit`).
+///
+/// `ip` is where the instruction lies in the code: a load or store reads its operand there,
+/// not from the copy made for the dispatch (fewer stack round trips, which once stalled on
+/// store forwarding).
+#[inline(always)]
+fn execute<const V3: bool>(
+    cx: &mut Ctx,
+    at: &mut At,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+    ip: &Inst,
+    ps: &mut PcStats,
+) -> Result<ControlFlow<()>, Fault> {
+    use Inst::*;
+    let inst = *ip;
+    match inst {
+        Mov { dst, a } => arith::mov(r, at, dst, a),
+        Mov64 { dst, a } => arith::mov64(r, at, dst, a),
+        Select { dst, c, a, b } => arith::select(r, at, dst, c, a, b),
+        Select64 { dst, c, a, b } => arith::select64(r, at, dst, c, a, b),
+
+        Add { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
+        Sub { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
+        Mul { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
+        DivS { dst, a, b } => arith::div_s(cx, at, r, dst, a, b)?,
+        DivU { dst, a, b } => arith::div_u(cx, at, r, dst, a, b)?,
+        RemS { dst, a, b } => arith::rem_s(cx, at, r, dst, a, b)?,
+        RemU { dst, a, b } => arith::rem_u(cx, at, r, dst, a, b)?,
+        And { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x & y),
+        Or { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x | y),
+        Xor { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x ^ y),
+        Shl { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x << y } else { 0 }),
+        ShrS { dst, a, b } => {
+            arith::int2(r, at, dst, a, b, |x, y| ((x as i32) >> y.min(31)) as u32)
+        }
+        ShrU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x >> y } else { 0 }),
+        MinS { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x as i32).min(y as i32) as u32),
+        MinU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.min(y)),
+        MaxS { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x as i32).max(y as i32) as u32),
+        MaxU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.max(y)),
+        Eq { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x == y) as u32),
+        Ne { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x != y) as u32),
+        LtS { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| ((x as i32) < (y as i32)) as u32),
+        LtU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x < y) as u32),
+        LeS { dst, a, b } => {
+            arith::int2(r, at, dst, a, b, |x, y| ((x as i32) <= (y as i32)) as u32)
+        }
+        LeU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x <= y) as u32),
+        Neg { dst, a } => arith::int1(r, at, dst, a, |x| x.wrapping_neg()),
+        Not { dst, a } => arith::int1(r, at, dst, a, |x| !x),
+        AbsS { dst, a } => arith::int1(r, at, dst, a, |x| (x as i32).wrapping_abs() as u32),
+        Mad { dst, a, b, c } => arith::mad(r, at, dst, a, b, c),
+        DivS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| div_pow2(x, k) as u32),
+        RemS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| {
+            (x as i32).wrapping_sub(div_pow2(x, k) << k) as u32
+        }),
+
+        FAdd { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x + y).to_bits()),
+        FSub { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x - y).to_bits()),
+        FMul { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x * y).to_bits()),
+        FDiv { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x / y).to_bits()),
+        FRem { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x % y).to_bits()),
+        FMin { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.min(y).to_bits()),
+        FMax { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.max(y).to_bits()),
+        FEq { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x == y) as u32),
+        FNe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x != y) as u32),
+        FLt { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x < y) as u32),
+        FLe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x <= y) as u32),
+        FNeg { dst, a } => arith::f32_1(r, at, dst, a, |x| -x),
+        FAbs { dst, a } => arith::f32_1(r, at, dst, a, |x| x.abs()),
+        FSqrt { dst, a } => arith::f32_1(r, at, dst, a, |x| x.sqrt()),
+        FFma { dst, a, b, c } => arith::ffma::<V3>(r, at, dst, a, b, c),
+
+        DAdd { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x + y),
+        DSub { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x - y),
+        DMul { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x * y),
+        DDiv { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x / y),
+        DRem { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x % y),
+        DMin { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.min(y)),
+        DMax { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.max(y)),
+        DEq { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x == y),
+        DNe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x != y),
+        DLt { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x < y),
+        DLe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x <= y),
+        DNeg { dst, a } => arith::f64_1(r, at, dst, a, |x| -x),
+        DAbs { dst, a } => arith::f64_1(r, at, dst, a, |x| x.abs()),
+        DSqrt { dst, a } => arith::f64_1(r, at, dst, a, |x| x.sqrt()),
+        DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
+
+        Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
+
+        Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
+
+        If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
+        Else { end_pc } => flow::other_side(cx, at, frames, end_pc)?,
+        EndIf | LoopEnd => flow::reconverge(cx, at, frames, inst)?,
+        LoopStart => flow::loop_start(cx, at, frames)?,
+        LoopTest { c, exit_pc } => flow::loop_test(cx, at, frames, r, c, exit_pc)?,
+        LoopBack { head_pc } => flow::loop_back(cx, at, head_pc)?,
+        ForTest {
+            a,
+            b,
+            signed,
+            exit_pc,
+        } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
+        ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
+        Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
+        Exit => return flow::exit(at, warp).map(ControlFlow::Break),
     }
+    Ok(ControlFlow::Continue(()))
 }

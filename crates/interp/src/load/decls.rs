@@ -14,6 +14,19 @@ impl Loader<'_> {
                     Some("use letters, digits and _, starting with a letter".to_owned()),
                 ));
             }
+            if special(&name.text).is_some()
+                || expr::builtins::lookup(&name.text, expr::Context::Kernel).is_some()
+            {
+                return Err(self.err_text(
+                    name,
+                    format!(
+                        "`{}` is a built-in name (a special register or function) and cannot \
+                         name a define: it would hide the built-in",
+                        name.text
+                    ),
+                    Some("choose another name, e.g. in capitals".to_owned()),
+                ));
+            }
             if self.define(&name.text).is_some() {
                 return Err(self.err_text(
                     name,
@@ -36,8 +49,8 @@ impl Loader<'_> {
                 }
             }
         }
-        let grid = self.dims3(&p.launch.grid, "grid", u32::MAX as i64)?;
-        let block = self.dims3(&p.launch.block, "block", MAX_THREADS_PER_BLOCK as i64)?;
+        let grid = self.dims3(&p.launch.grid, "grid", MAX_GRID)?;
+        let block = self.dims3(&p.launch.block, "block", MAX_BLOCK)?;
         let threads: i64 = block.iter().map(|&d| d as i64).product();
         if threads > MAX_THREADS_PER_BLOCK as i64 {
             let at = p.launch.block[0]
@@ -56,7 +69,7 @@ impl Loader<'_> {
         self.cursor = p.name.span.unwrap_or(0);
         self.block(&p.body)?;
         let end = self.src.trim_end().len().saturating_sub(1);
-        let (line, col) = line_col(&self.src, end);
+        let (line, col) = self.lines.line_col(&self.src, end);
         self.cur = (line, col, "end of the kernel".into());
         self.emit(Inst::Exit);
         // Check the CPU references now that every name is known.
@@ -100,7 +113,8 @@ impl Loader<'_> {
         self.src.find(&pat).unwrap_or(self.cursor)
     }
 
-    pub(super) fn dims3(&self, dims: &[Expr], what: &str, max: i64) -> R<[u32; 3]> {
+    /// The launch dimensions, each within CUDA's limit for it (`max`, x, y, z).
+    pub(super) fn dims3(&self, dims: &[Expr], what: &str, max: [i64; 3]) -> R<[u32; 3]> {
         if dims.is_empty() || dims.len() > 3 {
             let at = dims
                 .first()
@@ -119,14 +133,19 @@ impl Loader<'_> {
         let mut out = [1u32; 3];
         for (i, d) in dims.iter().enumerate() {
             let v = self.const_int(d, &format!("{what} dimension {i}"))?;
-            if v < 1 || v > max {
+            if v < 1 || v > max[i] {
                 let at = d.0.span.unwrap_or_else(|| self.find_field(what));
                 return Err(self.err_at(
                     at,
                     d.0.text.len(),
                     format!(
-                        "{what} dimension {} is {v}; it must be between 1 and {max}",
-                        ["x", "y", "z"][i]
+                        "{what} dimension {} is {v}; CUDA allows 1 to {} (a {what} may be at \
+                         most {} x {} x {})",
+                        ["x", "y", "z"][i],
+                        max[i],
+                        max[0],
+                        max[1],
+                        max[2]
                     ),
                     Some("check the defines it uses".to_owned()),
                 ));
@@ -255,7 +274,8 @@ impl Loader<'_> {
                     return Err(self.err_text(
                         &d.0,
                         format!(
-                            "dimension {v} of `{}` must be between 1 and 1048576",
+                            "dimension {} of `{}` is {v}; it must be between 1 and 1048576",
+                            dims.len() + 1,
                             s.name
                         ),
                         None,

@@ -94,7 +94,9 @@ impl Loader<'_> {
     }
 
     pub(super) fn line_of(&self, t: &Text) -> u32 {
-        line_col(&self.src, t.span.unwrap_or(self.cursor)).0
+        self.lines
+            .line_col(&self.src, t.span.unwrap_or(self.cursor))
+            .0
     }
 }
 

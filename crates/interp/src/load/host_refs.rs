@@ -11,7 +11,17 @@ impl Loader<'_> {
                 if vars.contains(name) || self.define(name).is_some() {
                     Ok(())
                 } else {
-                    Err(self.err_node(site, n, format!("unknown name `{name}` in the reference"), Some(format!("the reference may use `i` (the element index), sum variables and the defines ({})", self.define_list()))))
+                    let help = format!(
+                        "the reference may use `i` (the element index), sum variables and the \
+                         defines ({})",
+                        self.define_list()
+                    );
+                    Err(self.err_node(
+                        site,
+                        n,
+                        format!("unknown name `{name}` in the reference"),
+                        Some(help),
+                    ))
                 }
             }
             Kind::Index(name, idx) => {

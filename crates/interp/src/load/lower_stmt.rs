@@ -25,7 +25,7 @@ impl Loader<'_> {
             });
             self.cursor = kw.unwrap_or(off);
         }
-        let (line, col) = line_col(&self.src, self.cursor);
+        let (line, col) = self.lines.line_col(&self.src, self.cursor);
         let text = match s {
             Stmt::Let(n, e) => format!("{} = {}", n.text, e.text),
             Stmt::Set(n, e) => format!("{} = {}", n.text, e.text),

@@ -5,7 +5,7 @@
 //! register of its own; temporaries are reused from one statement to the next.
 
 use crate::ast::{self, Elem, Expr, Stmt, Text};
-use crate::diag::{line_col, Diag, Phase};
+use crate::diag::{Diag, LineIndex, Phase};
 use crate::expr::{self, BinOp, Kind, Node, UnOp};
 use crate::ir::{Inst, Mem, Pc, Reg, Space, Special};
 use crate::program::{BufferInfo, Expect, InstInfo, Program, RegInit, SharedInfo};
@@ -28,6 +28,10 @@ pub const H200_SHARED_BYTES: u32 = 227 * 1024;
 
 /// Most threads a block may have.
 pub(crate) const MAX_THREADS_PER_BLOCK: u32 = 1024;
+/// CUDA's largest grid: 2³¹−1 × 65,535 × 65,535 blocks.
+pub(crate) const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65_535, 65_535];
+/// CUDA's largest block: 1,024 × 1,024 × 64 threads (and at most 1,024 in all).
+pub(crate) const MAX_BLOCK: [i64; 3] = [1024, 1024, 64];
 
 /// Registers a warp may use (each is 32 lanes × 4 bytes).
 pub(crate) const MAX_REGS: usize = 4096;
@@ -65,16 +69,9 @@ impl Default for Options {
     }
 }
 
-/// Reads and loads a program file.
+/// Reads (at most [`crate::diag::MAX_PROGRAM_BYTES`]) and loads a program file.
 pub fn load_file(path: &str, opts: &Options) -> Result<Program, Diag> {
-    let src = std::fs::read_to_string(path).map_err(|e| {
-        Diag::file(
-            Phase::Syntax,
-            path,
-            format!("cannot read the program: {e}"),
-            Some("check the path; programs live in programs/".into()),
-        )
-    })?;
+    let src = crate::diag::read_program(path)?;
     load_str(path, &src, opts)
 }
 
@@ -238,6 +235,8 @@ struct Site {
 struct Loader<'a> {
     path: &'a str,
     src: Arc<str>,
+    /// Line starts of `src`, for offset → line:col in logarithmic time.
+    lines: LineIndex,
     opts: &'a Options,
     defines: Vec<(String, i64)>,
     buffers: Vec<BufferInfo>,
@@ -271,6 +270,7 @@ impl<'a> Loader<'a> {
     fn new(path: &'a str, src: Arc<str>, opts: &'a Options) -> Self {
         Loader {
             path,
+            lines: LineIndex::new(&src),
             src,
             opts,
             defines: Vec::new(),

@@ -82,7 +82,7 @@ impl Loader<'_> {
 
     pub(super) fn emit_at(&mut self, i: Inst, site: Site, n: &Node, text: String) -> Pc {
         let off = site.base.map_or(site.stmt, |b| b + n.start);
-        let (line, col) = line_col(&self.src, off);
+        let (line, col) = self.lines.line_col(&self.src, off);
         self.code.push(i);
         self.info.push(InstInfo { line, col, text });
         (self.code.len() - 1) as Pc

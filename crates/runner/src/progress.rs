@@ -1,0 +1,64 @@
+//! Progress bars for long runs: a span with target `warpsim::progress`, which the binary's
+//! indicatif layer draws on a terminal only (never into a pipe). The bar appears once the work
+//! has taken more than [`DELAY`], so quick runs print nothing extra; it shows the items done,
+//! the rate and the time left.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+use tracing_indicatif::span_ext::IndicatifSpanExt;
+
+/// How long work runs before its bar appears.
+pub const DELAY: Duration = Duration::from_secs(1);
+
+/// A counter of finished items that becomes a bar after [`DELAY`]. Cheap when no bar is
+/// drawn: the clock is read once every 64 items.
+pub struct Progress {
+    span: tracing::Span,
+    start: Instant,
+    shown: AtomicBool,
+    done: AtomicU64,
+}
+
+impl Progress {
+    /// Work of `len` items called `unit` (e.g. "blocks"), described by `what`.
+    pub fn new(what: &str, len: u64, unit: &str) -> Self {
+        let span = tracing::info_span!(target: "warpsim::progress", "progress");
+        let template = format!(
+            "{{spinner}} {{msg}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit}, \
+             {{per_sec}}, {{elapsed}} (eta {{eta}})"
+        );
+        if let Ok(style) = tracing_indicatif::style::ProgressStyle::with_template(&template) {
+            span.pb_set_style(&style.progress_chars("=> "));
+        }
+        span.pb_set_length(len);
+        span.pb_set_message(what);
+        Progress {
+            span,
+            start: Instant::now(),
+            shown: AtomicBool::new(false),
+            done: AtomicU64::new(0),
+        }
+    }
+
+    /// `n` more items to do.
+    pub fn add_len(&self, n: u64) {
+        self.span.pb_inc_length(n);
+    }
+
+    /// One more item done (from any thread).
+    pub fn tick(&self) {
+        let n = self.done.fetch_add(1, Relaxed) + 1;
+        if !n.is_multiple_of(64) && !self.shown.load(Relaxed) {
+            return;
+        }
+        if !self.shown.load(Relaxed) {
+            if self.start.elapsed() < DELAY {
+                return;
+            }
+            if !self.shown.swap(true, Relaxed) {
+                self.span.pb_start();
+            }
+        }
+        self.span.pb_set_position(n);
+    }
+}
