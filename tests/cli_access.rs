@@ -191,3 +191,49 @@ fn unreadable_trace_exits_2() {
     let (code, _, _) = warpsim(&["access", PATTERNS, "--format", "xml"], "");
     assert_eq!(code, 2);
 }
+
+/// The 1-/2-byte and atomic fixtures through the CLI: each JSON row has Nsight's counters for
+/// its op (atomic counters for `atom`/`red`, plus the loop's loads and trips for a loop).
+#[test]
+fn narrow_fixture_json_matches_measurements() {
+    for (stem, n) in [("narrow", 1125), ("narrow_heldout", 62)] {
+        let pats = format!("tests/fixtures/h200/{stem}_patterns.txt");
+        let (code, out, err) = warpsim(&["access", &pats, "--format", "json"], "");
+        assert_eq!(code, 0, "{err}");
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).expect("a JSON array");
+        let path = format!(
+            "{}/tests/fixtures/h200/{stem}_measured.tsv",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let measured = std::fs::read_to_string(path).expect("measured");
+        let lines: Vec<&str> = measured.lines().skip(1).collect();
+        assert_eq!((rows.len(), lines.len()), (n, n));
+        for (row, line) in rows.iter().zip(lines) {
+            let m: Vec<u64> = line
+                .split('\t')
+                .skip(3)
+                .map(|v| v.parse().unwrap())
+                .collect();
+            let get = |k: &str| row[k].as_u64();
+            let want = match row["op"].as_str().unwrap() {
+                "ld" => (m[0], m[1], None),
+                "st" => (m[2], m[3], None),
+                _ if get("load_wavefronts").is_some() => (m[4], m[5], Some((m[0], m[1], m[6]))),
+                _ => (m[4], m[5], None),
+            };
+            let loop_part = get("load_wavefronts").map(|w| {
+                (
+                    w,
+                    get("load_bank_conflicts").unwrap(),
+                    get("atoms_executed").unwrap(),
+                )
+            });
+            let got = (
+                get("wavefronts").unwrap(),
+                get("bank_conflicts").unwrap(),
+                loop_part,
+            );
+            assert_eq!(got, want, "{line}");
+        }
+    }
+}

@@ -211,7 +211,7 @@ fn bad_expressions_exit_2() {
         assert!(err.contains("deep"), "{err}");
     }
     for args in [
-        &["tid", "--width", "2"][..],
+        &["tid", "--width", "3"][..],
         &["tid", "--op", "load"],
         &["tid", "--mask", "0xfffffffff"],
         &["tid", "--banks", "0"],
@@ -220,4 +220,33 @@ fn bad_expressions_exit_2() {
         let (code, _, err) = explain(args);
         assert_eq!(code, 2, "{args:?}: {err}");
     }
+}
+
+/// Widths 1 and 2, and atomics (`--op atom.OP`): the measured H200 numbers.
+#[test]
+fn narrow_widths_and_atomics() {
+    assert_eq!(totals(&["--width", "1", "tid*32"]).0, 8);
+    assert_eq!(totals(&["--width", "2", "--op", "st", "tid*64"]).0, 32);
+    assert_eq!(totals(&["--width", "1", "tid%4"]).0, 1);
+    let atom = |args: &[&str]| {
+        let (code, out, err) = explain(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        (
+            total(&out, "atom wavefronts"),
+            total(&out, "atom bank conflicts"),
+            out,
+        )
+    };
+    assert_eq!(atom(&["--op", "atom.add", "0"]).0, 32);
+    assert_eq!(atom(&["--op", "atom.add", "tid/2"]).1, 1);
+    assert_eq!(atom(&["--op", "atom.cas", "tid"]).0, 2);
+    let (w, _, out) = atom(&["--op", "red.add.f32", "tid*32"]);
+    assert_eq!(w, 64);
+    assert_eq!(total(&out, "trips (ATOMS executed)"), 32);
+    let (code, _, err) = explain(&["--op", "atom.min", "--width", "8", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not measured"), "{err}");
+    let (code, _, err) = explain(&["--op", "atom.mul", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not an atomic operation"), "{err}");
 }

@@ -1,9 +1,10 @@
 //! `warpsim access TRACE`: price every warp access of a trace file.
 //!
-//! A trace has one access a line, `name op width o0 … o31`: `op` is `ld` or `st`, `width` 4,
-//! 8 or 16 bytes, `oN` lane N's byte offset into shared memory (`-1` or `_`: lane inactive).
-//! `#` starts a comment; blank lines are skipped. This is the format of
-//! `tests/fixtures/h200/patterns.txt`.
+//! A trace has one access a line, `name op width o0 … o31`: `op` is `ld`, `st`,
+//! `atom.OP[.TYPE]` or `red.OP[.TYPE]`, `width` 1, 2, 4, 8 or 16 bytes (4 or 8 for atomics),
+//! `oN` lane N's byte offset into shared memory (`-1` or `_`: lane inactive). `#` starts a
+//! comment; blank lines are skipped. This is the format of `tests/fixtures/h200/patterns.txt`
+//! and `narrow_patterns.txt`.
 
 use crate::{geometry, print};
 use comfy_table::{presets, CellAlignment, Table};
@@ -11,7 +12,9 @@ use miette::miette;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Read};
-use warpsim_smem::{cost, Error as SmemError, Geometry, Op, WARP};
+use warpsim_smem::{
+    atomic_cost, cost, AccessKind, AtomicError, Error as SmemError, Geometry, WARP,
+};
 
 /// Arguments of `warpsim access`.
 #[derive(clap::Args)]
@@ -32,20 +35,28 @@ enum Format {
     Json,
 }
 
-/// One priced line of the trace.
+/// One priced line of the trace. For an atomic, `wavefronts` and `bank_conflicts` are Nsight's
+/// atomic counters; a compare-and-swap loop (`atom.add.f32`, 64-bit `add`) also has the loop's
+/// loads (Nsight counts them as loads) and its trips.
 #[derive(Serialize)]
 struct Row {
     name: String,
-    op: Op,
+    op: String,
     width: u32,
     wavefronts: u32,
     bank_conflicts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load_wavefronts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load_bank_conflicts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    atoms_executed: Option<u32>,
 }
 
 /// One access of the trace, as read.
 struct Access {
     name: String,
-    op: Op,
+    op: AccessKind,
     width: u32,
     addrs: [u32; WARP],
     mask: u32,
@@ -54,8 +65,9 @@ struct Access {
 /// Malformed lines are listed up to this many.
 const MAX_ERRORS: usize = 20;
 
-const FORMAT: &str = "write `name ld|st 4|8|16 o0 … o31`: a name, the access kind, the width \
-                      in bytes and 32 byte offsets, `-1` or `_` for an inactive lane";
+const FORMAT: &str = "write `name ld|st|atom.OP|red.OP 1|2|4|8|16 o0 … o31`: a name, the access \
+                      kind, the width in bytes and 32 byte offsets, `-1` or `_` for an inactive \
+                      lane";
 
 /// Largest trace read, in bytes (256 MiB): a bigger or endless one (`/dev/zero`, `yes`) is
 /// refused once this much has been read.
@@ -162,22 +174,48 @@ fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
     let Some(access) = parse(line)? else {
         return Ok(None);
     };
-    let c =
-        cost(geom, access.op, access.width, &access.addrs, access.mask).map_err(|e| match e {
-            SmemError::Misaligned { lane, addr, width } => format!(
-                "lane {lane}'s offset {addr} is not a multiple of the {width}-byte access width: \
-             write an aligned offset such as {} (or `-1` to make the lane inactive)",
-                addr / width * width
-            ),
-            other => other.to_string(),
-        })?;
-    Ok(Some(Row {
+    let (w, m) = (access.width, access.mask);
+    let mut row = Row {
         name: access.name,
-        op: access.op,
-        width: access.width,
-        wavefronts: c.wavefronts,
-        bank_conflicts: c.conflicts,
-    }))
+        op: access.op.to_string(),
+        width: w,
+        wavefronts: 0,
+        bank_conflicts: 0,
+        load_wavefronts: None,
+        load_bank_conflicts: None,
+        atoms_executed: None,
+    };
+    match access.op {
+        AccessKind::Plain(op) => {
+            let c = cost(geom, op, w, &access.addrs, m).map_err(smem_error)?;
+            (row.wavefronts, row.bank_conflicts) = (c.wavefronts, c.conflicts);
+        }
+        AccessKind::Atomic(a) => {
+            let c = atomic_cost(geom, &a, w, &access.addrs, m).map_err(|e| match e {
+                AtomicError::Access(e) => smem_error(e),
+                other => other.to_string(),
+            })?;
+            (row.wavefronts, row.bank_conflicts) = (c.atom.wavefronts, c.atom.conflicts);
+            if a.form(w) == Ok(warpsim_smem::Form::CasLoop) {
+                row.load_wavefronts = Some(c.loads.wavefronts);
+                row.load_bank_conflicts = Some(c.loads.conflicts);
+                row.atoms_executed = Some(c.trips);
+            }
+        }
+    }
+    Ok(Some(row))
+}
+
+/// An access error worded for a trace line.
+fn smem_error(e: SmemError) -> String {
+    match e {
+        SmemError::Misaligned { lane, addr, width } => format!(
+            "lane {lane}'s offset {addr} is not a multiple of the {width}-byte access width: \
+             write an aligned offset such as {} (or `-1` to make the lane inactive)",
+            addr / width * width
+        ),
+        other => other.to_string(),
+    }
 }
 
 fn parse(line: &str) -> Result<Option<Access>, String> {
@@ -194,19 +232,16 @@ fn parse(line: &str) -> Result<Option<Access>, String> {
             if lanes == 1 { "" } else { "s" }
         ));
     }
-    let op: Op = fields[1].parse().map_err(|_| {
-        format!(
-            "`{}` is not an access kind: write `ld` (load) or `st` (store)",
-            fields[1]
-        )
-    })?;
+    let op: AccessKind = fields[1].parse()?;
     let width = match fields[2] {
+        "1" => 1,
+        "2" => 2,
         "4" => 4,
         "8" => 8,
         "16" => 16,
         w => {
             return Err(format!(
-                "`{w}` is not an access width: write 4, 8 or 16 (bytes a lane)"
+                "`{w}` is not an access width: write 1, 2, 4, 8 or 16 (bytes a lane)"
             ))
         }
     };
@@ -243,15 +278,22 @@ fn number(s: &str) -> Option<u32> {
 }
 
 fn table(rows: &[Row], tty: bool) -> String {
-    let wavefronts: u64 = rows.iter().map(|r| r.wavefronts as u64).sum();
-    let conflicts: u64 = rows.iter().map(|r| r.bank_conflicts as u64).sum();
+    let sum = |f: &dyn Fn(&Row) -> u32| rows.iter().map(|r| f(r) as u64).sum::<u64>();
+    let loads = sum(&|r| r.load_wavefronts.unwrap_or(0));
+    let wavefronts = sum(&|r| r.wavefronts) + loads;
+    let conflicts = sum(&|r| r.bank_conflicts + r.load_bank_conflicts.unwrap_or(0));
+    let of_loops = if rows.iter().any(|r| r.load_wavefronts.is_some()) {
+        format!(" ({loads} wavefronts are the loads of compare-and-swap loops, `+ N ld`)")
+    } else {
+        String::new()
+    };
     let t = if tty && rows.len() <= BIG_TABLE {
         comfy(rows, tty)
     } else {
         ascii(rows)
     };
     format!(
-        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts\n",
+        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n",
         rows.len(),
         if rows.len() == 1 { "" } else { "es" }
     )
@@ -265,8 +307,8 @@ fn ascii(rows: &[Row]) -> String {
             r.name.clone(),
             r.op.to_string(),
             r.width.to_string(),
-            r.wavefronts.to_string(),
-            r.bank_conflicts.to_string(),
+            with_loads(r.wavefronts, r.load_wavefronts),
+            with_loads(r.bank_conflicts, r.load_bank_conflicts),
         ]
     };
     let mut w = HEAD.map(|h| h.chars().count());
@@ -321,8 +363,8 @@ fn comfy(rows: &[Row], tty: bool) -> String {
             r.name.clone(),
             r.op.to_string(),
             r.width.to_string(),
-            r.wavefronts.to_string(),
-            r.bank_conflicts.to_string(),
+            with_loads(r.wavefronts, r.load_wavefronts),
+            with_loads(r.bank_conflicts, r.load_bank_conflicts),
         ]);
     }
     for col in 2..5 {
@@ -331,4 +373,12 @@ fn comfy(rows: &[Row], tty: bool) -> String {
         }
     }
     t.to_string()
+}
+
+/// A table cell: an atomic's count, plus its loop's loads where it is a loop.
+fn with_loads(n: u32, loads: Option<u32>) -> String {
+    match loads {
+        Some(l) => format!("{n} + {l} ld"),
+        None => n.to_string(),
+    }
 }

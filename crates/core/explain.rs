@@ -8,7 +8,7 @@
 use crate::{geometry, print};
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use warpsim_interp::expr::{self, BinOp, Kind, Node, SyntaxError, SyntaxProblem, UnOp};
-use warpsim_smem::{analyze, Analysis, Geometry, Op, WARP};
+use warpsim_smem::{analyze, AccessKind, Analysis, Geometry, Op, WARP};
 
 /// Arguments of `warpsim explain`.
 #[derive(clap::Args)]
@@ -16,10 +16,11 @@ pub struct Args {
     /// Index over `tid` in elements of WIDTH bytes, e.g. `tid*2`, `(tid%4)*32`, `tid^1`.
     #[arg(allow_hyphen_values = true)]
     expr: String,
-    /// Load or store.
-    #[arg(long, value_enum, default_value_t = OpArg::Ld)]
-    op: OpArg,
-    /// Bytes a lane accesses: 4, 8 or 16.
+    /// `ld`, `st`, `atom.OP[.TYPE]` or `red.OP[.TYPE]` (OP: add sub min max and or xor exch
+    /// cas inc dec; e.g. `atom.add`, `atom.add.f32`).
+    #[arg(long, default_value = "ld", value_parser = parse_op)]
+    op: AccessKind,
+    /// Bytes a lane accesses: 1, 2, 4, 8 or 16 (4 or 8 for atomics).
     #[arg(long, default_value_t = 4, value_parser = parse_width)]
     width: u32,
     #[command(flatten)]
@@ -29,18 +30,18 @@ pub struct Args {
     mask: u32,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum OpArg {
-    Ld,
-    St,
+fn parse_op(s: &str) -> Result<AccessKind, String> {
+    s.parse()
 }
 
 fn parse_width(s: &str) -> Result<u32, String> {
     match s {
+        "1" => Ok(1),
+        "2" => Ok(2),
         "4" => Ok(4),
         "8" => Ok(8),
         "16" => Ok(16),
-        _ => Err("shared-memory accesses are 4, 8 or 16 bytes: write one of those".into()),
+        _ => Err("shared-memory accesses are 1, 2, 4, 8 or 16 bytes: write one of those".into()),
     }
 }
 
@@ -58,12 +59,21 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 
 pub fn run(args: Args) -> miette::Result<()> {
     let geom = geometry(args.geometry)?;
-    let op = match args.op {
-        OpArg::Ld => Op::Ld,
-        OpArg::St => Op::St,
-    };
     let expr = parse(&args.expr)?;
     let addrs = addresses(&args.expr, &expr, args.width, args.mask)?;
+    let op = match args.op {
+        AccessKind::Plain(op) => op,
+        AccessKind::Atomic(at) => {
+            let head = format!(
+                "{} (byte address = index x {})",
+                args.expr.trim(),
+                args.width
+            );
+            let text =
+                crate::explain_atomic::render(&geom, &at, args.width, &head, &addrs, args.mask)?;
+            return print(&text);
+        }
+    };
     let a =
         analyze(&geom, op, args.width, &addrs, args.mask).map_err(|e| miette::miette!("{e}"))?;
     print(&render(
@@ -481,7 +491,7 @@ fn doubling(
     let pairing = if pairs(1) { "i^1" } else { "i^2" };
     if a.doubled {
         format!("doubled the phase (every active lane shares its address with lane {pairing})")
-    } else if width == 4 {
+    } else if width <= 4 {
         "no doubling (it is for 8- and 16-byte loads)".into()
     } else if op == Op::St {
         "no doubling (stores never double)".into()

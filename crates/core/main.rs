@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod access;
 mod experiment;
 mod explain;
+mod explain_atomic;
 mod run;
 
 /// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.

@@ -35,8 +35,8 @@ pub enum Error {
     /// The bank width is not a supported power of two.
     #[error("a bank width of {0} bytes is not supported: use 4, 8, 16, 32 or 64")]
     BankBytes(u32),
-    /// The access width is not 4, 8 or 16 bytes.
-    #[error("an access of {0} bytes is not supported: shared accesses are 4, 8 or 16 bytes")]
+    /// The access width is not 1, 2, 4, 8 or 16 bytes.
+    #[error("an access of {0} bytes is not supported: shared accesses are 1, 2, 4, 8 or 16 bytes")]
     Width(u32),
     /// A lane's address is not a multiple of the access width.
     #[error("lane {lane} accesses byte address {addr}, which is not aligned to the {width}-byte access width")]

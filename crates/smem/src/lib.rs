@@ -13,6 +13,11 @@
 //!   conflict-free accesses; it can also add each bank's served words to a counter slice.
 //! * [`analyze`]: the same access, with every phase, bank, word and lane spelled out
 //!   (for `warpsim explain` and for tests).
+//! * [`atomic_cost`] / [`analyze_atomic`]: shared atomics (`atom.OP`, `red.OP`), which queue
+//!   lanes rather than share words, or run as compare-and-swap loops (module `atomic`).
+//!
+//! Accesses of 1 and 2 bytes follow the same rule as 4 bytes (one phase for the warp; lanes
+//! reading or writing different bytes of one word share it), measured like the rest.
 //!
 //! Modules: `geometry` ([`Geometry`], [`Op`], [`Error`]); `price` (the entry points, their
 //! checks and fast paths); `slow` (the general path, phase by phase, with an AVX2 build);
@@ -40,12 +45,17 @@ pub const WARP: usize = 32;
 pub const MAX_BANKS: u32 = 1024;
 
 mod analysis;
+mod atomic;
 mod counts;
 mod geometry;
 mod price;
 mod slow;
 
 pub use analysis::*;
+pub use atomic::{
+    analyze_atomic, atomic_cost, AccessKind, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy,
+    Atomic, AtomicError, Form, Trip,
+};
 pub use counts::*;
 pub use geometry::*;
 pub use price::*;

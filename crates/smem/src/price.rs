@@ -16,12 +16,12 @@ pub struct Cost {
 }
 
 /// What every access is checked for first: a geometry [`Geometry::new`] would accept and a
-/// width of 4, 8 or 16 bytes. Gives whether the whole warp fits one phase of one word per lane
+/// width of 1, 2, 4, 8 or 16 bytes. Gives whether the whole warp fits one phase of one word per lane
 /// (`lanes_per_phase(width) == 32` and no wider than a bank, without its division).
 #[inline(always)]
 pub(crate) fn start(geom: &Geometry, width: u32) -> Result<bool, Error> {
     geom.validate()?;
-    if !matches!(width, 4 | 8 | 16) {
+    if !matches!(width, 1 | 2 | 4 | 8 | 16) {
         return Err(Error::Width(width));
     }
     Ok(width <= geom.bank_bytes
@@ -82,7 +82,7 @@ pub(crate) fn phase_lanes(
 ///
 /// `addrs[l]` is lane `l`'s byte address in shared memory, used only where bit `l` of `mask`
 /// is set. Errors for a geometry that [`Geometry::new`] would refuse, for a width other than
-/// 4, 8 or 16 and for an address that is not a multiple of the width.
+/// 1, 2, 4, 8 or 16 and for an address that is not a multiple of the width.
 #[inline]
 pub fn cost(
     geom: &Geometry,

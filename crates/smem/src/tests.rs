@@ -36,7 +36,7 @@ fn errors() {
         Err(Error::Misaligned { lane: 3, .. })
     ));
     assert_eq!(cost(&g, Op::Ld, 4, &a, 0).unwrap(), Cost::default());
-    assert!(matches!(cost(&g, Op::Ld, 2, &a, 1), Err(Error::Width(2))));
+    assert!(matches!(cost(&g, Op::Ld, 3, &a, 1), Err(Error::Width(3))));
     assert!(Geometry::new(0, 4).is_err());
     assert!(Geometry::new(32, 3).is_err());
     assert!(Geometry::new(32, 2).is_err());

@@ -1,0 +1,594 @@
+//! Shared-memory atomics (`atom.shared.OP`, `red.shared.OP`), priced as the H200 prices them.
+//!
+//! Measured with Nsight Compute on single-warp patterns (`calibration/narrow/`,
+//! `tests/fixtures/h200/narrow_*`); the rule, in words (README, "Atomics"):
+//!
+//! 1. **Native atomics** (every 32-bit integer op, and 64-bit `exch`/`cas`: one `ATOMS`) are
+//!    served in the phases of an access of their width (the whole warp at 4 bytes, half-warps at
+//!    8), but lanes never share a word: every active lane's update is its own visit to each bank
+//!    it touches. A phase costs the most lanes queued on one bank, times 2 for `cas` (compare
+//!    and swap move twice the data); its bank conflicts are that queue minus one.
+//! 2. **Compare-and-swap loops** (`add.f32` and 64-bit `add`, which ptxas compiles to a loop of
+//!    a load and `ATOMS.CAST.SPIN`): each trip, the lanes not yet done load their words (priced
+//!    as a load of that width) and try the swap. The swap costs 2 wavefronts per phase with a
+//!    lane left and no bank conflicts: each bank serves one lane, the lowest, and that lane
+//!    succeeds unless a lane served earlier in the same trip (an earlier phase) wrote its word.
+//!    Trips repeat until every lane is done.
+//!
+//! Atomics whose cost was not measured (64-bit `min`/`max`/`and`/`or`/`xor`, `f64`, `f16x2`)
+//! are refused rather than guessed.
+
+use crate::{cost, Cost, Error, Geometry, Op, WARP};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The operation of a shared atomic, as PTX names it (`sub` is CUDA's `atomicSub`, which PTX
+/// writes as `add` of the negation, and is priced as `add`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AtomOp {
+    /// Add.
+    Add,
+    /// Subtract (an `add` of the negation).
+    Sub,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// Exchange.
+    Exch,
+    /// Compare and swap.
+    Cas,
+    /// Wrapping increment (`atomicInc`).
+    Inc,
+    /// Wrapping decrement (`atomicDec`).
+    Dec,
+}
+
+const OPS: [(&str, AtomOp); 11] = [
+    ("add", AtomOp::Add),
+    ("sub", AtomOp::Sub),
+    ("min", AtomOp::Min),
+    ("max", AtomOp::Max),
+    ("and", AtomOp::And),
+    ("or", AtomOp::Or),
+    ("xor", AtomOp::Xor),
+    ("exch", AtomOp::Exch),
+    ("cas", AtomOp::Cas),
+    ("inc", AtomOp::Inc),
+    ("dec", AtomOp::Dec),
+];
+
+/// The element type of a shared atomic (PTX's type suffix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AtomTy {
+    /// 32-bit unsigned.
+    U32,
+    /// 32-bit signed.
+    S32,
+    /// 32 bits, untyped.
+    B32,
+    /// 32-bit float.
+    F32,
+    /// 64-bit unsigned.
+    U64,
+    /// 64-bit signed.
+    S64,
+    /// 64 bits, untyped.
+    B64,
+}
+
+const TYS: [(&str, AtomTy); 7] = [
+    ("u32", AtomTy::U32),
+    ("s32", AtomTy::S32),
+    ("b32", AtomTy::B32),
+    ("f32", AtomTy::F32),
+    ("u64", AtomTy::U64),
+    ("s64", AtomTy::S64),
+    ("b64", AtomTy::B64),
+];
+
+/// One shared atomic: `atom.OP[.TYPE]` (returns the old value) or `red.OP[.TYPE]` (does not).
+/// Without a type the operation is on integers of the access width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Atomic {
+    /// `atom` (true) or `red` (false).
+    pub returns: bool,
+    /// The operation.
+    pub op: AtomOp,
+    /// The element type, if named.
+    pub ty: Option<AtomTy>,
+}
+
+impl fmt::Display for Atomic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = OPS.iter().find(|(_, o)| *o == self.op).map_or("?", |p| p.0);
+        write!(f, "{}.{op}", if self.returns { "atom" } else { "red" })?;
+        if let Some(ty) = self.ty {
+            let t = TYS.iter().find(|(_, t)| *t == ty).map_or("?", |p| p.0);
+            write!(f, ".{t}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for Atomic {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let names = OPS.map(|p| p.0).join(" ");
+        let mut parts = s.split('.');
+        let returns = match parts.next() {
+            Some("atom") => true,
+            Some("red") => false,
+            _ => return Err(format!("`{s}` is not an atomic: write atom.OP or red.OP")),
+        };
+        let op = parts.next().unwrap_or("");
+        let op = OPS
+            .iter()
+            .find(|(n, _)| *n == op)
+            .map(|p| p.1)
+            .ok_or_else(|| {
+                format!("`{op}` in `{s}` is not an atomic operation: use one of {names}")
+            })?;
+        let ty =
+            match parts.next() {
+                None => None,
+                Some(t) => Some(TYS.iter().find(|(n, _)| *n == t).map(|p| p.1).ok_or_else(
+                    || {
+                        format!(
+                            "`{t}` in `{s}` is not an atomic type: use one of {}",
+                            TYS.map(|p| p.0).join(" ")
+                        )
+                    },
+                )?),
+            };
+        if parts.next().is_some() {
+            return Err(format!(
+                "`{s}` has too many parts: write atom.OP, red.OP or atom.OP.TYPE"
+            ));
+        }
+        Ok(Atomic { returns, op, ty })
+    }
+}
+
+/// Any shared access a trace line or `warpsim explain --op` names: `ld`, `st`,
+/// `atom.OP[.TYPE]` or `red.OP[.TYPE]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// A load or a store.
+    Plain(Op),
+    /// An atomic.
+    Atomic(Atomic),
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccessKind::Plain(op) => op.fmt(f),
+            AccessKind::Atomic(a) => a.fmt(f),
+        }
+    }
+}
+
+impl std::str::FromStr for AccessKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ld" => Ok(AccessKind::Plain(Op::Ld)),
+            "st" => Ok(AccessKind::Plain(Op::St)),
+            _ if s.starts_with("atom.") || s.starts_with("red.") => {
+                s.parse().map(AccessKind::Atomic)
+            }
+            _ => Err(format!(
+                "`{s}` is not an access kind: write `ld`, `st`, `atom.OP` or `red.OP` (OP one \
+                 of {}, optionally with a type such as `atom.add.f32`)",
+                OPS.map(|p| p.0).join(" ")
+            )),
+        }
+    }
+}
+
+/// Why an atomic cannot be priced.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AtomicError {
+    /// The geometry, width or an address is wrong (as for loads and stores).
+    #[error(transparent)]
+    Access(#[from] Error),
+    /// PTX has no such atomic, or its cost was not measured.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// How the H200 runs an atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    /// One `ATOMS` instruction; the number is the wavefronts per lane queued on a bank
+    /// (2 for `cas`, 1 otherwise).
+    Native(u32),
+    /// ptxas's loop of a load and `ATOMS.CAST.SPIN` (`add.f32`, 64-bit `add`).
+    CasLoop,
+}
+
+impl Atomic {
+    /// How this atomic of `width` bytes runs, or why it is not priced.
+    pub fn form(&self, width: u32) -> Result<Form, AtomicError> {
+        let no = |why: &str| {
+            Err(AtomicError::Unsupported(format!(
+                "`{self}` of {width} bytes {why}"
+            )))
+        };
+        let wide = match self.ty {
+            Some(AtomTy::U64 | AtomTy::S64 | AtomTy::B64) => Some(true),
+            Some(_) => Some(false),
+            None => None,
+        };
+        match (width, wide) {
+            (4, Some(false) | None) | (8, Some(true) | None) => {}
+            (4 | 8, _) => return no("does not exist: the type's size is not the width"),
+            _ => {
+                return no(
+                    "does not exist: shared atomics are 4 or 8 bytes (PTX's 32- and 64-bit forms)",
+                )
+            }
+        }
+        if !self.returns && matches!(self.op, AtomOp::Exch | AtomOp::Cas) {
+            return no("does not exist: `red` has no exch or cas (use atom)");
+        }
+        let float = self.ty == Some(AtomTy::F32);
+        match (width, self.op) {
+            (4, AtomOp::Add) if float => Ok(Form::CasLoop),
+            (4, _) if float => {
+                no("does not exist in PTX for shared memory (f32 atomics are add only here)")
+            }
+            (4, AtomOp::Cas) => Ok(Form::Native(2)),
+            (4, _) => Ok(Form::Native(1)),
+            (8, AtomOp::Exch) => Ok(Form::Native(1)),
+            (8, AtomOp::Cas) => Ok(Form::Native(2)),
+            (8, AtomOp::Add) => Ok(Form::CasLoop),
+            (8, AtomOp::Inc | AtomOp::Dec | AtomOp::Sub) => no("does not exist in PTX"),
+            _ => no("was not measured on the H200, so warpsim does not price it"),
+        }
+    }
+}
+
+/// The price of one warp's shared atomic, split as Nsight Compute counts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AtomCost {
+    /// The `ATOMS` instructions (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom`,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`); `phases` counts each trip's.
+    pub atom: Cost,
+    /// The loads of a compare-and-swap loop (counted by Nsight as loads, `op_ld`); zero for a
+    /// native atomic.
+    pub loads: Cost,
+    /// `ATOMS` instructions executed: 1 for a native atomic, the loop's trips for a loop (0 if
+    /// no lane is active in a loop).
+    pub trips: u32,
+}
+
+impl AtomCost {
+    /// Loads and atomics together.
+    pub fn total(&self) -> Cost {
+        Cost {
+            wavefronts: self.atom.wavefronts + self.loads.wavefronts,
+            conflicts: self.atom.conflicts + self.loads.conflicts,
+            phases: self.atom.phases + self.loads.phases,
+        }
+    }
+}
+
+/// The banks a lane's access touches, as a bit set over at most [`crate::MAX_BANKS`] banks.
+struct BankSet([u64; 16]);
+
+impl BankSet {
+    fn new() -> Self {
+        BankSet([0; 16])
+    }
+    fn has(&self, b: u32) -> bool {
+        self.0[(b / 64) as usize] >> (b % 64) & 1 != 0
+    }
+    fn set(&mut self, b: u32) {
+        self.0[(b / 64) as usize] |= 1 << (b % 64);
+    }
+}
+
+/// The banks of the words that `width` bytes from `addr` fall in.
+fn lane_banks(geom: &Geometry, addr: u32, width: u32) -> impl Iterator<Item = u32> + '_ {
+    let first = addr / geom.bank_bytes;
+    let last = (addr as u64 + width as u64 - 1) / geom.bank_bytes as u64;
+    (first as u64..=last).map(move |w| (w % geom.banks as u64) as u32)
+}
+
+/// Lane masks of the phases of an atomic of `width` bytes (no load pairing).
+fn phase_masks(geom: &Geometry, width: u32) -> impl Iterator<Item = u32> {
+    let lanes = geom.lanes_per_phase(width);
+    (0..WARP as u32).step_by(lanes as usize).map(move |s| {
+        let n = lanes.min(WARP as u32 - s);
+        (if n == 32 { u32::MAX } else { (1u32 << n) - 1 }) << s
+    })
+}
+
+fn check(geom: &Geometry, width: u32, addrs: &[u32; WARP], mask: u32) -> Result<(), Error> {
+    // The load rule checks the geometry, the width and every active lane's alignment.
+    cost(geom, Op::Ld, width, addrs, mask).map(|_| ())
+}
+
+/// Prices one warp's shared atomic. `addrs[l]` is lane `l`'s byte address, used where bit `l`
+/// of `mask` is set. Errors as [`cost`] does, and for atomics PTX lacks or that were not
+/// measured (see [`Atomic::form`]).
+pub fn atomic_cost(
+    geom: &Geometry,
+    atomic: &Atomic,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+) -> Result<AtomCost, AtomicError> {
+    let form = atomic.form(width)?;
+    check(geom, width, addrs, mask)?;
+    Ok(match form {
+        Form::Native(per) => native(geom, per, width, addrs, mask),
+        Form::CasLoop => cas_loop(geom, width, addrs, mask, |_| {})?,
+    })
+}
+
+/// Rule 1: each phase costs the most lanes queued on one bank.
+fn native(geom: &Geometry, per: u32, width: u32, addrs: &[u32; WARP], mask: u32) -> AtomCost {
+    let mut atom = Cost::default();
+    for phase in phase_masks(geom, width) {
+        let q = queue(geom, width, addrs, mask & phase);
+        if q > 0 {
+            atom.wavefronts += per * q;
+            atom.conflicts += q - 1;
+            atom.phases += 1;
+        }
+    }
+    AtomCost {
+        atom,
+        loads: Cost::default(),
+        trips: 1,
+    }
+}
+
+/// The longest queue of lanes on one bank among the lanes of `m`.
+fn queue(geom: &Geometry, width: u32, addrs: &[u32; WARP], m: u32) -> u32 {
+    let mut per_bank = [0u8; crate::MAX_BANKS as usize];
+    let mut most = 0;
+    for l in (0..WARP).filter(|l| m >> l & 1 != 0) {
+        for b in lane_banks(geom, addrs[l], width) {
+            per_bank[b as usize] += 1;
+            most = most.max(per_bank[b as usize] as u32);
+        }
+    }
+    most
+}
+
+/// One trip of a compare-and-swap loop, for [`analyze_atomic`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Trip {
+    /// Lanes that had not yet succeeded (they load and try).
+    pub left: u32,
+    /// The load's price.
+    pub load: Cost,
+    /// Lanes each bank served (tried), lowest first.
+    pub tried: u32,
+    /// Lanes whose swap succeeded.
+    pub done: u32,
+}
+
+/// Rule 2: trips of a load and a one-lane-per-bank swap until every lane is done.
+fn cas_loop(
+    geom: &Geometry,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    mut each: impl FnMut(Trip),
+) -> Result<AtomCost, Error> {
+    let mut out = AtomCost::default();
+    let mut left = mask;
+    while left != 0 {
+        out.trips += 1;
+        let load = cost(geom, Op::Ld, width, addrs, left)?;
+        out.loads.wavefronts += load.wavefronts;
+        out.loads.conflicts += load.conflicts;
+        out.loads.phases += load.phases;
+        let (mut tried, mut done) = (0u32, 0u32);
+        let mut written = [0u32; WARP];
+        let mut n_written = 0;
+        for phase in phase_masks(geom, width) {
+            let lanes = left & phase;
+            if lanes == 0 {
+                continue;
+            }
+            out.atom.wavefronts += 2;
+            out.atom.phases += 1;
+            let mut taken = BankSet::new();
+            let before = n_written;
+            for l in (0..WARP).filter(|l| lanes >> l & 1 != 0) {
+                if lane_banks(geom, addrs[l], width).any(|b| taken.has(b)) {
+                    continue;
+                }
+                lane_banks(geom, addrs[l], width).for_each(|b| taken.set(b));
+                tried |= 1 << l;
+                if !written[..before].contains(&addrs[l]) {
+                    done |= 1 << l;
+                }
+                written[n_written] = addrs[l];
+                n_written += 1;
+            }
+        }
+        each(Trip {
+            left,
+            load,
+            tried,
+            done,
+        });
+        left &= !done;
+    }
+    Ok(out)
+}
+
+/// One phase of a native atomic, for [`analyze_atomic`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AtomPhase {
+    /// First lane of the phase.
+    pub first_lane: u32,
+    /// The active lanes (bit `l` = lane `l`).
+    pub active: u32,
+    /// For each bank, the lanes queued on it, in the order they are served.
+    pub queues: Vec<Vec<u32>>,
+    /// Wavefronts of this phase.
+    pub wavefronts: u32,
+}
+
+/// An atomic spelled out: the phases and bank queues of a native one, the trips of a loop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AtomAnalysis {
+    /// How it runs.
+    pub form: Form,
+    /// The totals, equal to [`atomic_cost`]'s.
+    pub cost: AtomCost,
+    /// Native: its phases (empty for a loop).
+    pub phases: Vec<AtomPhase>,
+    /// Loop: its trips (empty for a native atomic).
+    pub trips: Vec<Trip>,
+}
+
+/// Prices one atomic like [`atomic_cost`] and says how.
+pub fn analyze_atomic(
+    geom: &Geometry,
+    atomic: &Atomic,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+) -> Result<AtomAnalysis, AtomicError> {
+    let form = atomic.form(width)?;
+    check(geom, width, addrs, mask)?;
+    let mut phases = Vec::new();
+    let mut trips = Vec::new();
+    let cost = match form {
+        Form::Native(per) => {
+            for phase in phase_masks(geom, width) {
+                let active = mask & phase;
+                let mut queues = vec![Vec::new(); geom.banks as usize];
+                for l in (0..WARP as u32).filter(|l| active >> l & 1 != 0) {
+                    for b in lane_banks(geom, addrs[l as usize], width) {
+                        queues[b as usize].push(l);
+                    }
+                }
+                let q = queues.iter().map(Vec::len).max().unwrap_or(0) as u32;
+                phases.push(AtomPhase {
+                    first_lane: phase.trailing_zeros(),
+                    active,
+                    queues,
+                    wavefronts: per * q,
+                });
+            }
+            native(geom, per, width, addrs, mask)
+        }
+        Form::CasLoop => cas_loop(geom, width, addrs, mask, |t| trips.push(t))?,
+    };
+    Ok(AtomAnalysis {
+        form,
+        cost,
+        phases,
+        trips,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addrs(f: impl Fn(u32) -> u32) -> [u32; WARP] {
+        std::array::from_fn(|l| f(l as u32))
+    }
+
+    fn at(s: &str) -> Atomic {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in [
+            "atom.add",
+            "red.xor.b32",
+            "atom.cas.b64",
+            "atom.add.f32",
+            "red.inc",
+        ] {
+            assert_eq!(at(s).to_string(), s);
+        }
+        assert!("atom.mul".parse::<Atomic>().is_err());
+        assert!("ld.add".parse::<Atomic>().is_err());
+        assert!("atom.add.f16".parse::<Atomic>().is_err());
+        assert!("atom.add.u32.x".parse::<Atomic>().is_err());
+    }
+
+    #[test]
+    fn forms() {
+        assert_eq!(at("atom.add").form(4), Ok(Form::Native(1)));
+        assert_eq!(at("atom.cas").form(4), Ok(Form::Native(2)));
+        assert_eq!(at("red.add.f32").form(4), Ok(Form::CasLoop));
+        assert_eq!(at("atom.add").form(8), Ok(Form::CasLoop));
+        assert_eq!(at("atom.exch.b64").form(8), Ok(Form::Native(1)));
+        assert!(at("red.cas").form(4).is_err());
+        assert!(at("atom.min").form(8).is_err()); // not measured
+        assert!(at("atom.add.f32").form(8).is_err());
+        assert!(at("atom.add").form(2).is_err());
+    }
+
+    #[test]
+    fn native_queues_lanes_not_words() {
+        let g = Geometry::H200;
+        let c = |s: &str, w: u32, f: &dyn Fn(u32) -> u32, m: u32| {
+            let a = atomic_cost(&g, &at(s), w, &addrs(f), m).unwrap();
+            (a.atom.wavefronts, a.atom.conflicts)
+        };
+        assert_eq!(c("atom.add", 4, &|t| t * 4, !0), (1, 0));
+        assert_eq!(c("atom.add", 4, &|_| 0, !0), (32, 31)); // one address: 32 lanes queue
+        assert_eq!(c("atom.add", 4, &|t| (t / 2) * 4, !0), (2, 1));
+        assert_eq!(c("atom.cas", 4, &|_| 0, 0xff), (16, 7));
+        assert_eq!(c("atom.exch", 8, &|_| 0, !0), (32, 30)); // half-warps
+        assert_eq!(c("atom.add", 4, &|_| 0, 0), (0, 0));
+    }
+
+    #[test]
+    fn cas_loop_serves_one_lane_per_bank() {
+        let g = Geometry::H200;
+        let c = |s: &str, w: u32, f: &dyn Fn(u32) -> u32| {
+            atomic_cost(&g, &at(s), w, &addrs(f), !0).unwrap()
+        };
+        let one = c("atom.add.f32", 4, &|_| 0);
+        assert_eq!(
+            (one.trips, one.atom.wavefronts, one.loads.wavefronts),
+            (32, 64, 32)
+        );
+        let col = c("atom.add.f32", 4, &|t| t * 128);
+        assert_eq!((col.trips, col.loads.conflicts), (32, 496));
+        // 64-bit: two half-warps per trip; a second-half lane on a word the first half just
+        // wrote fails (measured: 17 trips).
+        assert_eq!(c("atom.add", 8, &|t| (t % 4) * 128).trips, 17);
+        assert_eq!(c("atom.add", 8, &|_| 0).atom.wavefronts, 96);
+    }
+
+    #[test]
+    fn analysis_matches_cost() {
+        let g = Geometry::H200;
+        for s in ["atom.add", "atom.cas", "atom.add.f32", "atom.exch.b64"] {
+            let w = if s.ends_with("b64") { 8 } else { 4 };
+            let a = addrs(|t| (t * 7 % 5) * 128 + (t % 3) * w);
+            let an = analyze_atomic(&g, &at(s), w, &a, 0xdead_beef).unwrap();
+            assert_eq!(
+                an.cost,
+                atomic_cost(&g, &at(s), w, &a, 0xdead_beef).unwrap()
+            );
+        }
+    }
+}
