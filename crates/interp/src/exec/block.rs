@@ -1,0 +1,342 @@
+//! The block scheduler: a block's warps, their registers and reconvergence frames, run round
+//! robin between barriers; and the scratch that one thread reuses between the blocks it runs.
+
+use super::api::{Config, Global, PcStats, Sample, Stats};
+use super::fault::{self, Fault};
+use super::lanes::per_lane;
+use super::warp::run_warp;
+use super::{verify, Lanes, FULL, SPARE_WORDS};
+use crate::ir::{Space, Special};
+use crate::program::{Program, RegInit};
+use std::cell::RefCell;
+use warpsim_smem::{BankCounts, WARP};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Frame {
+    /// The active mask before the `If` or loop.
+    pub(super) saved: u32,
+    /// Lanes still to run the else-part of an `If`.
+    pub(super) pending: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    Ready,
+    Waiting,
+    Done,
+}
+
+/// One warp's control state (its registers and frames live in the block's flat arrays).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Warp {
+    pub(super) pc: usize,
+    pub(super) active: u32,
+    /// Lanes that hold a thread.
+    pub(super) live: u32,
+    /// Frames in use.
+    pub(super) sp: usize,
+    pub(super) state: State,
+    /// The barrier it waits at (while `Waiting`).
+    pub(super) barrier_pc: usize,
+}
+
+/// What a block's warps share while running.
+pub(super) struct Ctx<'a> {
+    pub(super) prog: &'a Program,
+    pub(super) cfg: &'a Config,
+    pub(super) ctaid: [u32; 3],
+    pub(super) global: &'a Global,
+    pub(super) per_pc: &'a mut [PcStats],
+    /// [`Stats::samples`].
+    pub(super) samples: &'a mut [Option<Box<Sample>>],
+    /// This block's words served per bank, one counter per shared-access pc (index in
+    /// `bank_row`); added to [`Stats::per_bank`] and [`Stats::per_pc_bank`] at the end.
+    pub(super) pc_bank: &'a mut [BankCounts],
+    /// Index into `pc_bank` for each pc (0 for instructions that are not shared accesses).
+    pub(super) bank_row: &'a [usize],
+    pub(super) shared: &'a mut [u32],
+    pub(super) threads: u64,
+    pub(super) steps: u64,
+    pub(super) lanes: u64,
+    /// The race detector (only with [`Config::racecheck`]).
+    pub(super) race: Option<Box<crate::race::Shadow>>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn thread(&self, w: usize, lane: u32) -> [u32; 3] {
+        thread_xyz(self.prog.block, w as u64 * 32 + lane as u64)
+    }
+
+    pub(super) fn fault(&self, pc: usize, message: String, help: Option<String>) -> Fault {
+        Fault::new(Some(pc), self.ctaid, message, help)
+    }
+
+    pub(super) fn lane_fault(
+        &self,
+        pc: usize,
+        w: usize,
+        lane: u32,
+        message: String,
+        help: Option<String>,
+    ) -> Fault {
+        let mut f = self.fault(pc, message, help);
+        f.thread = Some(self.thread(w, lane));
+        f
+    }
+
+    /// The source text of an instruction, for messages.
+    pub(super) fn text(&self, pc: usize) -> &str {
+        self.prog.info.get(pc).map_or("", |i| i.text.as_str())
+    }
+}
+
+/// (x, y, z) of linear thread index `t` in a block of `block` threads.
+fn thread_xyz(block: [u32; 3], t: u64) -> [u32; 3] {
+    let bx = block[0].max(1) as u64;
+    let by = block[1].max(1) as u64;
+    [
+        (t % bx) as u32,
+        (t / bx % by) as u32,
+        (t / (bx * by)) as u32,
+    ]
+}
+
+/// Runs block `ctaid` of `prog` to completion, reading and writing `global` and adding what
+/// it did to `stats`.
+///
+/// `stats` should come from [`Stats::new`] for this program and geometry (it is grown if it is
+/// too small). On a fault the block stops; `stats` then holds what ran before it.
+pub fn run_block(
+    prog: &Program,
+    cfg: &Config,
+    ctaid: [u32; 3],
+    global: &Global,
+    stats: &mut Stats,
+) -> Result<(), Fault> {
+    run_reusing(prog, cfg, ctaid, global, stats)
+}
+
+/// What a block needs besides the program: kept between the blocks that one thread runs, so
+/// that a block does not allocate (every block sets the contents afresh).
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub(super) regs: Vec<Lanes>,
+    /// [`tid_lanes`] of `tid_block`.
+    tid: Vec<[Lanes; 3]>,
+    tid_block: Option<[u32; 3]>,
+    frames: Vec<Frame>,
+    warps: Vec<Warp>,
+    shared: Vec<u32>,
+    /// For each pc, its index in `counts` (shared accesses only).
+    bank_row: Vec<usize>,
+    /// The shared-access pcs, in the order of `counts`.
+    shared_pcs: Vec<usize>,
+    counts: Vec<BankCounts>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// [`run_block`] with this thread's [`Scratch`].
+fn run_reusing(
+    prog: &Program,
+    cfg: &Config,
+    ctaid: [u32; 3],
+    global: &Global,
+    stats: &mut Stats,
+) -> Result<(), Fault> {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut sc) => run(prog, cfg, ctaid, global, stats, &mut sc),
+        // (Only if a block ran inside a block: not done, but not worth a panic either.)
+        Err(_) => run(prog, cfg, ctaid, global, stats, &mut Scratch::default()),
+    })
+}
+
+/// [`run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
+/// `regs[w * max(nregs, 1)..][..nregs]`).
+pub(super) fn run(
+    prog: &Program,
+    cfg: &Config,
+    ctaid: [u32; 3],
+    global: &Global,
+    stats: &mut Stats,
+    sc: &mut Scratch,
+) -> Result<(), Fault> {
+    verify::check(prog, cfg, ctaid, global)?;
+    let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
+    if threads == 0 {
+        sc.regs.clear();
+        return Ok(());
+    }
+    let nwarps = threads.div_ceil(32) as usize;
+    let nregs = prog.nregs;
+    let stride = nregs.max(1);
+    let depth = prog.max_depth;
+
+    // Registers: zero, then the program's init list.
+    sc.regs.truncate(nwarps * stride);
+    sc.regs.resize(nwarps * stride, [0; WARP]);
+    // (A memset: the resize writes only the registers it adds.)
+    sc.regs.as_flattened_mut().fill(0);
+    if sc.tid_block != Some(prog.block) || sc.tid.len() != nwarps {
+        sc.tid = tid_lanes(prog.block, nwarps);
+        sc.tid_block = Some(prog.block);
+    }
+    init_regs(prog, ctaid, stride, &sc.tid, &mut sc.regs);
+    sc.frames.clear();
+    sc.frames.resize(nwarps * depth, Frame::default());
+    sc.warps.clear();
+    sc.warps.extend((0..nwarps).map(|w| {
+        let first = w as u64 * 32;
+        let n = (threads - first).min(32) as u32;
+        let live = if n == 32 { FULL } else { (1u32 << n) - 1 };
+        Warp {
+            pc: 0,
+            active: live,
+            live,
+            sp: 0,
+            state: State::Ready,
+            barrier_pc: 0,
+        }
+    }));
+    sc.shared.clear();
+    sc.shared
+        .resize(prog.shared_bytes.div_ceil(4) as usize + SPARE_WORDS, 0);
+
+    if stats.per_pc.len() < prog.code.len() {
+        stats.per_pc.resize(prog.code.len(), PcStats::default());
+    }
+    if stats.samples.len() < prog.code.len() {
+        stats.samples.resize(prog.code.len(), None);
+    }
+    let banks = cfg.geometry.banks as usize;
+    if stats.per_bank.len() < banks {
+        stats.per_bank.resize(banks, 0);
+    }
+    if stats.per_pc_bank.len() < prog.code.len() * banks {
+        stats.per_pc_bank.resize(prog.code.len() * banks, 0);
+    }
+    sc.bank_row.clear();
+    sc.bank_row.resize(prog.code.len(), 0);
+    sc.shared_pcs.clear();
+    for (pc, i) in prog.code.iter().enumerate() {
+        if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
+            sc.bank_row[pc] = sc.shared_pcs.len();
+            sc.shared_pcs.push(pc);
+        }
+    }
+    sc.counts.truncate(sc.shared_pcs.len());
+    for c in &mut sc.counts {
+        c.clear();
+    }
+    sc.counts
+        .resize(sc.shared_pcs.len(), BankCounts::new(cfg.geometry.banks));
+    let mut cx = Ctx {
+        prog,
+        cfg,
+        ctaid,
+        global,
+        per_pc: &mut stats.per_pc,
+        samples: &mut stats.samples,
+        pc_bank: &mut sc.counts,
+        bank_row: &sc.bank_row,
+        shared: &mut sc.shared,
+        threads,
+        steps: 0,
+        lanes: 0,
+        race: cfg
+            .racecheck
+            .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
+    };
+
+    let warps = &mut sc.warps;
+    let regs = &mut sc.regs;
+    let frames = &mut sc.frames;
+    let result = (|| loop {
+        for (w, warp) in warps.iter_mut().enumerate() {
+            if warp.state == State::Ready {
+                let r = &mut regs[w * stride..w * stride + nregs];
+                let f = &mut frames[w * depth..(w + 1) * depth];
+                run_warp(&mut cx, w, warp, r, f)?;
+            }
+        }
+        let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();
+        if waiting == 0 {
+            return Ok(());
+        }
+        if waiting < warps.len() {
+            return Err(fault::deadlock(&cx, warps));
+        }
+        for w in warps.iter_mut() {
+            w.state = State::Ready;
+        }
+        if let Some(race) = cx.race.as_mut() {
+            race.barrier();
+        }
+    })();
+
+    stats.warp_instructions += cx.steps;
+    stats.thread_instructions += cx.lanes;
+    if let Some(race) = cx.race.take() {
+        race.finish(&mut stats.races);
+    }
+    for (&pc, served) in sc.shared_pcs.iter().zip(&sc.counts) {
+        served.add_to(&mut stats.per_bank);
+        served.add_to(&mut stats.per_pc_bank[pc * banks..(pc + 1) * banks]);
+    }
+    result
+}
+
+/// `thread_xyz` of every lane of every warp of a block of `block` threads (`nwarps` warps),
+/// stepping instead of dividing per lane.
+fn tid_lanes(block: [u32; 3], nwarps: usize) -> Vec<[Lanes; 3]> {
+    let [bx, by, _] = block.map(|d| d.max(1));
+    (0..nwarps)
+        .map(|w| {
+            let mut tid = [[0u32; WARP]; 3];
+            let [mut x, mut y, mut z] = thread_xyz(block, w as u64 * 32);
+            let [tx, ty, tz] = &mut tid;
+            for ((tx, ty), tz) in tx.iter_mut().zip(ty.iter_mut()).zip(tz.iter_mut()) {
+                (*tx, *ty, *tz) = (x, y, z);
+                x += 1;
+                if x == bx {
+                    x = 0;
+                    y += 1;
+                    if y == by {
+                        y = 0;
+                        z = z.wrapping_add(1);
+                    }
+                }
+            }
+            tid
+        })
+        .collect()
+}
+
+/// Fills the registers of every warp from the program's init list (`regs` holds
+/// `stride` registers per warp; `tid` is [`tid_lanes`] of the block).
+fn init_regs(
+    prog: &Program,
+    ctaid: [u32; 3],
+    stride: usize,
+    tid: &[[Lanes; 3]],
+    regs: &mut [Lanes],
+) {
+    for ((w, r), tid) in regs.chunks_exact_mut(stride).enumerate().zip(tid) {
+        for &(reg, init) in &prog.init {
+            r[reg.0 as usize] = match init {
+                RegInit::Const(v) => [v; WARP],
+                RegInit::Special(s) => match s {
+                    Special::Tid(d) => tid[d as usize],
+                    Special::TidLinear => per_lane(|l| (w * 32 + l) as u32),
+                    Special::Ctaid(d) => [ctaid[d as usize]; WARP],
+                    Special::Ntid(d) => [prog.block[d as usize]; WARP],
+                    Special::Nctaid(d) => [prog.grid[d as usize]; WARP],
+                    Special::LaneId => per_lane(|l| l as u32),
+                    Special::WarpId => [w as u32; WARP],
+                },
+            };
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The lockstep warp executor: runs one block of a [`Program`](crate::Program).
+//!
+//! A block's threads are split into warps of 32 consecutive linear thread indices
+//! (`tid.x + ntid.x * (tid.y + ntid.y * tid.z)`); the last warp may be partial, and its missing
+//! lanes are never active. Each warp executes one instruction at a time for all of its lanes
+//! under an *active mask*; `If` and loops narrow the mask and a per-warp reconvergence stack
+//! widens it again after the construct.
+//!
+//! Scheduling is round robin and deterministic: warp 0 runs until it reaches a `Barrier` or
+//! `Exit`, then warp 1, and so on; when every warp waits at a barrier they are all released.
+//!
+//! Every shared-memory access is priced with [`warpsim_smem::cost_into`] and added to
+//! [`Stats`]; every fault (division by zero, out-of-bounds or misaligned access, a barrier that
+//! cannot be passed, a runaway loop, and even a malformed [`Program`](crate::Program)) is a [`Fault`] value,
+//! never a panic.
+//!
+//! # Brief overview
+//!
+//! * `api`: the types callers use — [`Config`], [`Global`], [`Stats`] (with [`PcStats`] and
+//!   [`Sample`]); [`run_block`] is the entry point.
+//! * `fault`: [`Fault`], and the cold code that words each fault.
+//! * `block`: the block scheduler — a block's warps, registers and reconvergence frames, run
+//!   round robin between barriers; the per-thread scratch reused between blocks.
+//! * `verify`: the checks that make running a malformed program a fault, not a panic.
+//! * `warp`: the warp loop — one `match` per warp instruction, each arm one call to a handler
+//!   in `arith` (computing instructions), `flow` (control flow and reconvergence) or `memory`
+//!   (loads and stores, with the bank model).
+//! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
+
+use warpsim_smem::WARP;
+
+mod api;
+mod arith;
+mod block;
+mod fault;
+mod flow;
+mod gather;
+mod lanes;
+mod memory;
+mod verify;
+mod warp;
+
+#[cfg(test)]
+mod tests;
+
+pub use api::{Config, Global, PcStats, Sample, Stats};
+pub use block::run_block;
+pub use fault::Fault;
+
+/// One register: a 32-bit value per lane.
+type Lanes = [u32; WARP];
+
+/// All 32 lanes.
+const FULL: u32 = u32::MAX;
+
+/// Words past the end of shared memory that the inactive lanes of a store write to (as many
+/// as one lane stores at most), so that a scatter needs no branch per lane.
+const SPARE_WORDS: usize = 4;
+
+/// The help attached to faults that only a malformed [`Program`](crate::Program) can cause.
+const LOADER_BUG: &str =
+    "the program was lowered inconsistently; this is a bug in warpsim's loader, please report it \
+     with the program file";

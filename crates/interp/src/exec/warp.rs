@@ -1,0 +1,256 @@
+//! The warp loop: runs one warp until it reaches a barrier or exits, dispatching once per warp
+//! instruction to the handlers in [`arith`](super::arith), [`flow`](super::flow) and
+//! [`memory`](super::memory), which loop over the 32 lanes.
+
+use super::api::PcStats;
+use super::arith::{self, div_pow2};
+use super::block::{Ctx, Frame, Warp};
+use super::fault::{self, Fault};
+use super::{flow, memory, Lanes};
+use crate::ir::Inst;
+
+/// Where a running warp is: the loop's copy of the warp's control state, and the block's
+/// counters. The handlers read and move it.
+pub(super) struct At {
+    /// The warp (its index in the block).
+    pub(super) w: usize,
+    /// The instruction being executed.
+    pub(super) pc: usize,
+    /// The instruction to execute next: `pc + 1` unless a handler jumps.
+    pub(super) next: usize,
+    /// The active mask.
+    pub(super) active: u32,
+    /// Reconvergence frames in use.
+    pub(super) sp: usize,
+    /// Warp instructions the block has executed.
+    pub(super) steps: u64,
+    /// Thread instructions the block has executed.
+    pub(super) lanes: u64,
+}
+
+/// Runs warp `w` until it reaches a barrier or exits.
+///
+/// The interpreter is compiled twice: for baseline x86-64 and, chosen at run time on CPUs
+/// that have them, with AVX2 and FMA (its 32-lane loops take half the instructions). Both
+/// compute exactly the same results (FMA rounds once either way; see [`arith::fma_f32`]).
+pub(super) fn run_warp(
+    cx: &mut Ctx,
+    w: usize,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+) -> Result<(), Fault> {
+    #[cfg(target_arch = "x86_64")]
+    if has_v3() {
+        // SAFETY: the CPU has every feature that `run_warp_v3` enables (checked just above).
+        return unsafe { run_warp_v3(cx, w, warp, r, frames) };
+    }
+    run_warp_in::<false>(cx, w, warp, r, frames)
+}
+
+/// Whether the CPU has what [`run_warp_v3`] is compiled for (std caches the answer).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_v3() -> bool {
+    #[cfg(test)]
+    if super::tests::BASELINE_ONLY.with(|b| b.get()) {
+        return false;
+    }
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("lzcnt")
+}
+
+/// [`run_warp_in`] compiled for x86-64-v3 (AVX2, FMA, BMI, POPCNT, LZCNT).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt,lzcnt")]
+fn run_warp_v3(
+    cx: &mut Ctx,
+    w: usize,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+) -> Result<(), Fault> {
+    run_warp_in::<true>(cx, w, warp, r, frames)
+}
+/// [`run_warp`]; `V3`: the code is compiled for x86-64-v3 (so `mul_add` is one FMA
+/// instruction, and AVX2 gathers are there), in [`run_warp_v3`].
+#[inline(always)]
+fn run_warp_in<const V3: bool>(
+    cx: &mut Ctx,
+    w: usize,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+) -> Result<(), Fault> {
+    // The per-pc counters, out of `cx` while the warp runs.
+    let per_pc = std::mem::take(&mut cx.per_pc);
+    let mut at = At {
+        w,
+        pc: warp.pc,
+        next: warp.pc,
+        active: warp.active,
+        sp: warp.sp,
+        steps: cx.steps,
+        lanes: cx.lanes,
+    };
+    let result = warp_loop::<V3>(cx, &mut at, warp, r, frames, per_pc);
+    warp.pc = at.next;
+    warp.active = at.active;
+    warp.sp = at.sp;
+    cx.steps = at.steps;
+    cx.lanes = at.lanes;
+    cx.per_pc = per_pc;
+    result
+}
+
+/// The warp loop: one dispatch per warp instruction, each arm one call to its handler.
+///
+/// `per_pc` is as long as the code (the executor made it so), so that indexing it by a valid
+/// pc needs no check.
+#[inline(always)]
+fn warp_loop<const V3: bool>(
+    cx: &mut Ctx,
+    at: &mut At,
+    warp: &mut Warp,
+    r: &mut [Lanes],
+    frames: &mut [Frame],
+    per_pc: &mut [PcStats],
+) -> Result<(), Fault> {
+    let ncode = cx.prog.code.len().min(per_pc.len());
+    let code = &cx.prog.code[..ncode];
+    let pcs = &mut per_pc[..ncode];
+    let max_steps = cx.cfg.max_steps;
+    let mut counted = at.active;
+    let mut n = counted.count_ones() as u64;
+    loop {
+        let pc = at.next;
+        let Some(&inst) = code.get(pc) else {
+            return Err(fault::ran_past_end(cx, pc, code.len()));
+        };
+        at.pc = pc;
+        at.next = pc + 1;
+        if at.active != counted {
+            // (The mask changes only at control flow; a popcount is a dozen instructions
+            // on baseline x86-64.)
+            counted = at.active;
+            n = counted.count_ones() as u64;
+        }
+        let ps = &mut pcs[pc];
+        ps.executions += 1;
+        ps.lanes += n;
+        at.steps += 1;
+        at.lanes += n;
+
+        use Inst::*;
+        match inst {
+            Mov { dst, a } => arith::mov(r, at, dst, a),
+            Mov64 { dst, a } => arith::mov64(r, at, dst, a),
+            Select { dst, c, a, b } => arith::select(r, at, dst, c, a, b),
+            Select64 { dst, c, a, b } => arith::select64(r, at, dst, c, a, b),
+
+            Add { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
+            Sub { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
+            Mul { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
+            DivS { dst, a, b } => arith::div_s(cx, at, r, dst, a, b)?,
+            DivU { dst, a, b } => arith::div_u(cx, at, r, dst, a, b)?,
+            RemS { dst, a, b } => arith::rem_s(cx, at, r, dst, a, b)?,
+            RemU { dst, a, b } => arith::rem_u(cx, at, r, dst, a, b)?,
+            And { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x & y),
+            Or { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x | y),
+            Xor { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x ^ y),
+            Shl { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x << y } else { 0 })
+            }
+            ShrS { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) >> y.min(31)) as u32)
+            }
+            ShrU { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| if y < 32 { x >> y } else { 0 })
+            }
+            MinS { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| (x as i32).min(y as i32) as u32)
+            }
+            MinU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.min(y)),
+            MaxS { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| (x as i32).max(y as i32) as u32)
+            }
+            MaxU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| x.max(y)),
+            Eq { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x == y) as u32),
+            Ne { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x != y) as u32),
+            LtS { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) < (y as i32)) as u32)
+            }
+            LtU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x < y) as u32),
+            LeS { dst, a, b } => {
+                arith::int2(r, at, dst, a, b, |x, y| ((x as i32) <= (y as i32)) as u32)
+            }
+            LeU { dst, a, b } => arith::int2(r, at, dst, a, b, |x, y| (x <= y) as u32),
+            Neg { dst, a } => arith::int1(r, at, dst, a, |x| x.wrapping_neg()),
+            Not { dst, a } => arith::int1(r, at, dst, a, |x| !x),
+            AbsS { dst, a } => arith::int1(r, at, dst, a, |x| (x as i32).wrapping_abs() as u32),
+            Mad { dst, a, b, c } => arith::mad(r, at, dst, a, b, c),
+            DivS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| div_pow2(x, k) as u32),
+            RemS2 { dst, a, k } => arith::int1(r, at, dst, a, |x| {
+                (x as i32).wrapping_sub(div_pow2(x, k) << k) as u32
+            }),
+
+            FAdd { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x + y).to_bits()),
+            FSub { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x - y).to_bits()),
+            FMul { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x * y).to_bits()),
+            FDiv { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x / y).to_bits()),
+            FRem { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x % y).to_bits()),
+            FMin { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.min(y).to_bits()),
+            FMax { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| x.max(y).to_bits()),
+            FEq { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x == y) as u32),
+            FNe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x != y) as u32),
+            FLt { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x < y) as u32),
+            FLe { dst, a, b } => arith::f32_2(r, at, dst, a, b, |x, y| (x <= y) as u32),
+            FNeg { dst, a } => arith::f32_1(r, at, dst, a, |x| -x),
+            FAbs { dst, a } => arith::f32_1(r, at, dst, a, |x| x.abs()),
+            FSqrt { dst, a } => arith::f32_1(r, at, dst, a, |x| x.sqrt()),
+            FFma { dst, a, b, c } => arith::ffma::<V3>(r, at, dst, a, b, c),
+
+            DAdd { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x + y),
+            DSub { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x - y),
+            DMul { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x * y),
+            DDiv { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x / y),
+            DRem { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x % y),
+            DMin { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.min(y)),
+            DMax { dst, a, b } => arith::f64_2(r, at, dst, a, b, |x, y| x.max(y)),
+            DEq { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x == y),
+            DNe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x != y),
+            DLt { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x < y),
+            DLe { dst, a, b } => arith::f64_cmp(r, at, dst, a, b, |x, y| x <= y),
+            DNeg { dst, a } => arith::f64_1(r, at, dst, a, |x| -x),
+            DAbs { dst, a } => arith::f64_1(r, at, dst, a, |x| x.abs()),
+            DSqrt { dst, a } => arith::f64_1(r, at, dst, a, |x| x.sqrt()),
+            DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
+
+            Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
+
+            Load(_) | Store(_) => memory::load_store::<V3>(cx, at, &code[pc], r, ps)?,
+
+            If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
+            Else { end_pc } => flow::other_side(cx, at, frames, end_pc)?,
+            EndIf | LoopEnd => flow::reconverge(cx, at, frames, inst)?,
+            LoopStart => flow::loop_start(cx, at, frames)?,
+            LoopTest { c, exit_pc } => flow::loop_test(cx, at, frames, r, c, exit_pc)?,
+            LoopBack { head_pc } => flow::loop_back(cx, at, max_steps, head_pc)?,
+            ForTest {
+                a,
+                b,
+                signed,
+                exit_pc,
+            } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
+            ForNext { var, step, head_pc } => {
+                flow::for_next(cx, at, r, max_steps, (var, step), head_pc)?
+            }
+            Barrier => return flow::barrier(cx, at, warp, max_steps),
+            Exit => return flow::exit(at, warp),
+        }
+    }
+}
