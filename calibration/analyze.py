@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Summaries of the raw probe outputs (queue.tsv, lat.tsv + lat.sass, disp.tsv, gmem.tsv).
 
-usage: analyze.py RAW_DIR   (prints the summary tables that README.md quotes)
+usage: analyze.py RAW_DIR [queue] [lat] [disp]   (prints the summary tables that README.md quotes)
 """
 import collections, gzip, os, re, sys
 
 D = sys.argv[1] if len(sys.argv) > 1 else "raw1"
 MODES = {0: "LDS", 1: "STS", 2: "LDG.cg(L2)", 3: "LDG(L1 hit)", 4: "STG"}
+MODES.update({m + 10: n + "/empty" for m, n in list(MODES.items())})  # run after a pause: queues empty
 
 
 def opn(name):
@@ -20,6 +21,8 @@ def queue():
           " before the first wait | steady gap of warp 0 | warp 0 gaps")
     cfg = collections.defaultdict(list)
     for line in list(opn("queue.tsv"))[1:]:
+        if line.startswith("#"):
+            continue
         r = line.split("\t")
         mode, k, w, warp = map(int, r[:4])
         cfg[(mode, k, w)].append(list(map(int, r[4:])))
@@ -105,4 +108,6 @@ def disp():
 
 
 if __name__ == "__main__":
-    queue(); lat(); disp()
+    parts = sys.argv[2:] or ["queue", "lat", "disp"]
+    for p in parts:
+        globals()[p]()

@@ -7,7 +7,7 @@
 // Each launch's label goes to stderr in launch order ("LAUNCH i label grid block"); ncu's IDs
 // follow the same order (the fill kernel is filtered out by ncu's -k).
 //
-// Usage: heldout [orig|ho|all]
+// Usage: heldout [orig|ho|all|ho2]   (all = orig + ho; ho2 = a second held-out set)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -140,6 +140,22 @@ int main(int argc, char** argv) {
     vec("ho_vectors_n4194304", 4194304);
     dv("ho_divergence_n256", 256);
     dv("ho_divergence_n1048576", 1048576);
+  }
+  if (which == "ho2") {
+    tr<0, false>("ho_transpose_n512_tile32x32", 512);
+    tr<1, false>("ho_transpose_n512_tile32x33", 512);
+    tr<0, true>("ho_transpose_n512_tile32x32_xor", 512);
+    mm<16, 0, false>("ho_matmul_n512_t16", 512);
+    mm<16, 0, true>("ho_matmul_n512_t16_transA", 512);
+    mm<16, 1, true>("ho_matmul_n512_t16_transA_pad1", 512);
+    t64<0>("ho_transpose64_n1024_tile32x32", 1024);
+    t64<1>("ho_transpose64_n1024_tile32x33", 1024);
+    sg<0>("ho_sgemm4x4_n512", 512);
+    sg<4>("ho_sgemm4x4_n512_pad4", 512);
+    red("ho_reduce_block256_blocks132", 132);
+    red("ho_reduce_block256_blocks1024", 1024);
+    vec("ho_vectors_n262144", 262144);
+    dv("ho_divergence_n65536", 65536);
   }
   CK(cudaDeviceSynchronize());
   fprintf(stderr, "heldout: %d launches done\n", nlaunch);

@@ -6,7 +6,9 @@ usage: tables.py NCU_CSV LAUNCHES_TXT PTXAS_TXT PREFIX OUT_TSV [NCU_CSV LAUNCHES
 Rows are the launches whose label starts with PREFIX ("orig_" or "ho_"); the label comes from
 the LAUNCH lines the probe binary printed, matched to ncu's IDs by launch order. Several
 (csv, launches) pairs may follow OUT_TSV: then the first gives the table and the others are
-repeats, reported as extra columns `<col>_runs` = all values, comma-separated.
+repeats, reported as extra columns `<col>_runs` = all values, comma-separated (the first is the
+table's value), and `<col>_median` = their median, for duration, elapsed cycles, SM active
+cycles and warp cycles per issued instruction.
 """
 import csv, re, sys
 
@@ -100,7 +102,7 @@ def main():
     cols = ["name", "grid", "block", "regs_per_thread"] + [c for c, _ in COLS]
     rep_cols = ["duration_ns", "elapsed_cycles", "sm_active_cycles_avg", "warp_cycles_per_issued_inst"]
     if reps:
-        cols += [c + "_runs" for c in rep_cols]
+        cols += [c + "_runs" for c in rep_cols] + [c + "_median" for c in rep_cols]
     with open(out_path, "w") as f:
         f.write("\t".join(cols) + "\n")
         for label, (lab, kname, m) in t.items():
@@ -110,10 +112,14 @@ def main():
             row = [name, lab[1], lab[2], str(reg_of(kname, regtab))]
             for c, metric in COLS:
                 row.append(m.get(metric, ""))
+            meds = []
             for c in rep_cols if reps else []:
                 metric = dict(COLS)[c]
                 vals = [m.get(metric, "")] + [r[label][2].get(metric, "") for r in reps if label in r]
                 row.append(",".join(vals))
+                nums = sorted(float(v) for v in vals if v)
+                meds.append(f"{nums[len(nums) // 2]:g}" if nums else "")
+            row += meds
             f.write("\t".join(row) + "\n")
 
 
