@@ -38,9 +38,13 @@ mod race;
 pub mod smoke;
 mod svg;
 mod table;
+pub mod time_report;
+mod timed;
 
 pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
+pub use timed::TimingOptions;
+pub use warpsim_timing::{Gpu, Timing};
 
 /// How to run a program.
 #[derive(Clone, Debug)]
@@ -53,6 +57,8 @@ pub struct RunOptions {
     pub verify: bool,
     /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
     pub racecheck: bool,
+    /// The timing model (`None`: `--no-timing`).
+    pub timing: Option<TimingOptions>,
 }
 
 impl Default for RunOptions {
@@ -62,6 +68,7 @@ impl Default for RunOptions {
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
             racecheck: false,
+            timing: Some(TimingOptions::default()),
         }
     }
 }
@@ -171,6 +178,25 @@ pub struct InstReport {
     /// bank: which banks its lanes hit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<SampleReport>,
+    /// With timing: warp-cycles its warps spent waiting to issue it (and issuing it:
+    /// `selected`), by Nsight's stall reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalls: Option<StallCycles>,
+}
+
+/// Warp-cycles by Nsight stall reason, serialized as an object in Nsight's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StallCycles(pub [u64; warpsim_timing::N_REASONS]);
+
+impl Serialize for StallCycles {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            warpsim_timing::REASONS
+                .iter()
+                .zip(self.0)
+                .map(|(r, v)| (r.name(), v)),
+        )
+    }
 }
 
 /// One execution of a shared-memory instruction, bank by bank.
@@ -246,7 +272,9 @@ pub struct Report {
     pub geometry: Geometry,
     /// Shared-memory counters.
     pub shared: SharedTotals,
-    /// Cycles that bank conflicts add: `ld_bank_conflicts + st_bank_conflicts`.
+    /// Modelled warp-cycles stalled on the shared-memory pipe: `mio_throttle` plus
+    /// `short_scoreboard` (waiting for shared loads), summed over all warps (0 without
+    /// timing). The conflict counts are in `shared`.
     pub stall_cycles: u64,
     /// One entry per memory instruction that executed, in program order.
     pub per_instruction: Vec<InstReport>,
@@ -260,6 +288,11 @@ pub struct Report {
     /// Shared-memory races, one per kind and pair of instructions (null without
     /// `--racecheck`).
     pub races: Option<Vec<RaceReport>>,
+    /// The timing model's estimate (null with `--no-timing`).
+    pub timing: Option<Timing>,
+    /// With timing: the source lines warps waited at longest (the table shows them).
+    #[serde(skip)]
+    pub line_stalls: Vec<time_report::LineStalls>,
     /// Speed of the emulator.
     pub emulator: Emulator,
 }
@@ -365,36 +398,13 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
 
     // The grid.
     let t_run = Instant::now();
-    let lowest = AtomicU64::new(u64::MAX);
-    let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
-    let (stats, fault) = (0..blocks)
-        .into_par_iter()
-        .fold(empty, |(mut st, mut fault), b| {
-            // Blocks above a known fault need not run: only the lowest fault is reported.
-            if b > lowest.load(Relaxed) {
-                return (st, fault);
-            }
-            let ctaid = [
-                (b % gx) as u32,
-                ((b / gx) % gy) as u32,
-                (b / (gx * gy)) as u32,
-            ];
-            if let Err(f) = exec::run_block(prog, &cfg, ctaid, &global, &mut st) {
-                lowest.fetch_min(b, Relaxed);
-                if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
-                    fault = Some((b, f));
-                }
-            }
-            (st, fault)
-        })
-        .reduce(empty, |(mut a, fa), (b, fb)| {
-            a.merge(&b);
-            let f = match (fa, fb) {
-                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-                (x, y) => x.or(y),
-            };
-            (a, f)
-        });
+    let (stats, fault, timing) = match &opts.timing {
+        Some(topt) => timed::grid(prog, &cfg, &global, blocks, topt)?,
+        None => {
+            let (st, f) = grid(prog, &cfg, &global, blocks);
+            (st, f, None)
+        }
+    };
     let seconds = t_run.elapsed().as_secs_f64();
     if let Some((_, f)) = fault {
         return Err(f.into_diag(prog));
@@ -441,11 +451,54 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             init_seconds,
             verify_seconds,
         },
+        timing,
     );
     if opts.racecheck {
         report.races = Some(race::reports(prog, &stats.races));
     }
     Ok(report)
+}
+
+/// Runs blocks `0..blocks` in parallel without the timing model: the statistics and the
+/// lowest faulting block's fault.
+fn grid(
+    prog: &Program,
+    cfg: &Config,
+    global: &Global,
+    blocks: u64,
+) -> (Stats, Option<(u64, exec::Fault)>) {
+    let [gx, gy, _] = prog.grid.map(|d| d as u64);
+    let geom = cfg.geometry;
+    let lowest = AtomicU64::new(u64::MAX);
+    let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
+    (0..blocks)
+        .into_par_iter()
+        .fold(empty, |(mut st, mut fault), b| {
+            // Blocks above a known fault need not run: only the lowest fault is reported.
+            if b > lowest.load(Relaxed) {
+                return (st, fault);
+            }
+            let ctaid = [
+                (b % gx) as u32,
+                ((b / gx) % gy) as u32,
+                (b / (gx * gy)) as u32,
+            ];
+            if let Err(f) = exec::run_block(prog, cfg, ctaid, global, &mut st) {
+                lowest.fetch_min(b, Relaxed);
+                if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
+                    fault = Some((b, f));
+                }
+            }
+            (st, fault)
+        })
+        .reduce(empty, |(mut a, fa), (b, fb)| {
+            a.merge(&b);
+            let f = match (fa, fb) {
+                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+                (x, y) => x.or(y),
+            };
+            (a, f)
+        })
 }
 
 /// The words each bank served for instruction `pc` ([`Stats::per_pc_bank`]).
@@ -456,6 +509,7 @@ fn inst_banks(stats: &Stats, pc: usize, banks: usize) -> Option<Vec<u64>> {
         .map(<[u64]>::to_vec)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
     prog: &Program,
     geom: Geometry,
@@ -464,6 +518,7 @@ fn build(
     verified: Option<bool>,
     verification: Vec<Verdict>,
     emulator: Emulator,
+    timing: Option<Timing>,
 ) -> Report {
     let mut shared = SharedTotals::default();
     let mut per_instruction = Vec::new();
@@ -535,6 +590,10 @@ fn build(
                 .get(pc)
                 .and_then(|s| s.as_deref())
                 .and_then(|s| sample_report(&geom, s)),
+            stalls: timing
+                .as_ref()
+                .and_then(|t| t.detail.per_pc.get(pc))
+                .map(|c| StallCycles(*c)),
         });
     }
     Report {
@@ -549,13 +608,18 @@ fn build(
             shared_bytes: prog.shared_bytes,
         },
         geometry: geom,
-        stall_cycles: shared.bank_conflicts(),
+        stall_cycles: timing.as_ref().map_or(0, |t| t.detail.shared_stall_cycles),
         shared,
         per_instruction,
         per_bank: stats.per_bank.clone(),
         verified,
         verification,
         races: None,
+        line_stalls: timing
+            .as_ref()
+            .map(|t| time_report::line_stalls(prog, t, 8))
+            .unwrap_or_default(),
+        timing,
         emulator,
     }
 }

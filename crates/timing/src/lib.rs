@@ -101,6 +101,8 @@ pub struct Detail {
     pub sm_active: Vec<u64>,
     /// The timeline of one SM, if asked for.
     pub timeline: Vec<Span>,
+    /// Registers per thread the residency was computed with (set by the caller).
+    pub regs_per_thread: u32,
 }
 
 /// The two simulations (as run, and conflict-free) over one stream of block traces.
@@ -204,6 +206,7 @@ fn timing(gpu: &Gpu, o: Outcome, ideal: &Outcome) -> Timing {
             ideal_elapsed_cycles: ideal_elapsed,
             sm_active: o.sm_active,
             timeline: o.timeline,
+            regs_per_thread: 0,
         },
     }
 }

@@ -271,3 +271,19 @@ impl<'a> Recorder<'a> {
         std::mem::take(&mut self.block)
     }
 }
+
+impl warpsim_interp::exec::Hook for Recorder<'_> {
+    const ON: bool = true;
+    #[inline]
+    fn inst(&mut self, w: usize, pc: usize) {
+        Recorder::inst(self, w, pc);
+    }
+    #[inline]
+    fn shared(&mut self, w: usize, wavefronts: u32, ideal: u32) {
+        Recorder::shared(self, w, wavefronts, ideal);
+    }
+    #[inline]
+    fn global(&mut self, w: usize, buffer: u16, index: &[u32; 32], bytes: u32, active: u32) {
+        Recorder::global(self, w, buffer, index, bytes, active);
+    }
+}

@@ -3,6 +3,7 @@
 
 use super::api::{Config, Global, PcStats, Sample, Stats};
 use super::fault::{self, Fault};
+use super::hook::Hook;
 use super::lanes::per_lane;
 use super::warp::run_warp;
 use super::{verify, Lanes, FULL, SPARE_WORDS};
@@ -113,7 +114,20 @@ pub fn run_block(
     global: &Global,
     stats: &mut Stats,
 ) -> Result<(), Fault> {
-    run_reusing(prog, cfg, ctaid, global, stats)
+    run_reusing(prog, cfg, ctaid, global, stats, &mut ())
+}
+
+/// [`run_block`], telling `hook` every instruction each warp issues (a timing model's input).
+/// Results are the same as without it.
+pub fn run_block_with<H: Hook>(
+    prog: &Program,
+    cfg: &Config,
+    ctaid: [u32; 3],
+    global: &Global,
+    stats: &mut Stats,
+    hook: &mut H,
+) -> Result<(), Fault> {
+    run_reusing(prog, cfg, ctaid, global, stats, hook)
 }
 
 /// What a block needs besides the program: kept between the blocks that one thread runs, so
@@ -139,29 +153,39 @@ thread_local! {
 }
 
 /// [`run_block`] with this thread's [`Scratch`].
-fn run_reusing(
+fn run_reusing<H: Hook>(
     prog: &Program,
     cfg: &Config,
     ctaid: [u32; 3],
     global: &Global,
     stats: &mut Stats,
+    hook: &mut H,
 ) -> Result<(), Fault> {
     SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut sc) => run(prog, cfg, ctaid, global, stats, &mut sc),
+        Ok(mut sc) => run(prog, cfg, ctaid, global, stats, &mut sc, hook),
         // (Only if a block ran inside a block: not done, but not worth a panic either.)
-        Err(_) => run(prog, cfg, ctaid, global, stats, &mut Scratch::default()),
+        Err(_) => run(
+            prog,
+            cfg,
+            ctaid,
+            global,
+            stats,
+            &mut Scratch::default(),
+            hook,
+        ),
     })
 }
 
 /// [`run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
 /// `regs[w * max(nregs, 1)..][..nregs]`).
-pub(super) fn run(
+pub(super) fn run<H: Hook>(
     prog: &Program,
     cfg: &Config,
     ctaid: [u32; 3],
     global: &Global,
     stats: &mut Stats,
     sc: &mut Scratch,
+    hook: &mut H,
 ) -> Result<(), Fault> {
     verify::check(prog, cfg, ctaid, global)?;
     let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
@@ -258,7 +282,7 @@ pub(super) fn run(
             if warp.state == State::Ready {
                 let r = &mut regs[w * stride..w * stride + nregs];
                 let f = &mut frames[w * depth..(w + 1) * depth];
-                run_warp(&mut cx, w, warp, r, f)?;
+                run_warp(&mut cx, w, warp, r, f, hook)?;
             }
         }
         let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();

@@ -25,6 +25,8 @@
 //! * `warp`: the warp loop — one `match` per warp instruction, each arm one call to a handler
 //!   in `arith` (computing instructions), `flow` (control flow and reconvergence) or `memory`
 //!   (loads and stores, with the bank model).
+//! * `hook`: [`Hook`], what a timing model is told about each issued instruction
+//!   ([`run_block_with`]); `()` is no hook, compiled away.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
 
 use warpsim_smem::WARP;
@@ -35,6 +37,7 @@ mod block;
 mod fault;
 mod flow;
 mod gather;
+mod hook;
 mod lanes;
 mod memory;
 mod verify;
@@ -44,8 +47,9 @@ mod warp;
 mod tests;
 
 pub use api::{Config, Global, PcStats, Sample, Stats};
-pub use block::run_block;
+pub use block::{run_block, run_block_with};
 pub use fault::Fault;
+pub use hook::Hook;
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];

@@ -6,8 +6,9 @@ use super::api::PcStats;
 use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
+use super::hook::Hook;
 use super::{flow, memory, Lanes};
-use crate::ir::Inst;
+use crate::ir::{Inst, Space};
 
 /// Where a running warp is: the loop's copy of the warp's control state, and the block's
 /// counters. The handlers read and move it.
@@ -33,19 +34,20 @@ pub(super) struct At {
 /// The interpreter is compiled twice: for baseline x86-64 and, chosen at run time on CPUs
 /// that have them, with AVX2 and FMA (its 32-lane loops take half the instructions). Both
 /// compute exactly the same results (FMA rounds once either way; see [`arith::fma_f32`]).
-pub(super) fn run_warp(
+pub(super) fn run_warp<H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     #[cfg(target_arch = "x86_64")]
     if has_v3() {
         // SAFETY: the CPU has every feature that `run_warp_v3` enables (checked just above).
-        return unsafe { run_warp_v3(cx, w, warp, r, frames) };
+        return unsafe { run_warp_v3(cx, w, warp, r, frames, hook) };
     }
-    run_warp_in::<false>(cx, w, warp, r, frames)
+    run_warp_in::<false, H>(cx, w, warp, r, frames, hook)
 }
 
 /// Whether the CPU has what [`run_warp_v3`] is compiled for (std caches the answer).
@@ -67,24 +69,26 @@ fn has_v3() -> bool {
 /// [`run_warp_in`] compiled for x86-64-v3 (AVX2, FMA, BMI, POPCNT, LZCNT).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt,lzcnt")]
-fn run_warp_v3(
+fn run_warp_v3<H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
-    run_warp_in::<true>(cx, w, warp, r, frames)
+    run_warp_in::<true, H>(cx, w, warp, r, frames, hook)
 }
 /// [`run_warp`]; `V3`: the code is compiled for x86-64-v3 (so `mul_add` is one FMA
 /// instruction, and AVX2 gathers are there), in [`run_warp_v3`].
 #[inline(always)]
-fn run_warp_in<const V3: bool>(
+fn run_warp_in<const V3: bool, H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     // The per-pc counters, out of `cx` while the warp runs.
     let per_pc = std::mem::take(&mut cx.per_pc);
@@ -97,7 +101,7 @@ fn run_warp_in<const V3: bool>(
         steps: cx.steps,
         lanes: cx.lanes,
     };
-    let result = warp_loop::<V3>(cx, &mut at, warp, r, frames, per_pc);
+    let result = warp_loop::<V3, H>(cx, &mut at, warp, r, frames, per_pc, hook);
     warp.pc = at.next;
     warp.active = at.active;
     warp.sp = at.sp;
@@ -112,13 +116,14 @@ fn run_warp_in<const V3: bool>(
 /// `per_pc` is as long as the code (the executor made it so), so that indexing it by a valid
 /// pc needs no check.
 #[inline(always)]
-fn warp_loop<const V3: bool>(
+fn warp_loop<const V3: bool, H: Hook>(
     cx: &mut Ctx,
     at: &mut At,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
     per_pc: &mut [PcStats],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     let ncode = cx.prog.code.len().min(per_pc.len());
     let code = &cx.prog.code[..ncode];
@@ -144,6 +149,10 @@ fn warp_loop<const V3: bool>(
         ps.lanes += n;
         at.steps += 1;
         at.lanes += n;
+        if H::ON {
+            // The one place where each issued instruction is known: the timing model's input.
+            hook.inst(at.w, pc);
+        }
 
         use Inst::*;
         match inst {
@@ -232,6 +241,24 @@ fn warp_loop<const V3: bool>(
 
             Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 
+            Load(m) | Store(m) if H::ON => {
+                if m.space == Space::Global {
+                    let bytes = cx
+                        .prog
+                        .buffers
+                        .get(m.array as usize)
+                        .map_or(4, |b| b.elem.bytes());
+                    if let Some(idx) = r.get(m.idx[0].0 as usize) {
+                        hook.global(at.w, m.array, idx, bytes * m.vec as u32, at.active);
+                    }
+                }
+                let (w0, c0) = (ps.wavefronts, ps.conflicts);
+                memory::load_store::<V3>(cx, at, &code[pc], r, ps)?;
+                if m.space == Space::Shared {
+                    let (w, c) = ((ps.wavefronts - w0) as u32, (ps.conflicts - c0) as u32);
+                    hook.shared(at.w, w, w - c);
+                }
+            }
             Load(_) | Store(_) => memory::load_store::<V3>(cx, at, &code[pc], r, ps)?,
 
             If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,

@@ -55,7 +55,7 @@ fn both_builds_and_scratch_reuse_agree() {
                     run_block(&p, &cfg, ctaid, &global, &mut stats).unwrap();
                 } else {
                     let mut sc = Scratch::default();
-                    run(&p, &cfg, ctaid, &global, &mut stats, &mut sc).unwrap();
+                    run(&p, &cfg, ctaid, &global, &mut stats, &mut sc, &mut ()).unwrap();
                 }
             }
             BASELINE_ONLY.with(|b| b.set(false));
@@ -158,6 +158,7 @@ impl P {
             nregs: self.nregs,
             init: self.init,
             max_depth: self.max_depth,
+            regs_per_thread: None,
         }
     }
 }
@@ -226,7 +227,7 @@ fn exec_cfg(p: &Program, cfg: Config, ctaid: [u32; 3]) -> Out {
     let global = Global::new(p);
     let mut stats = Stats::new(p, &cfg.geometry);
     let mut sc = Scratch::default();
-    let result = run(p, &cfg, ctaid, &global, &mut stats, &mut sc);
+    let result = run(p, &cfg, ctaid, &global, &mut stats, &mut sc, &mut ());
     Out {
         result,
         regs: sc.regs,
