@@ -10,4 +10,5 @@ mod kernels;
 mod limits;
 mod racecheck;
 mod run;
+mod timing;
 mod util;

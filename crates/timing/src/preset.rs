@@ -32,6 +32,10 @@ pub struct Gpu {
     pub bank_bytes: u32,
     /// The shared-memory pipe.
     pub shared: SharedPipe,
+    /// The memory-instruction queue.
+    pub memory_queue: MemoryQueue,
+    /// Issue rates of the arithmetic pipes.
+    pub issue: IssueRate,
     /// Fixed latencies by instruction class.
     pub latency: Latency,
     /// Global memory.
@@ -62,31 +66,58 @@ pub struct Residency {
     pub shared_per_block: u32,
 }
 
-/// The shared-memory (MIO) pipe of an SM.
+/// The shared-memory pipe of an SM.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SharedPipe {
-    /// Wavefronts it serves per cycle (all warps of the SM together).
-    pub wavefronts_per_cycle: u32,
-    /// A lone load of N wavefronts returns `latency_base + latency_per_wavefront * N` cycles
-    /// after it enters the pipe.
+    /// Instructions it serves at once (all warps of the SM share them).
+    pub servers: u32,
+    /// Cycles one instruction spends per wavefront (the SM serves `servers /
+    /// cycles_per_wavefront` wavefronts a cycle).
+    pub cycles_per_wavefront: u32,
+    /// A load's result is ready this many cycles after its wavefronts are served (a lone load
+    /// of N wavefronts: `cycles_per_wavefront * N + latency_base`).
     pub latency_base: u32,
-    /// See `latency_base`.
-    pub latency_per_wavefront: u32,
-    /// Shared instructions one sub-partition may have waiting for the pipe; a warp whose next
-    /// instruction is a shared access stalls (`mio_throttle`) while its queue is full.
-    pub queue_depth: u32,
+}
+
+/// The SM's queue of memory instructions (shared and global, loads and stores, in order).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryQueue {
+    /// Instructions each sub-partition may have waiting.
+    pub per_sub_partition: u32,
+    /// Further instructions the SM-wide stage holds, from any sub-partition. A warp whose
+    /// next memory instruction finds both full stalls (`mio_throttle` for shared,
+    /// `lg_throttle` for global).
+    pub shared_stage: u32,
+    /// A sub-partition sends at most one memory instruction every this many cycles.
+    pub issue_interval: u32,
+}
+
+/// Cycles between two instructions of one kind from one sub-partition (the pipe's rate); a
+/// warp whose next instruction finds its pipe busy stalls (`math_pipe_throttle`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssueRate {
+    /// Integer arithmetic, moves, compares, selects, branches.
+    pub int: u32,
+    /// f32 arithmetic.
+    pub fp32: u32,
+    /// f64 arithmetic.
+    pub fp64: u32,
+    /// Division, remainder, square root, conversions.
+    pub slow: u32,
 }
 
 /// Cycles from an instruction's issue until a dependent instruction may issue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
-    /// Integer and f32 arithmetic, moves, conversions.
+    /// Integer and f32 arithmetic, moves.
     pub alu: u32,
     /// f64 arithmetic.
     pub fp64: u32,
-    /// Division, remainder and square root (a sequence of instructions on the GPU).
+    /// Division, remainder, square root, conversions.
     pub slow: u32,
     /// Branches (ifs, loop tests): the warp issues again this many cycles later.
     pub branch: u32,
@@ -98,7 +129,9 @@ pub struct Latency {
 pub struct GlobalMem {
     /// Accesses are split into sectors of this many bytes (coalescing).
     pub sector_bytes: u32,
-    /// Load latency of an L1 hit.
+    /// The SM's global path moves whole lines of this many bytes.
+    pub line_bytes: u32,
+    /// Load latency of an L1 hit (not used yet: global loads are not kept in L1).
     pub l1_hit: u32,
     /// Load latency of an L2 hit.
     pub l2_hit: u32,
@@ -106,8 +139,15 @@ pub struct GlobalMem {
     pub dram: u32,
     /// DRAM bandwidth of the whole GPU, bytes per cycle, shared by reads and write-backs.
     pub dram_bytes_per_cycle: f64,
-    /// Sectors an SM's L1 keeps for global loads (direct-mapped); 0 = no L1 for global data.
-    pub l1_lines: u32,
+    /// DRAM reads one SM can have served per cycle.
+    pub sm_read_bytes_per_cycle: f64,
+    /// Cycles the SM's global path spends per line of a load.
+    pub load_cycles_per_line: u32,
+    /// Cycles the SM's global path spends per line of a store.
+    pub store_cycles_per_line: u32,
+    /// Cycles after a store leaves the SM until it is acknowledged (an exited warp waits:
+    /// `drain`).
+    pub store_ack: u32,
 }
 
 /// Barrier cost.
@@ -126,10 +166,13 @@ pub struct Barrier {
 pub struct LaunchCost {
     /// Cycles the kernel takes beyond its busiest SM (launch, teardown).
     pub overhead_cycles: u32,
-    /// The dispatcher starts one block every this many cycles (fractional).
+    /// Cycles between two blocks starting on one SM.
+    pub block_interval: u32,
+    /// Cycles after a block ends before its SM takes another.
+    pub refill_cycles: u32,
+    /// Blocks sent into freed slots leave the dispatcher at most one every this many
+    /// cycles, for the whole GPU (the first wave starts on all SMs at once).
     pub dispatch_cycles_per_block: f64,
-    /// Cycles from a block's dispatch until its warps can issue.
-    pub block_start_cycles: u32,
     /// Extra cycles before the first block on an SM can issue (a cold instruction cache).
     pub icache_cold_cycles: u32,
 }
@@ -195,11 +238,22 @@ impl Gpu {
                 "residency.registers",
             ),
             (
-                self.shared.wavefronts_per_cycle == 0,
-                "shared.wavefronts_per_cycle",
+                self.shared.servers == 0 || self.shared.cycles_per_wavefront == 0,
+                "shared",
             ),
-            (self.shared.queue_depth == 0, "shared.queue_depth"),
-            (self.global.sector_bytes == 0, "global.sector_bytes"),
+            (
+                self.memory_queue.per_sub_partition == 0,
+                "memory_queue.per_sub_partition",
+            ),
+            (
+                self.global.sector_bytes == 0 || self.global.line_bytes == 0,
+                "global.sector_bytes",
+            ),
+            (
+                self.global.sm_read_bytes_per_cycle.is_nan()
+                    || self.global.sm_read_bytes_per_cycle <= 0.0,
+                "global.sm_read_bytes_per_cycle",
+            ),
             (
                 self.global.dram_bytes_per_cycle.is_nan()
                     || self.global.dram_bytes_per_cycle <= 0.0,

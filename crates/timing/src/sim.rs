@@ -88,7 +88,10 @@ struct Warp {
     trace: Arc<BlockTrace>,
     wi: u32,
     cur: u32,
-    sec: u32,
+    /// Instructions after `cur` already issued (hoisted loads), bit `i` = `cur + i`.
+    ahead: u64,
+    /// Which instruction it issues next: `cur + pick`.
+    pick: u32,
     pc: u32,
     ready: u64,
     reason: Reason,
@@ -101,11 +104,27 @@ struct Warp {
 }
 
 impl Warp {
-    fn ev(&self) -> Option<Ev> {
+    /// The event `i` places after the next one in program order.
+    fn ev_at(&self, i: u32) -> Option<Ev> {
         self.trace.warps[self.wi as usize]
             .ev
-            .get(self.cur as usize)
+            .get(self.cur as usize + i as usize)
             .copied()
+    }
+
+    /// The instruction it will issue next (the next in program order, or a load hoisted).
+    fn ev(&self) -> Option<Ev> {
+        self.ev_at(self.pick)
+    }
+
+    /// Marks the picked instruction issued and moves past what has been.
+    fn advance(&mut self) {
+        self.ahead |= 1 << self.pick;
+        while self.ahead & 1 != 0 {
+            self.ahead >>= 1;
+            self.cur += 1;
+        }
+        self.pick = 0;
     }
 }
 
@@ -124,9 +143,32 @@ struct Blk {
 struct Sp {
     warps: Vec<u32>,
     last: u32,
-    /// Start cycles of the shared instructions waiting for the pipe, in order.
-    mio: VecDeque<u64>,
+    /// Departure cycles of its memory instructions still in the SM's queue, in order.
+    memq: VecDeque<u64>,
+    /// The first cycle it may send another memory instruction.
+    mem_ok: u64,
+    /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
+    pipe_ok: [u64; 4],
     next: u64,
+}
+
+/// The arithmetic pipes of a sub-partition.
+#[derive(Clone, Copy)]
+enum Pipe {
+    Int = 0,
+    Fp32 = 1,
+    Fp64 = 2,
+    Slow = 3,
+}
+
+fn pipe_of(c: Class) -> Option<Pipe> {
+    match c {
+        Class::Int | Class::Branch => Some(Pipe::Int),
+        Class::Fp32 => Some(Pipe::Fp32),
+        Class::Fp64 => Some(Pipe::Fp64),
+        Class::Slow => Some(Pipe::Slow),
+        _ => None,
+    }
 }
 
 struct Sm {
@@ -139,7 +181,18 @@ struct Sm {
     used_regs: u64,
     used_smem: u64,
     sp: Vec<Sp>,
-    pipe_free: u64,
+    /// When each shared-pipe server is free.
+    servers: Vec<u64>,
+    /// Departure of the last memory instruction (the queue is in order).
+    mem_last: u64,
+    /// When the global path is free.
+    gpath_free: u64,
+    /// This SM's DRAM read cursor.
+    read_free: f64,
+    /// The first cycle it takes another block.
+    next_accept: u64,
+    /// A block has left: the next one goes into a freed slot.
+    refilling: bool,
     icache_ready: Option<u64>,
     active_from: u64,
     next: u64,
@@ -151,7 +204,8 @@ struct Cx<'a> {
     gpu: &'a Gpu,
     code: &'a [StaticInst],
     ideal: bool,
-    dram_free: f64,
+    /// SMs that hold a block now.
+    busy_sms: u32,
     l2: Vec<Vec<u64>>,
     out: Outcome,
     timeline_sm: Option<u32>,
@@ -230,7 +284,12 @@ impl<'a> Sim<'a> {
                         ..Sp::default()
                     })
                     .collect(),
-                pipe_free: 0,
+                servers: vec![0; gpu.shared.servers as usize],
+                mem_last: 0,
+                gpath_free: 0,
+                read_free: 0.0,
+                next_accept: 0,
+                refilling: false,
                 icache_ready: None,
                 active_from: 0,
                 next: NEVER,
@@ -243,7 +302,7 @@ impl<'a> Sim<'a> {
                 gpu,
                 code,
                 ideal,
-                dram_free: 0.0,
+                busy_sms: 0,
                 l2,
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],
@@ -330,28 +389,55 @@ impl<'a> Sim<'a> {
             && sm.used_smem + self.block_smem <= r.shared_bytes as u64
     }
 
-    /// Dispatches blocks at cycle `t` while the dispatcher's rate and the SMs' room allow.
+    /// Dispatches blocks at cycle `t`: to each SM (in breadth-first order) that has room and
+    /// takes blocks now, one block.
     fn dispatch(&mut self, t: u64) {
         let n = self.sms.len();
-        let Some(sm) = (0..n)
-            .map(|k| (self.rr + k) % n)
-            .find(|&s| self.fits(&self.sms[s]))
-        else {
+        let mut soonest = NEVER;
+        for k in 0..n {
+            let sm = (self.rr + k) % n;
+            if self.pending.is_empty() || self.next_dispatch > t as f64 {
+                return;
+            }
+            if !self.fits(&self.sms[sm]) {
+                continue;
+            }
+            let at = self.sms[sm].next_accept;
+            if at > t {
+                soonest = soonest.min(at);
+                continue;
+            }
+            let Some(trace) = self.pending.pop_front() else {
+                return;
+            };
+            let id = self.next_block;
+            self.next_block += 1;
+            let refill = self.sms[sm].refilling;
+            self.place(sm, id, trace, t);
+            if refill {
+                // Blocks into freed slots leave the dispatcher one at a time.
+                self.next_dispatch =
+                    self.next_dispatch.max(t as f64) + self.cx.gpu.launch.dispatch_cycles_per_block;
+            }
+            let s = &self.sms[sm];
+            if s.next != NEVER {
+                self.heap.push(Reverse((s.next, sm as u32)));
+            }
+            if self.next_block >= self.launch.blocks {
+                return;
+            }
+        }
+        self.rr = 0;
+        for sm in &self.sms {
+            if self.fits(sm) {
+                soonest = soonest.min(sm.next_accept.max(t + 1));
+            }
+        }
+        if soonest == NEVER {
+            // No SM has room: wait for a block to leave.
             self.blocked = true;
-            return;
-        };
-        let Some(trace) = self.pending.pop_front() else {
-            return;
-        };
-        let id = self.next_block;
-        self.next_block += 1;
-        self.rr = (sm + 1) % n;
-        self.next_dispatch =
-            self.next_dispatch.max(t as f64) + self.cx.gpu.launch.dispatch_cycles_per_block;
-        self.place(sm, id, trace, t);
-        let s = &self.sms[sm];
-        if s.next != NEVER {
-            self.heap.push(Reverse((s.next, sm as u32)));
+        } else {
+            self.next_dispatch = self.next_dispatch.max(soonest as f64);
         }
     }
 
@@ -361,7 +447,9 @@ impl<'a> Sim<'a> {
         let sm = &mut self.sms[smi];
         if sm.used_blocks == 0 {
             sm.active_from = t;
+            self.cx.busy_sms += 1;
         }
+        sm.next_accept = t + gpu.launch.block_interval as u64;
         sm.used_blocks += 1;
         sm.used_warps += self.nwarps;
         sm.used_threads += self.launch.threads;
@@ -370,7 +458,7 @@ impl<'a> Sim<'a> {
         let icache = *sm
             .icache_ready
             .get_or_insert(t + gpu.launch.icache_cold_cycles as u64);
-        let start = (t + gpu.launch.block_start_cycles as u64).max(icache);
+        let start = t.max(icache);
         let bslot = match sm.blocks.iter().position(Option::is_none) {
             Some(b) => b,
             None => {
@@ -395,7 +483,8 @@ impl<'a> Sim<'a> {
                         trace: trace.clone(),
                         wi: 0,
                         cur: 0,
-                        sec: 0,
+                        ahead: 0,
+                        pick: 0,
                         pc: 0,
                         ready: NEVER,
                         reason: Reason::NoInstruction,
@@ -415,7 +504,8 @@ impl<'a> Sim<'a> {
             w.trace = trace.clone();
             w.wi = wi;
             w.cur = 0;
-            w.sec = 0;
+            w.ahead = 0;
+            w.pick = 0;
             w.ready = start;
             w.reason = Reason::NoInstruction;
             w.since = t;
@@ -482,13 +572,23 @@ fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
 /// a block left the SM.
 fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     let mut freed = false;
-    let depth = cx.gpu.shared.queue_depth as usize;
+    let q = &cx.gpu.memory_queue;
+    let own = q.per_sub_partition as usize;
+    // The memory queue: what has left it by now, and how full the SM-wide stage is.
+    let mut overflow = 0usize;
+    let mut next_departure = NEVER;
+    for sp in &mut sm.sp {
+        while sp.memq.front().is_some_and(|&d| d <= t) {
+            sp.memq.pop_front();
+        }
+        overflow += sp.memq.len().saturating_sub(own);
+        if let Some(&d) = sp.memq.front() {
+            next_departure = next_departure.min(d);
+        }
+    }
     for p in 0..sm.sp.len() {
         if sm.sp[p].next > t {
             continue;
-        }
-        while sm.sp[p].mio.front().is_some_and(|&s| s <= t) {
-            sm.sp[p].mio.pop_front();
         }
         let list = std::mem::take(&mut sm.sp[p].warps);
         let mut elig = [0u32; 64];
@@ -512,11 +612,33 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                 w.state = St::Exited;
                 continue;
             };
-            let class = cx.code.get(ev.pc as usize).map_or(Class::Alu, |c| c.class);
-            if matches!(class, Class::SharedLd | Class::SharedSt) && sm.sp[p].mio.len() >= depth {
-                let until = sm.sp[p].mio[sm.sp[p].mio.len() - depth];
-                switch(cx, smi, s, w, t, Reason::MioThrottle);
-                w.ready = until;
+            let class = cx.code.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
+            let sp = &sm.sp[p];
+            let (hold, until) = match class {
+                Class::SharedLd | Class::SharedSt | Class::GlobalLd | Class::GlobalSt => {
+                    let throttle = if matches!(class, Class::SharedLd | Class::SharedSt) {
+                        Reason::MioThrottle
+                    } else {
+                        Reason::LgThrottle
+                    };
+                    if sp.memq.len() >= own && overflow >= q.shared_stage as usize {
+                        (Some(throttle), next_departure)
+                    } else if sp.mem_ok > t {
+                        (Some(Reason::DispatchStall), sp.mem_ok)
+                    } else {
+                        (None, 0)
+                    }
+                }
+                c => match pipe_of(c) {
+                    Some(k) if sp.pipe_ok[k as usize] > t => {
+                        (Some(Reason::MathPipeThrottle), sp.pipe_ok[k as usize])
+                    }
+                    _ => (None, 0),
+                },
+            };
+            if let Some(reason) = hold {
+                switch(cx, smi, s, w, t, reason);
+                w.ready = until.max(t + 1);
                 continue;
             }
             if ne < elig.len() {
@@ -582,7 +704,10 @@ fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
     sm.used_threads -= threads;
     sm.used_regs -= cx.block_regs;
     sm.used_smem -= cx.block_smem;
+    sm.refilling = true;
+    sm.next_accept = sm.next_accept.max(t + cx.gpu.launch.refill_cycles as u64);
     if sm.used_blocks == 0 {
+        cx.busy_sms -= 1;
         let d = t - sm.active_from;
         cx.out.sm_active[smi as usize] += d;
     }
@@ -616,41 +741,77 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             }
         }
     };
+    let lat = &gpu.latency;
+    if let Some(k) = pipe_of(si.class) {
+        let rate = &gpu.issue;
+        let every = [rate.int, rate.fp32, rate.fp64, rate.slow][k as usize] as u64;
+        sm.sp[p].pipe_ok[k as usize] = t + every.max(1);
+    }
     match si.class {
-        Class::Alu | Class::Free => write(w, t + gpu.latency.alu as u64, Reason::Wait),
-        Class::Fp64 => write(w, t + gpu.latency.fp64 as u64, Reason::Wait),
-        Class::Slow => write(w, t + gpu.latency.slow as u64, Reason::Wait),
+        Class::Int | Class::Fp32 | Class::Free => write(w, t + lat.alu as u64, Reason::Wait),
+        Class::Fp64 => write(w, t + lat.fp64 as u64, Reason::Wait),
+        Class::Slow => write(w, t + lat.slow as u64, Reason::Wait),
         Class::Branch => {
-            write(w, t + gpu.latency.alu as u64, Reason::Wait);
-            min_next = t + gpu.latency.branch.max(1) as u64;
+            write(w, t + lat.alu as u64, Reason::Wait);
+            min_next = t + lat.branch.max(1) as u64;
             min_reason = Reason::BranchResolving;
         }
         Class::SharedLd | Class::SharedSt => {
             let n = if cx.ideal { ev.b } else { ev.a } as u64;
-            let per = gpu.shared.wavefronts_per_cycle as u64;
-            let busy = n.div_ceil(per);
-            let start = t.max(sm.pipe_free);
-            sm.pipe_free = start + busy;
-            cx.out.pipe_busy += busy;
-            if start > t {
-                sm.sp[p].mio.push_back(start);
-            }
+            let busy = n * gpu.shared.cycles_per_wavefront as u64;
+            // In order: it leaves the queue after the one before it, on the first free server.
+            let (k, &free) = sm
+                .servers
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &f)| (f, i))
+                .expect("at least one server");
+            let d = t.max(sm.mem_last).max(free);
+            sm.servers[k] = d + busy;
+            sm.mem_last = d;
+            sm.sp[p].memq.push_back(d);
+            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
+            cx.out.pipe_busy += n;
             if si.class == Class::SharedLd {
-                let lat =
-                    gpu.shared.latency_base as u64 + gpu.shared.latency_per_wavefront as u64 * n;
-                write(w, start + lat, Reason::ShortScoreboard);
+                write(
+                    w,
+                    d + busy + gpu.shared.latency_base as u64,
+                    Reason::ShortScoreboard,
+                );
             }
         }
         Class::GlobalLd | Class::GlobalSt => {
             let store = si.class == Class::GlobalSt;
             let trace = w.trace.clone();
             let secs = &trace.warps[w.wi as usize].sectors;
-            let from = (w.sec as usize).min(secs.len());
+            let from = (ev.s as usize).min(secs.len());
             let to = (from + ev.a as usize).min(secs.len());
-            w.sec = to as u32;
             let g = &gpu.global;
-            let per_sector = g.sector_bytes as f64 / g.dram_bytes_per_cycle;
-            let mut done = t + g.l2_hit as u64;
+            // Lines: sectors in one line are consecutive in the trace when the lanes are.
+            let per_line = (g.line_bytes / g.sector_bytes).max(1) as u64;
+            let mut lines = 0u64;
+            let mut last_line = u64::MAX;
+            for &id in &secs[from..to] {
+                let l = id / per_line;
+                if l != last_line {
+                    lines += 1;
+                    last_line = l;
+                }
+            }
+            let cpl = if store {
+                g.store_cycles_per_line
+            } else {
+                g.load_cycles_per_line
+            } as u64;
+            let d = t.max(sm.mem_last).max(sm.gpath_free);
+            sm.gpath_free = d + lines * cpl;
+            sm.mem_last = d;
+            sm.sp[p].memq.push_back(d);
+            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
+            let share =
+                (g.dram_bytes_per_cycle / cx.busy_sms.max(1) as f64).min(g.sm_read_bytes_per_cycle);
+            let per_sector = g.sector_bytes as f64 / share;
+            let mut done = d + g.l2_hit as u64;
             for &id in &secs[from..to] {
                 let buf = (id >> 48) as usize;
                 let sec = id & ((1 << 48) - 1);
@@ -667,24 +828,24 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
                     }
                     None => true,
                 };
-                if store {
-                    // Written into L2; the write-back takes its share of DRAM bandwidth.
-                    let st = cx.dram_free.max(t as f64);
-                    cx.dram_free = st + per_sector;
-                } else if !seen {
-                    let st = cx.dram_free.max(t as f64);
-                    cx.dram_free = st + per_sector;
-                    done = done.max(st.ceil() as u64 + g.dram as u64);
+                // DRAM is shared fairly: each SM with blocks gets an equal share of its
+                // bandwidth (at most its own read limit), for reads and write-backs alike.
+                if store || !seen {
+                    let st = sm.read_free.max(d as f64);
+                    sm.read_free = st + per_sector;
+                    if !store {
+                        done = done.max(st.ceil() as u64 + g.dram as u64);
+                    }
                 }
             }
             if store {
-                w.acks = w.acks.max(done);
+                w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);
             } else {
                 write(w, done, Reason::LongScoreboard);
             }
         }
         Class::Barrier => {
-            w.cur += 1;
+            w.advance();
             w.state = St::Bar;
             w.ready = NEVER;
             w.reason = Reason::Barrier;
@@ -716,7 +877,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             return;
         }
         Class::Exit => {
-            w.cur += 1;
+            w.advance();
             w.state = St::Exited;
             w.since = t + 1;
             w.reason = Reason::Drain;
@@ -724,14 +885,41 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             return;
         }
     }
-    w.cur += 1;
+    w.advance();
     w.since = t + 1;
     next_inst(cx.code, w, min_next, min_reason);
 }
 
-/// Sets when the warp's next instruction may issue (no earlier than `min_next`, in state
-/// `min_reason` until then) from the registers it reads and writes.
+/// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
+/// `from`, in state `why` until then).
+fn deps(w: &Warp, si: &StaticInst, from: u64, why: Reason) -> (u64, Reason) {
+    let (mut ready, mut reason) = (from, why);
+    // Read-after-write only: the lowered code reuses a register for each trip of a loop where
+    // the GPU's compiler would unroll into fresh ones.
+    for &(r, n) in &si.srcs {
+        for k in r as usize..r as usize + n as usize {
+            if let Some(&(at, kind)) = w.regs.get(k) {
+                if at > ready {
+                    ready = at;
+                    reason = kind;
+                }
+            }
+        }
+    }
+    (ready, reason)
+}
+
+/// How far ahead a load may be hoisted (instructions of the warp's trace).
+const WINDOW: u32 = 24;
+
+/// Sets which instruction the warp issues next and when (no earlier than `min_next`, in
+/// state `min_reason` until then): the next in program order when its registers are ready,
+/// else a later instruction whose operands are ready sooner, as the GPU's compiler schedules
+/// independent work (loads, their address arithmetic) early in an unrolled loop. Nothing is
+/// hoisted past a branch, barrier or exit or past an instruction that writes its operands;
+/// stores are never hoisted, and loads not past a store to their memory space.
 fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reason) {
+    w.pick = 0;
     let Some(ev) = w.ev() else {
         w.state = St::Exited;
         w.reason = Reason::Drain;
@@ -739,22 +927,84 @@ fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reaso
         return;
     };
     w.pc = ev.pc;
-    let mut ready = min_next;
-    let mut reason = min_reason;
-    if let Some(si) = code.get(ev.pc as usize) {
-        // Read-after-write only: the lowered code reuses a register for each trip of a loop
-        // where the GPU's compiler would unroll into fresh ones.
-        for &(r, n) in &si.srcs {
-            for k in r as usize..r as usize + n as usize {
-                if let Some(&(at, kind)) = w.regs.get(k) {
-                    if at > ready {
-                        ready = at;
-                        reason = kind;
-                    }
-                }
+    let Some(si) = code.get(ev.pc as usize) else {
+        (w.ready, w.reason) = (min_next, min_reason);
+        return;
+    };
+    let (ready, reason) = deps(w, si, min_next, min_reason);
+    (w.ready, w.reason) = (ready, reason);
+    if ready <= min_next
+        || !matches!(
+            si.class,
+            Class::Int
+                | Class::Fp32
+                | Class::Fp64
+                | Class::Slow
+                | Class::SharedLd
+                | Class::SharedSt
+                | Class::GlobalLd
+                | Class::GlobalSt
+        )
+    {
+        return;
+    }
+    // Registers written by the instructions passed over, as a bit set (registers < 256).
+    let mut written = [0u64; 4];
+    let mut shared_store = false;
+    let mut global_store = false;
+    let mark = |si: &StaticInst, written: &mut [u64; 4]| {
+        if let Some((r, n)) = si.dst {
+            for k in r as usize..(r as usize + n as usize).min(256) {
+                written[k / 64] |= 1 << (k % 64);
             }
         }
+    };
+    let mut prev = si;
+    for i in 1..WINDOW {
+        if w.ahead & (1 << i) != 0 {
+            continue;
+        }
+        mark(prev, &mut written);
+        match prev.class {
+            Class::SharedSt => shared_store = true,
+            Class::GlobalSt => global_store = true,
+            _ => {}
+        }
+        let Some(e) = w.ev_at(i) else {
+            return;
+        };
+        let Some(c) = code.get(e.pc as usize) else {
+            return;
+        };
+        match c.class {
+            Class::Branch | Class::Barrier | Class::Exit | Class::Free => return,
+            Class::SharedSt | Class::GlobalSt => {
+                prev = c;
+                continue;
+            }
+            Class::SharedLd if shared_store => {
+                prev = c;
+                continue;
+            }
+            Class::GlobalLd if global_store => {
+                prev = c;
+                continue;
+            }
+            _ => {}
+        }
+        let blocked = c.srcs.iter().any(|&(r, n)| {
+            (r as usize..r as usize + n as usize)
+                .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
+        });
+        if !blocked {
+            let (r2, why2) = deps(w, c, min_next, min_reason);
+            if r2 < ready {
+                w.pick = i;
+                w.pc = e.pc;
+                (w.ready, w.reason) = (r2, why2);
+            }
+            return;
+        }
+        prev = c;
     }
-    w.ready = ready;
-    w.reason = reason;
 }

@@ -8,8 +8,10 @@ use warpsim_interp::Program;
 /// What kind of unit an instruction goes to, which decides its latency and stall reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
-    /// Integer and f32 arithmetic, moves, conversions (`wait` on its result).
-    Alu,
+    /// Integer arithmetic, moves, compares, selects (`wait` on its result).
+    Int,
+    /// f32 arithmetic.
+    Fp32,
     /// f64 arithmetic.
     Fp64,
     /// Division, remainder, square root.
@@ -28,8 +30,10 @@ pub enum Class {
     Barrier,
     /// The end of the warp.
     Exit,
-    /// Bookkeeping of the reconvergence stack (`LoopStart`, `LoopEnd`, `EndIf`) that has no
-    /// instruction on the GPU: not issued, not counted.
+    /// No instruction on the GPU, so not issued and not counted: bookkeeping of the
+    /// reconvergence stack (`LoopStart`, `LoopEnd`, `EndIf`), a move of a constant (an
+    /// immediate operand on the GPU), and the test and step of a `For` loop whose bound and
+    /// step are constants (a loop the GPU's compiler unrolls).
     Free,
 }
 
@@ -60,7 +64,45 @@ impl StaticInst {
 
 /// The static table of a program: one entry per pc.
 pub fn static_code(prog: &Program) -> Vec<StaticInst> {
-    prog.code.iter().map(|i| static_inst(prog, i)).collect()
+    let mut code: Vec<StaticInst> = prog.code.iter().map(|i| static_inst(prog, i)).collect();
+    // Registers that hold a constant for the whole run: set from a constant at the start and
+    // never written.
+    let mut written = vec![false; prog.nregs.max(1)];
+    for (i, si) in prog.code.iter().zip(&code) {
+        let dst = match *i {
+            Inst::ForNext { var, .. } => Some((var.0, 1)),
+            _ => si.dst,
+        };
+        if let Some((r, n)) = dst {
+            for k in r as usize..r as usize + n as usize {
+                if let Some(w) = written.get_mut(k) {
+                    *w = true;
+                }
+            }
+        }
+    }
+    let constant = |r: Reg| {
+        !written.get(r.0 as usize).copied().unwrap_or(true)
+            && prog
+                .init
+                .iter()
+                .any(|&(x, v)| x == r && matches!(v, warpsim_interp::RegInit::Const(_)))
+    };
+    for (pc, i) in prog.code.iter().enumerate() {
+        match *i {
+            Inst::Mov { a, .. } if constant(a) => code[pc].class = Class::Free,
+            Inst::ForNext { step, head_pc, .. } if constant(step) => {
+                if let Some(Inst::ForTest { b, .. }) = prog.code.get(head_pc as usize) {
+                    if constant(*b) {
+                        code[pc].class = Class::Free;
+                        code[head_pc as usize].class = Class::Free;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    code
 }
 
 fn r1(r: Reg) -> Regs {
@@ -80,7 +122,20 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | FSqrt { .. }
             | DDiv { .. }
             | DRem { .. }
-            | DSqrt { .. } => Class::Slow,
+            | DSqrt { .. }
+            | Cvt { .. } => Class::Slow,
+            FAdd { .. }
+            | FSub { .. }
+            | FMul { .. }
+            | FMin { .. }
+            | FMax { .. }
+            | FEq { .. }
+            | FNe { .. }
+            | FLt { .. }
+            | FLe { .. }
+            | FNeg { .. }
+            | FAbs { .. }
+            | FFma { .. } => Class::Fp32,
             DAdd { .. }
             | DSub { .. }
             | DMul { .. }
@@ -93,7 +148,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | DNeg { .. }
             | DAbs { .. }
             | DFma { .. } => Class::Fp64,
-            _ => Class::Alu,
+            _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();
         return StaticInst {
@@ -140,7 +195,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
     }
 }
 
-/// One issued instruction of one warp: 8 bytes.
+/// One issued instruction of one warp: 12 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ev {
     /// The instruction.
@@ -150,6 +205,8 @@ pub struct Ev {
     pub a: u16,
     /// Shared access: its wavefronts without conflicts (one per busy phase).
     pub b: u16,
+    /// Global access: where its sectors start in [`WarpTrace::sectors`].
+    pub s: u32,
 }
 
 /// One warp's issued instructions, in order.
@@ -176,7 +233,7 @@ impl BlockTrace {
     pub fn bytes(&self) -> usize {
         self.warps
             .iter()
-            .map(|w| w.ev.capacity() * 8 + w.sectors.capacity() * 8 + 48)
+            .map(|w| w.ev.capacity() * 12 + w.sectors.capacity() * 8 + 48)
             .sum()
     }
 }
@@ -220,8 +277,7 @@ impl<'a> Recorder<'a> {
             if let Some(t) = self.block.warps.get_mut(w) {
                 t.ev.push(Ev {
                     pc: pc as u32,
-                    a: 0,
-                    b: 0,
+                    ..Ev::default()
                 });
             }
         }
@@ -263,6 +319,7 @@ impl<'a> Recorder<'a> {
         let n = (t.sectors.len() - start).min(u16::MAX as usize) as u16;
         if let Some(e) = t.ev.last_mut() {
             e.a = n;
+            e.s = start as u32;
         }
     }
 
