@@ -669,6 +669,10 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         sm.sp[p].warps = list;
     }
     for p in 0..sm.sp.len() {
+        if sm.sp[p].next > t {
+            // Not visited: its warps did not change (a barrier release lowers `next` itself).
+            continue;
+        }
         let next = sm.sp[p]
             .warps
             .iter()
@@ -872,6 +876,8 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
                     book(cx, smi, ws, w, release);
                     w.since = release;
                     next_inst(cx.code, w, release, Reason::NotSelected);
+                    let q = ws as usize % sm.sp.len();
+                    sm.sp[q].next = sm.sp[q].next.min(w.ready);
                 }
             }
             return;
