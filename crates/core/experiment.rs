@@ -250,7 +250,7 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         .iter()
         .map(|d| parse_define(p, d))
         .collect::<Result<Vec<_>, _>>()?;
-    let g = args.geometry;
+    let g = args.geometry.or(Geometry::H200);
     let geometry = Geometry::new(g.banks, g.bank_bytes).map_err(|e| geometry_error(p, e))?;
     if let Some(m) = args.max_pad.filter(|&m| m > experiment::MAX_PAD) {
         return Err(Diag::file(

@@ -62,6 +62,8 @@ pub struct RunArgs {
     load: LoadArgs,
     #[command(flatten)]
     geometry: crate::GeometryArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
     /// Most warp instructions one block may execute before it counts as a runaway loop.
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
     max_steps: u64,
@@ -78,6 +80,41 @@ pub struct RunArgs {
     /// WAW, as compute-sanitizer's racecheck); exit code 1 if there are any.
     #[arg(long)]
     racecheck: bool,
+}
+
+/// The timing model's options (`run`, and the experiments).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TimingArgs {
+    /// Do not run the timing model: no time section, `timing` null, `stall_cycles` 0.
+    #[arg(long)]
+    no_timing: bool,
+    /// The GPU the timing model runs: a preset name (h200) or a RON description like
+    /// crates/timing/presets/h200.ron.
+    #[arg(long, value_name = "NAME|FILE", default_value = "h200")]
+    gpu: String,
+    /// Registers per thread for the residency (overrides the program's `regs_per_thread`;
+    /// default: the GPU description's default_regs_per_thread, 32 on the H200).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
+    regs: Option<u32>,
+    /// Also write one SM's warps over time as Chrome trace-event JSON (open in Perfetto).
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+}
+
+impl TimingArgs {
+    /// The GPU description (always loaded: its bank geometry is the default) and the timing
+    /// options (None with --no-timing).
+    pub fn resolve(
+        &self,
+    ) -> Result<(warpsim_runner::Gpu, Option<warpsim_runner::TimingOptions>), Diag> {
+        let gpu = warpsim_runner::Gpu::named_or_file(&self.gpu)?;
+        let opts = (!self.no_timing).then(|| warpsim_runner::TimingOptions {
+            gpu: gpu.clone(),
+            regs_per_thread: self.regs,
+            timeline: self.timeline.is_some(),
+        });
+        Ok((gpu, opts))
+    }
 }
 
 /// Parses `NAME=VALUE` of `--define`.
@@ -163,17 +200,38 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
     if let Some(path) = &args.svg {
         crate::check_output(path, "SVG")?;
     }
+    if let Some(path) = &args.timing.timeline {
+        crate::check_output(path, "timeline")?;
+    }
+    let (gpu, timing) = args.timing.resolve().map_err(miette::Report::new)?;
     let opts = RunOptions {
-        geometry: Geometry {
-            banks: args.geometry.banks,
-            bank_bytes: args.geometry.bank_bytes,
-        },
+        geometry: args.geometry.or(Geometry {
+            banks: gpu.banks,
+            bank_bytes: gpu.bank_bytes,
+        }),
         max_steps: args.max_steps,
         verify: !args.no_verify,
         racecheck: args.racecheck,
         progress: true,
+        timing,
     };
     let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
+    if let (Some(path), Some(t)) = (&args.timing.timeline, &report.timing) {
+        let json = warpsim_timing::timeline::chrome_trace(
+            &t.detail.timeline,
+            t.clock_mhz,
+            &t.gpu,
+            &report.kernel,
+        );
+        std::fs::write(path, json).map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Check,
+                &path.display().to_string(),
+                format!("cannot write the timeline: {e}"),
+                None,
+            ))
+        })?;
+    }
     if let Some(path) = &args.svg {
         let svg = report.to_svg().map_err(|e| {
             miette::Report::new(Diag::file(

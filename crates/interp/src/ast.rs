@@ -162,6 +162,10 @@ pub(crate) struct ProgramSource {
     /// Arrays in shared memory, one set per block.
     #[serde(default)]
     pub shared: Vec<Shared>,
+    /// Registers per thread the kernel takes on the GPU (what ptxas reports), for the timing
+    /// model's residency (`--regs` overrides it).
+    #[serde(default)]
+    pub regs_per_thread: Option<u32>,
     /// What every thread runs.
     pub body: Vec<Stmt>,
 }

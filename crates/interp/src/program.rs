@@ -138,6 +138,9 @@ pub struct Program {
     pub init: Vec<(Reg, RegInit)>,
     /// Deepest nesting of `If`/loops (the reconvergence stack's size).
     pub max_depth: usize,
+    /// Registers per thread on the GPU (`regs_per_thread`, as ptxas reports them), for the
+    /// timing model's residency; `None` = not given.
+    pub regs_per_thread: Option<u32>,
 }
 
 impl Program {

@@ -39,9 +39,13 @@ mod race;
 pub mod smoke;
 mod svg;
 mod table;
+pub mod time_report;
+mod timed;
 
 pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
+pub use timed::TimingOptions;
+pub use warpsim_timing::{Gpu, Timing};
 
 /// How to run a program.
 #[derive(Clone, Debug)]
@@ -57,6 +61,8 @@ pub struct RunOptions {
     /// Show a progress bar of the blocks on a terminal when the grid takes over a second
     /// (see [`progress`]); off for the runs inside sweeps and advice, which count variants.
     pub progress: bool,
+    /// The timing model (`None`: `--no-timing`).
+    pub timing: Option<TimingOptions>,
 }
 
 impl Default for RunOptions {
@@ -67,6 +73,7 @@ impl Default for RunOptions {
             verify: true,
             racecheck: false,
             progress: false,
+            timing: Some(TimingOptions::default()),
         }
     }
 }
@@ -176,6 +183,25 @@ pub struct InstReport {
     /// bank: which banks its lanes hit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample: Option<SampleReport>,
+    /// With timing: warp-cycles its warps spent waiting to issue it (and issuing it:
+    /// `selected`), by Nsight's stall reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalls: Option<StallCycles>,
+}
+
+/// Warp-cycles by Nsight stall reason, serialized as an object in Nsight's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StallCycles(pub [u64; warpsim_timing::N_REASONS]);
+
+impl Serialize for StallCycles {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            warpsim_timing::REASONS
+                .iter()
+                .zip(self.0)
+                .map(|(r, v)| (r.name(), v)),
+        )
+    }
 }
 
 /// One execution of a shared-memory instruction, bank by bank.
@@ -251,7 +277,9 @@ pub struct Report {
     pub geometry: Geometry,
     /// Shared-memory counters.
     pub shared: SharedTotals,
-    /// Cycles that bank conflicts add: `ld_bank_conflicts + st_bank_conflicts`.
+    /// Modelled warp-cycles stalled on the shared-memory pipe: `mio_throttle` plus
+    /// `short_scoreboard` (waiting for shared loads), summed over all warps (0 without
+    /// timing). The conflict counts are in `shared`.
     pub stall_cycles: u64,
     /// One entry per memory instruction that executed, in program order.
     pub per_instruction: Vec<InstReport>,
@@ -265,6 +293,11 @@ pub struct Report {
     /// Shared-memory races, one per kind and pair of instructions (null without
     /// `--racecheck`).
     pub races: Option<Vec<RaceReport>>,
+    /// The timing model's estimate (null with `--no-timing`).
+    pub timing: Option<Timing>,
+    /// With timing: the source lines warps waited at longest (the table shows them).
+    #[serde(skip)]
+    pub line_stalls: Vec<time_report::LineStalls>,
     /// Speed of the emulator.
     pub emulator: Emulator,
 }
@@ -399,42 +432,16 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         0 => None,
         _ => Some(exec::Verified::new(prog, &cfg, &global).map_err(|f| f.into_diag(prog))?),
     };
-    let lowest = AtomicU64::new(u64::MAX);
     let bar = opts
         .progress
         .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
-    let empty = || (Stats::new(prog, &geom), None::<(u64, exec::Fault)>);
-    let (stats, fault) = (0..blocks)
-        .into_par_iter()
-        .fold(empty, |(mut st, mut fault), b| {
-            // Blocks above a known fault need not run: only the lowest fault is reported.
-            let Some(v) = verified.as_ref().filter(|_| b <= lowest.load(Relaxed)) else {
-                return (st, fault);
-            };
-            let ctaid = [
-                (b % gx) as u32,
-                ((b / gx) % gy) as u32,
-                (b / (gx * gy)) as u32,
-            ];
-            if let Err(f) = v.run_block(ctaid, &mut st) {
-                lowest.fetch_min(b, Relaxed);
-                if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
-                    fault = Some((b, f));
-                }
-            }
-            if let Some(bar) = &bar {
-                bar.tick();
-            }
-            (st, fault)
-        })
-        .reduce(empty, |(mut a, fa), (b, fb)| {
-            a.merge(&b);
-            let f = match (fa, fb) {
-                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-                (x, y) => x.or(y),
-            };
-            (a, f)
-        });
+    let (stats, fault, timing) = match &opts.timing {
+        Some(topt) => timed::grid(prog, &cfg, verified.as_ref(), blocks, topt, bar.as_ref())?,
+        None => {
+            let (st, f) = grid(prog, &geom, verified.as_ref(), blocks, bar.as_ref());
+            (st, f, None)
+        }
+    };
     let seconds = t_run.elapsed().as_secs_f64();
     if let Some((_, f)) = fault {
         return Err(f.into_diag(prog));
@@ -481,11 +488,57 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             init_seconds,
             verify_seconds,
         },
+        timing,
     );
     if opts.racecheck {
         report.races = Some(race::reports(prog, &stats.races));
     }
     Ok(report)
+}
+
+/// Runs blocks `0..blocks` in parallel without the timing model: the statistics and the
+/// lowest faulting block's fault.
+fn grid(
+    prog: &Program,
+    geom: &Geometry,
+    verified: Option<&exec::Verified>,
+    blocks: u64,
+    bar: Option<&progress::Progress>,
+) -> (Stats, Option<(u64, exec::Fault)>) {
+    let [gx, gy, _] = prog.grid.map(|d| d as u64);
+    let lowest = AtomicU64::new(u64::MAX);
+    let empty = || (Stats::new(prog, geom), None::<(u64, exec::Fault)>);
+    (0..blocks)
+        .into_par_iter()
+        .fold(empty, |(mut st, mut fault), b| {
+            // Blocks above a known fault need not run: only the lowest fault is reported.
+            let Some(v) = verified.filter(|_| b <= lowest.load(Relaxed)) else {
+                return (st, fault);
+            };
+            let ctaid = [
+                (b % gx) as u32,
+                ((b / gx) % gy) as u32,
+                (b / (gx * gy)) as u32,
+            ];
+            if let Err(f) = v.run_block(ctaid, &mut st) {
+                lowest.fetch_min(b, Relaxed);
+                if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
+                    fault = Some((b, f));
+                }
+            }
+            if let Some(bar) = bar {
+                bar.tick();
+            }
+            (st, fault)
+        })
+        .reduce(empty, |(mut a, fa), (b, fb)| {
+            a.merge(&b);
+            let f = match (fa, fb) {
+                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+                (x, y) => x.or(y),
+            };
+            (a, f)
+        })
 }
 
 /// The words each bank served for instruction `pc` ([`Stats::per_pc_bank`]).
@@ -496,6 +549,7 @@ fn inst_banks(stats: &Stats, pc: usize, banks: usize) -> Option<Vec<u64>> {
         .map(<[u64]>::to_vec)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
     prog: &Program,
     geom: Geometry,
@@ -504,6 +558,7 @@ fn build(
     verified: Option<bool>,
     verification: Vec<Verdict>,
     emulator: Emulator,
+    timing: Option<Timing>,
 ) -> Report {
     let mut shared = SharedTotals::default();
     let mut per_instruction = Vec::new();
@@ -575,6 +630,10 @@ fn build(
                 .get(pc)
                 .and_then(|s| s.as_deref())
                 .and_then(|s| sample_report(&geom, s)),
+            stalls: timing
+                .as_ref()
+                .and_then(|t| t.detail.per_pc.get(pc))
+                .map(|c| StallCycles(*c)),
         });
     }
     Report {
@@ -589,13 +648,18 @@ fn build(
             shared_bytes: prog.shared_bytes,
         },
         geometry: geom,
-        stall_cycles: shared.bank_conflicts(),
+        stall_cycles: timing.as_ref().map_or(0, |t| t.detail.shared_stall_cycles),
         shared,
         per_instruction,
         per_bank: stats.per_bank.clone(),
         verified,
         verification,
         races: None,
+        line_stalls: timing
+            .as_ref()
+            .map(|t| time_report::line_stalls(prog, t, 8))
+            .unwrap_or_default(),
+        timing,
         emulator,
     }
 }

@@ -60,7 +60,7 @@ pub(crate) fn duration(s: f64, unicode: bool) -> String {
     }
 }
 
-fn new_table(style: TableStyle) -> Table {
+pub(crate) fn new_table(style: TableStyle) -> Table {
     let mut t = Table::new();
     t.load_style(if style.unicode {
         presets::UTF8_FULL_CONDENSED
@@ -71,7 +71,7 @@ fn new_table(style: TableStyle) -> Table {
     t
 }
 
-fn right_align(t: &mut Table, cols: std::ops::Range<usize>) {
+pub(crate) fn right_align(t: &mut Table, cols: std::ops::Range<usize>) {
     for c in cols {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);
@@ -142,11 +142,6 @@ impl Report {
         ]);
         right_align(&mut t, 1..4);
         let _ = writeln!(o, "{t}");
-        let _ = writeln!(
-            o,
-            "stall cycles: {} (bank conflicts: wavefronts beyond one per phase)",
-            self.stall_cycles
-        );
         if s.wavefronts() > 0 {
             let _ = writeln!(
                 o,
@@ -158,6 +153,8 @@ impl Report {
             let _ = writeln!(o, "no shared-memory accesses");
         }
         o.push('\n');
+
+        o.push_str(&crate::time_report::section(self, &style));
 
         // Costliest lines.
         let top = self.costliest(10);

@@ -50,7 +50,9 @@ fn transpose_counters() {
     assert_eq!(s.st_wavefronts, 128);
     assert_eq!(s.st_bank_conflicts, 0);
     assert_eq!(s.ideal_wavefronts, 256);
-    assert_eq!(r.stall_cycles, 128 * 31);
+    // Modelled warp-cycles waiting on the shared pipe: at least the conflicts' extra
+    // wavefronts, which some warp waits for.
+    assert!(r.stall_cycles >= 128 * 31, "{}", r.stall_cycles);
     assert_eq!(r.verified, Some(true));
     assert_eq!(r.verification.len(), 1);
     assert_eq!(r.launch.blocks, 4);
@@ -210,6 +212,7 @@ fn json_keys() {
         "geometry",
         "shared",
         "stall_cycles",
+        "timing",
         "per_instruction",
         "per_bank",
         "verified",
@@ -278,7 +281,8 @@ fn table_is_readable_and_plain_when_asked() {
         "tile[tid.x][tid.y + j]",
         "verified: yes",
         "warp instructions/s",
-        "stall cycles: 3968",
+        "stall cycles: ",
+        "bank conflicts cost ",
     ] {
         assert!(t.contains(s), "missing {s:?} in\n{t}");
     }

@@ -3,6 +3,7 @@
 
 use super::api::{Config, Global, PcStats, Sample, Stats};
 use super::fault::{self, Fault, FaultKind};
+use super::hook::Hook;
 use super::lanes::per_lane;
 use super::warp::run_warp;
 use super::{verify, Lanes, FULL, SPARE_WORDS};
@@ -171,10 +172,21 @@ impl<'a> Verified<'a> {
 
     /// Runs block `ctaid` to completion, as [`run_block`] does.
     pub fn run_block(&self, ctaid: [u32; 3], stats: &mut Stats) -> Result<(), Fault> {
+        self.run_block_with(ctaid, stats, &mut ())
+    }
+
+    /// [`Verified::run_block`], telling `hook` every instruction each warp issues (a timing
+    /// model's input). Results are the same as without it.
+    pub fn run_block_with<H: Hook>(
+        &self,
+        ctaid: [u32; 3],
+        stats: &mut Stats,
+        hook: &mut H,
+    ) -> Result<(), Fault> {
         SCRATCH.with(|s| match s.try_borrow_mut() {
-            Ok(mut sc) => run(self, ctaid, stats, &mut sc),
+            Ok(mut sc) => run(self, ctaid, stats, &mut sc, hook),
             // (Only if a block ran inside a block: not done, but not worth a panic either.)
-            Err(_) => run(self, ctaid, stats, &mut Scratch::default()),
+            Err(_) => run(self, ctaid, stats, &mut Scratch::default(), hook),
         })
     }
 }
@@ -200,11 +212,12 @@ thread_local! {
 
 /// [`Verified::run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
 /// `regs[w * max(nregs, 1)..][..nregs]`).
-pub(super) fn run(
+pub(super) fn run<H: Hook>(
     v: &Verified,
     ctaid: [u32; 3],
     stats: &mut Stats,
     sc: &mut Scratch,
+    hook: &mut H,
 ) -> Result<(), Fault> {
     let (prog, cfg, global) = (v.prog, &v.cfg, v.global);
     let threads: u64 = prog.block.iter().map(|&d| d as u64).product();
@@ -281,7 +294,7 @@ pub(super) fn run(
             if warp.state == State::Ready {
                 let r = &mut regs[w * stride..w * stride + nregs];
                 let f = &mut frames[w * depth..(w + 1) * depth];
-                run_warp(&mut cx, w, warp, r, f)?;
+                run_warp(&mut cx, w, warp, r, f, hook)?;
             }
         }
         let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();

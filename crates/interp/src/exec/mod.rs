@@ -29,6 +29,8 @@
 //!   stores, with the bank model). `At` is the running warp's state the handlers move.
 //! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
 //!   words each fault.
+//! * `hook`: [`Hook`], what a timing model is told about each issued instruction
+//!   ([`Verified::run_block_with`]); `()` is no hook, compiled away.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
 //!
 //! Where a per-instruction observer (the timing model) plugs in: in `warp_loop`, around the
@@ -44,6 +46,7 @@ mod block;
 mod fault;
 mod flow;
 mod gather;
+mod hook;
 mod lanes;
 mod memory;
 mod verify;
@@ -55,6 +58,7 @@ mod tests;
 pub use api::{Config, Global, PcStats, Sample, Stats};
 pub use block::{run_block, Verified};
 pub use fault::{Fault, FaultKind};
+pub use hook::Hook;
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];

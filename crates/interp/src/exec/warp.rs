@@ -6,8 +6,9 @@ use super::api::PcStats;
 use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
+use super::hook::Hook;
 use super::{flow, memory, Lanes};
-use crate::ir::Inst;
+use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
 /// Where a running warp is: the loop's copy of the warp's control state, and the block's
@@ -34,19 +35,20 @@ pub(super) struct At {
 /// The interpreter is compiled twice: for baseline x86-64 and, chosen at run time on CPUs
 /// that have them, with AVX2 and FMA (its 32-lane loops take half the instructions). Both
 /// compute exactly the same results (FMA rounds once either way; see [`arith::fma_f32`]).
-pub(super) fn run_warp(
+pub(super) fn run_warp<H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     #[cfg(target_arch = "x86_64")]
     if has_v3() {
         // SAFETY: the CPU has every feature that `run_warp_v3` enables (checked just above).
-        return unsafe { run_warp_v3(cx, w, warp, r, frames) };
+        return unsafe { run_warp_v3(cx, w, warp, r, frames, hook) };
     }
-    run_warp_in::<false>(cx, w, warp, r, frames)
+    run_warp_in::<false, H>(cx, w, warp, r, frames, hook)
 }
 
 /// Whether the CPU has what [`run_warp_v3`] is compiled for (std caches the answer).
@@ -68,24 +70,26 @@ fn has_v3() -> bool {
 /// [`run_warp_in`] compiled for x86-64-v3 (AVX2, FMA, BMI, POPCNT, LZCNT).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt,lzcnt")]
-fn run_warp_v3(
+fn run_warp_v3<H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
-    run_warp_in::<true>(cx, w, warp, r, frames)
+    run_warp_in::<true, H>(cx, w, warp, r, frames, hook)
 }
 /// [`run_warp`]; `V3`: the code is compiled for x86-64-v3 (so `mul_add` is one FMA
 /// instruction, and AVX2 gathers are there), in [`run_warp_v3`].
 #[inline(always)]
-fn run_warp_in<const V3: bool>(
+fn run_warp_in<const V3: bool, H: Hook>(
     cx: &mut Ctx,
     w: usize,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     // The per-pc counters, out of `cx` while the warp runs.
     let per_pc = std::mem::take(&mut cx.per_pc);
@@ -98,7 +102,7 @@ fn run_warp_in<const V3: bool>(
         steps: cx.steps,
         max_steps: cx.cfg.max_steps,
     };
-    let result = warp_loop::<V3>(cx, &mut at, warp, r, frames, per_pc);
+    let result = warp_loop::<V3, H>(cx, &mut at, warp, r, frames, per_pc, hook);
     warp.pc = at.next;
     warp.active = at.active;
     warp.sp = at.sp;
@@ -113,13 +117,14 @@ fn run_warp_in<const V3: bool>(
 /// `per_pc` is as long as the code (the executor made it so), so that indexing it by a valid
 /// pc needs no check.
 #[inline(always)]
-fn warp_loop<const V3: bool>(
+fn warp_loop<const V3: bool, H: Hook>(
     cx: &mut Ctx,
     at: &mut At,
     warp: &mut Warp,
     r: &mut [Lanes],
     frames: &mut [Frame],
     per_pc: &mut [PcStats],
+    hook: &mut H,
 ) -> Result<(), Fault> {
     let ncode = cx.prog.code.len().min(per_pc.len());
     let code = &cx.prog.code[..ncode];
@@ -150,7 +155,17 @@ fn warp_loop<const V3: bool>(
         // per-instruction observer: after `execute`, `ps` holds its shared wavefronts and
         // conflicts, `warp.state` says whether it waits at a barrier or exited, `at.next` is
         // where it goes.)
-        match execute::<V3>(cx, at, warp, r, frames, ip, ps) {
+        let before = if H::ON {
+            observe_issue(cx, at, r, ip, ps, hook)
+        } else {
+            None
+        };
+        let step = execute::<V3>(cx, at, warp, r, frames, ip, ps);
+        if let (Some((w0, c0)), Ok(_)) = (before, &step) {
+            let (w, c) = ((ps.wavefronts - w0) as u32, (ps.conflicts - c0) as u32);
+            hook.shared(at.w, w, w - c);
+        }
+        match step {
             Ok(ControlFlow::Continue(())) => {}
             Ok(ControlFlow::Break(())) => break Ok(()),
             Err(f) => break Err(f),
@@ -158,6 +173,36 @@ fn warp_loop<const V3: bool>(
     };
     cx.lanes += lanes;
     result
+}
+
+/// Tells `hook` that warp `at.w` issues `ip`, and for a global access which elements its
+/// lanes touch. For a shared access, gives the counters before it, so that the caller can tell
+/// the hook what the access cost once it ran.
+#[inline]
+fn observe_issue<H: Hook>(
+    cx: &Ctx,
+    at: &At,
+    r: &[Lanes],
+    ip: &Inst,
+    ps: &PcStats,
+    hook: &mut H,
+) -> Option<(u64, u64)> {
+    hook.inst(at.w, at.pc);
+    let (Inst::Load(m) | Inst::Store(m)) = *ip else {
+        return None;
+    };
+    if m.space == Space::Shared {
+        return Some((ps.wavefronts, ps.conflicts));
+    }
+    let elem = cx
+        .prog
+        .buffers
+        .get(m.array as usize)
+        .map_or(4, |b| b.elem.bytes());
+    if let Some(idx) = r.get(m.idx[0].0 as usize) {
+        hook.global(at.w, m.array, idx, elem * m.vec as u32, at.active);
+    }
+    None
 }
 
 /// Executes instruction `ip` (at `at.pc`) for the active lanes of the warp: one arm per kind

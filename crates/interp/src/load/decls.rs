@@ -49,6 +49,15 @@ impl Loader<'_> {
             }
         }
         let nregs = self.high_water.max(self.next_reg).max(1);
+        if let Some(r) = p.regs_per_thread.filter(|r| !(1..=255).contains(r)) {
+            let at = self.find_field("regs_per_thread");
+            return Err(self.err_at(
+                at,
+                1,
+                format!("regs_per_thread: {r} is not a register count a GPU thread can have"),
+                Some("write what ptxas -v reports, 1 to 255".to_owned()),
+            ));
+        }
         Ok(Program {
             name: p.name.text.clone(),
             path: self.path.to_owned(),
@@ -64,6 +73,7 @@ impl Loader<'_> {
             nregs,
             init: self.init,
             max_depth: self.max_depth,
+            regs_per_thread: p.regs_per_thread,
         })
     }
 

@@ -84,16 +84,31 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
 
 /// Parses the RON text into the AST.
 pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
+    parse_ron(
+        path,
+        src,
+        "see the README's \"Kernel language\" section for the form of a program",
+    )
+}
+
+/// Parses any RON file into `T` with the program's diagnostics: file:line:col, the field's
+/// path, and `help` when there is nothing more specific to say. (Machine descriptions use it
+/// too.)
+pub fn parse_ron<T: serde::de::DeserializeOwned>(
+    path: &str,
+    src: &Arc<str>,
+    help: &str,
+) -> Result<T, Diag> {
     let ron_opts =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     let mut de = ron::Deserializer::from_str_with_options(src, &ron_opts)
-        .map_err(|e| ron_diag(path, src, e, ""))?;
+        .map_err(|e| ron_diag(path, src, e, "", help))?;
     let res = ast::with_source(src, || serde_path_to_error::deserialize(&mut de));
     match res {
         Ok(p) => {
             de.end().map_err(|e| {
                 let e = de.span_error(e);
-                ron_diag(path, src, e, "")
+                ron_diag(path, src, e, "", help)
             })?;
             Ok(p)
         }
@@ -101,12 +116,18 @@ pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Di
             let where_ = e.path().to_string();
             let inner = e.into_inner();
             let spanned = de.span_error(inner);
-            Err(ron_diag(path, src, spanned, &where_))
+            Err(ron_diag(path, src, spanned, &where_, help))
         }
     }
 }
 
-fn ron_diag(path: &str, src: &Arc<str>, e: ron::error::SpannedError, field: &str) -> Diag {
+fn ron_diag(
+    path: &str,
+    src: &Arc<str>,
+    e: ron::error::SpannedError,
+    field: &str,
+    default_help: &str,
+) -> Diag {
     let pos = e.span.start;
     let mut off = offset_of_pos(src, pos.line, pos.col);
     let mut msg = e.code.to_string();
@@ -147,9 +168,7 @@ fn ron_diag(path: &str, src: &Arc<str>, e: ron::error::SpannedError, field: &str
         msg = format!("{msg} (in `{field}`)");
     }
     if help.is_none() {
-        help = Some(
-            "see the README's \"Kernel language\" section for the form of a program".to_owned(),
-        );
+        help = Some(default_help.to_owned());
     }
     Diag::at(Phase::Syntax, path, src, off, 1, msg, help)
 }

@@ -56,7 +56,7 @@ fn both_builds_and_scratch_reuse_agree() {
                 } else {
                     let mut sc = Scratch::default();
                     let v = Verified::new(&p, &cfg, &global).unwrap();
-                    run(&v, ctaid, &mut stats, &mut sc).unwrap();
+                    run(&v, ctaid, &mut stats, &mut sc, &mut ()).unwrap();
                 }
             }
             BASELINE_ONLY.with(|b| b.set(false));
@@ -159,6 +159,7 @@ impl P {
             nregs: self.nregs,
             init: self.init,
             max_depth: self.max_depth,
+            regs_per_thread: None,
         }
     }
 }
@@ -227,8 +228,8 @@ fn exec_cfg(p: &Program, cfg: Config, ctaid: [u32; 3]) -> Out {
     let global = Global::new(p);
     let mut stats = Stats::new(p, &cfg.geometry);
     let mut sc = Scratch::default();
-    let result =
-        Verified::check(p, &cfg, &global, ctaid).and_then(|v| run(&v, ctaid, &mut stats, &mut sc));
+    let result = Verified::check(p, &cfg, &global, ctaid)
+        .and_then(|v| run(&v, ctaid, &mut stats, &mut sc, &mut ()));
     Out {
         result,
         regs: sc.regs,

@@ -1,0 +1,139 @@
+//! Running the grid with the timing model: blocks run in parallel in chunks of grid order,
+//! each recording its warps' issued instructions ([`warpsim_timing::Recorder`]); the chunk's
+//! traces are fed to the model in block order and dropped once their blocks have finished, so
+//! memory holds about one chunk of traces at a time whatever the grid's size.
+
+use crate::progress::Progress;
+use rayon::prelude::*;
+use warpsim_interp::exec::{self, Config, Fault, Stats};
+use warpsim_interp::{Diag, Phase, Program};
+use warpsim_timing::{static_code, BlockTrace, Gpu, Launch, Model, Recorder, Timing};
+
+/// What the timing model runs with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimingOptions {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// Registers per thread: overrides the program's `regs_per_thread` (`--regs`).
+    pub regs_per_thread: Option<u32>,
+    /// Keep SM 0's timeline (for `--timeline`).
+    pub timeline: bool,
+}
+
+impl Default for TimingOptions {
+    fn default() -> Self {
+        TimingOptions {
+            gpu: Gpu::h200(),
+            regs_per_thread: None,
+            timeline: false,
+        }
+    }
+}
+
+impl TimingOptions {
+    /// Registers per thread in force for `prog`: `--regs`, else the program's, else the GPU's
+    /// default.
+    pub fn regs(&self, prog: &Program) -> u32 {
+        self.regs_per_thread
+            .or(prog.regs_per_thread)
+            .unwrap_or(self.gpu.default_regs_per_thread)
+    }
+}
+
+/// Blocks per chunk: enough to keep every SM fed (several waves) and the workers busy.
+fn chunk_blocks(gpu: &Gpu) -> u64 {
+    (gpu.sms as u64 * 8).max(256)
+}
+
+/// What [`grid`] gives: the statistics, the lowest faulting block's fault, the timing.
+pub(crate) type Grid = (Stats, Option<(u64, Fault)>, Option<Timing>);
+
+/// Runs blocks `0..blocks` of `prog` with the timing model. Returns the statistics, the
+/// lowest faulting block's fault (the model's result is then meaningless and not returned),
+/// and the timing.
+pub(crate) fn grid(
+    prog: &Program,
+    cfg: &Config,
+    verified: Option<&exec::Verified>,
+    blocks: u64,
+    topt: &TimingOptions,
+    bar: Option<&Progress>,
+) -> Result<Grid, Diag> {
+    let gpu = &topt.gpu;
+    let code = static_code(prog);
+    let regs = topt.regs(prog);
+    let launch = Launch {
+        blocks,
+        threads: prog.threads_per_block(),
+        shared_bytes: prog.shared_bytes,
+        regs_per_thread: regs,
+        nregs: prog.nregs,
+        buffer_bytes: prog.buffers.iter().map(|b| b.words() * 4).collect(),
+    };
+    let mut model = Model::new(gpu, &code, launch, topt.timeline.then_some(0)).map_err(|m| {
+        Diag::file(
+            Phase::Check,
+            &prog.path,
+            format!("timing model: {m}"),
+            Some(
+                "use fewer threads or less shared memory per block, lower --regs, or run with \
+                 --no-timing"
+                    .into(),
+            ),
+        )
+    })?;
+    let [gx, gy, _] = prog.grid.map(|d| d as u64);
+    let threads = prog.threads_per_block();
+    let sb = gpu.global.sector_bytes;
+    let mut stats = Stats::new(prog, &cfg.geometry);
+    let chunk = chunk_blocks(gpu);
+    let mut first = 0u64;
+    while let (Some(v), true) = (verified, first < blocks) {
+        let last = (first + chunk).min(blocks);
+        type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
+        let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };
+        let (st, mut traces, fault) = (first..last)
+            .into_par_iter()
+            .fold(empty, |(mut st, mut tr, mut fault), b| {
+                if fault.is_some() {
+                    return (st, tr, fault);
+                }
+                let ctaid = [
+                    (b % gx) as u32,
+                    ((b / gx) % gy) as u32,
+                    (b / (gx * gy)) as u32,
+                ];
+                let mut rec = Recorder::new(&code, sb, threads);
+                match v.run_block_with(ctaid, &mut st, &mut rec) {
+                    Ok(()) => tr.push((b, rec.take())),
+                    Err(f) => fault = Some((b, f)),
+                }
+                if let Some(bar) = bar {
+                    bar.tick();
+                }
+                (st, tr, fault)
+            })
+            .reduce(empty, |(mut a, mut ta, fa), (b, tb, fb)| {
+                a.merge(&b);
+                ta.extend(tb);
+                let f = match (fa, fb) {
+                    (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+                    (x, y) => x.or(y),
+                };
+                (a, ta, f)
+            });
+        stats.merge(&st);
+        if fault.is_some() {
+            return Ok((stats, fault, None));
+        }
+        traces.sort_unstable_by_key(|(b, _)| *b);
+        for (_, t) in traces {
+            model.feed(t);
+        }
+        model.advance();
+        first = last;
+    }
+    let mut timing = model.finish();
+    timing.detail.regs_per_thread = regs;
+    Ok((stats, None, Some(timing)))
+}

@@ -1,0 +1,215 @@
+//! The timing model of warpsim: how many cycles a kernel takes on a GPU, and where its warps
+//! wait.
+//!
+//! # Brief overview
+//!
+//! * [`preset`]: the machine description ([`Gpu`]), a RON file; the H200 is built in.
+//! * [`trace`]: what the functional executor reports per warp ([`BlockTrace`]: each issued
+//!   instruction, with its shared wavefronts or global sectors) and the static facts of each
+//!   instruction ([`StaticInst`]: class, registers read and written).
+//! * [`sim`]: the cycle model of every SM: residency, block dispatch, four sub-partitions
+//!   issuing one instruction a cycle each, a scoreboard per warp, the shared pipe arbitrating
+//!   all warps' wavefronts, L2 and DRAM shared by all SMs, barriers, launch overhead.
+//! * [`reason`]: Nsight Compute's warp states.
+//! * [`Model`]: two simulations over the same traces, one as run and one with every shared
+//!   access at its conflict-free wavefronts, giving a [`Timing`].
+//! * [`timeline`]: one SM's warps over time as Chrome trace-event JSON.
+
+// `Diag` is large but only on the cold error path (as in warpsim-interp).
+#![allow(clippy::result_large_err)]
+
+pub mod preset;
+pub mod reason;
+pub mod sim;
+pub mod timeline;
+pub mod trace;
+
+pub use preset::Gpu;
+pub use reason::{Reason, ALL as REASONS, N_REASONS};
+pub use sim::{Launch, Outcome, Sim, Span};
+pub use trace::{static_code, BlockTrace, Class, Ev, Recorder, StaticInst, WarpTrace};
+
+use serde::{Serialize, Serializer};
+use std::sync::Arc;
+
+/// Cycles per issued instruction for each warp state, serialized as an object keyed by
+/// Nsight's names in its order.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stalls(pub [f64; N_REASONS]);
+
+impl Serialize for Stalls {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(REASONS.iter().zip(self.0).map(|(r, v)| (r.name(), v)))
+    }
+}
+
+impl Stalls {
+    /// The value of one reason.
+    pub fn get(&self, r: Reason) -> f64 {
+        self.0[r as usize]
+    }
+}
+
+/// The modelled time of a run (the JSON `timing` object).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timing {
+    /// The GPU description's name.
+    pub gpu: String,
+    /// Its clock.
+    pub clock_mhz: f64,
+    /// Its SMs.
+    pub sms: u32,
+    /// `gpc__cycles_elapsed.max`: launch to end, in cycles.
+    pub elapsed_cycles: u64,
+    /// `sm__cycles_active.avg`: cycles an SM had a block resident, averaged over all SMs (an
+    /// SM that ran no block counts 0).
+    pub sm_active_cycles_avg: f64,
+    /// `gpu__time_duration.sum`: elapsed cycles at the clock, nanoseconds.
+    pub duration_ns: f64,
+    /// `smsp__inst_executed.sum`: warp instructions issued.
+    pub issued_warp_instructions: u64,
+    /// `smsp__average_warp_latency_per_inst_issued.ratio`: resident warp-cycles per issued
+    /// instruction.
+    pub warp_cycles_per_issued_instruction: f64,
+    /// Per warp state, warp-cycles per issued instruction
+    /// (`smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`).
+    pub stalls: Stalls,
+    /// Busy cycles of the shared pipes over active cycles of their SMs.
+    pub shared_pipe_utilization: f64,
+    /// Elapsed cycles minus those of the same events with every shared access at its
+    /// conflict-free wavefronts.
+    pub conflict_cost_cycles: i64,
+    /// What the report shows besides (not in the JSON object).
+    #[serde(skip)]
+    pub detail: Detail,
+}
+
+/// Totals behind [`Timing`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detail {
+    /// Warp-cycles per state.
+    pub cycles: [u64; N_REASONS],
+    /// Warp-cycles per state per pc.
+    pub per_pc: Vec<[u64; N_REASONS]>,
+    /// Issued instructions per pc.
+    pub issued_pc: Vec<u64>,
+    /// Elapsed cycles of the conflict-free pass.
+    pub ideal_elapsed_cycles: u64,
+    /// Warp-cycles stalled on the shared pipe: `mio_throttle + short_scoreboard`.
+    pub shared_stall_cycles: u64,
+    /// Active cycles of each SM.
+    pub sm_active: Vec<u64>,
+    /// The timeline of one SM, if asked for.
+    pub timeline: Vec<Span>,
+    /// Registers per thread the residency was computed with (set by the caller).
+    pub regs_per_thread: u32,
+}
+
+/// The two simulations (as run, and conflict-free) over one stream of block traces.
+pub struct Model<'a> {
+    gpu: &'a Gpu,
+    real: Sim<'a>,
+    ideal: Sim<'a>,
+}
+
+impl<'a> Model<'a> {
+    /// A model of `launch` on `gpu`; `timeline_sm`: keep that SM's timeline (of the run as
+    /// is). Errors: a block that can never be resident.
+    pub fn new(
+        gpu: &'a Gpu,
+        code: &'a [StaticInst],
+        launch: Launch,
+        timeline_sm: Option<u32>,
+    ) -> Result<Self, String> {
+        Ok(Model {
+            gpu,
+            real: Sim::new(gpu, code, launch.clone(), false, timeline_sm)?,
+            ideal: Sim::new(gpu, code, launch, true, None)?,
+        })
+    }
+
+    /// The next block's trace (grid order).
+    pub fn feed(&mut self, block: BlockTrace) {
+        let b = Arc::new(block);
+        self.real.feed(b.clone());
+        self.ideal.feed(b);
+    }
+
+    /// Simulates as far as the traces fed allow (both passes side by side), dropping the
+    /// traces of blocks that have finished.
+    pub fn advance(&mut self) {
+        let (real, ideal) = (&mut self.real, &mut self.ideal);
+        rayon::join(|| real.advance(), || ideal.advance());
+    }
+
+    /// Blocks fed but not yet started by both passes.
+    pub fn pending(&self) -> usize {
+        self.real.pending().max(self.ideal.pending())
+    }
+
+    /// Runs to the end.
+    pub fn finish(self) -> Timing {
+        let (real, ideal) = rayon::join(|| self.real.finish(), || self.ideal.finish());
+        timing(self.gpu, real, &ideal)
+    }
+}
+
+fn timing(gpu: &Gpu, o: Outcome, ideal: &Outcome) -> Timing {
+    let over = gpu.launch.overhead_cycles as u64;
+    let elapsed = if o.issued == 0 && o.end == 0 {
+        0
+    } else {
+        o.end + over
+    };
+    let ideal_elapsed = if ideal.issued == 0 && ideal.end == 0 {
+        0
+    } else {
+        ideal.end + over
+    };
+    let issued = o.issued.max(1) as f64;
+    let total: u64 = o.cycles.iter().sum();
+    let mut stalls = [0.0; N_REASONS];
+    for (s, &c) in stalls.iter_mut().zip(&o.cycles) {
+        *s = if o.issued == 0 {
+            0.0
+        } else {
+            c as f64 / issued
+        };
+    }
+    let active: u64 = o.sm_active.iter().sum();
+    Timing {
+        gpu: gpu.name.clone(),
+        clock_mhz: gpu.clock_mhz,
+        sms: gpu.sms,
+        elapsed_cycles: elapsed,
+        sm_active_cycles_avg: active as f64 / gpu.sms.max(1) as f64,
+        duration_ns: elapsed as f64 * 1000.0 / gpu.clock_mhz,
+        issued_warp_instructions: o.issued,
+        warp_cycles_per_issued_instruction: if o.issued == 0 {
+            0.0
+        } else {
+            total as f64 / issued
+        },
+        stalls: Stalls(stalls),
+        shared_pipe_utilization: if active == 0 {
+            0.0
+        } else {
+            o.pipe_busy as f64 / active as f64
+        },
+        conflict_cost_cycles: elapsed as i64 - ideal_elapsed as i64,
+        detail: Detail {
+            cycles: o.cycles,
+            shared_stall_cycles: o.cycles[Reason::MioThrottle as usize]
+                + o.cycles[Reason::ShortScoreboard as usize],
+            per_pc: o.per_pc,
+            issued_pc: o.issued_pc,
+            ideal_elapsed_cycles: ideal_elapsed,
+            sm_active: o.sm_active,
+            timeline: o.timeline,
+            regs_per_thread: 0,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,346 @@
+//! What the functional executor tells the model: per warp, the instructions it issued in
+//! order, with the dynamic facts of each (shared wavefronts, global sectors). Static facts
+//! (instruction class, registers read and written) come from the program, per pc.
+
+use warpsim_interp::ir::{Inst, Reg, Space};
+use warpsim_interp::Program;
+
+/// What kind of unit an instruction goes to, which decides its latency and stall reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Integer arithmetic, moves, compares, selects (`wait` on its result).
+    Int,
+    /// f32 arithmetic.
+    Fp32,
+    /// f64 arithmetic.
+    Fp64,
+    /// Division, remainder, square root.
+    Slow,
+    /// A shared-memory load (through the shared pipe; `short_scoreboard` on its result).
+    SharedLd,
+    /// A shared-memory store.
+    SharedSt,
+    /// A global load (`long_scoreboard` on its result).
+    GlobalLd,
+    /// A global store.
+    GlobalSt,
+    /// Ifs and loop tests: the warp waits `branch_resolving` before its next issue.
+    Branch,
+    /// `bar.sync`.
+    Barrier,
+    /// The end of the warp.
+    Exit,
+    /// No instruction on the GPU, so not issued and not counted: bookkeeping of the
+    /// reconvergence stack (`LoopStart`, `LoopEnd`, `EndIf`), a move of a constant (an
+    /// immediate operand on the GPU), and the test and step of a `For` loop whose bound and
+    /// step are constants (a loop the GPU's compiler unrolls).
+    Free,
+}
+
+/// A register range: first register and how many.
+pub type Regs = (u16, u8);
+
+/// The static facts of one pc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticInst {
+    /// Its class.
+    pub class: Class,
+    /// Registers it writes.
+    pub dst: Option<Regs>,
+    /// Registers it reads (at most 4 ranges).
+    pub srcs: Vec<Regs>,
+}
+
+impl StaticInst {
+    /// An instruction of `class` writing `dst` and reading `srcs` (for tests and tools).
+    pub fn new(class: Class, dst: Option<Regs>, srcs: &[Regs]) -> Self {
+        StaticInst {
+            class,
+            dst,
+            srcs: srcs.to_vec(),
+        }
+    }
+}
+
+/// The static table of a program: one entry per pc.
+pub fn static_code(prog: &Program) -> Vec<StaticInst> {
+    let mut code: Vec<StaticInst> = prog.code.iter().map(|i| static_inst(prog, i)).collect();
+    // Registers that hold a constant for the whole run: set from a constant at the start and
+    // never written.
+    let mut written = vec![false; prog.nregs.max(1)];
+    for (i, si) in prog.code.iter().zip(&code) {
+        let dst = match *i {
+            Inst::ForNext { var, .. } => Some((var.0, 1)),
+            _ => si.dst,
+        };
+        if let Some((r, n)) = dst {
+            for k in r as usize..r as usize + n as usize {
+                if let Some(w) = written.get_mut(k) {
+                    *w = true;
+                }
+            }
+        }
+    }
+    let constant = |r: Reg| {
+        !written.get(r.0 as usize).copied().unwrap_or(true)
+            && prog
+                .init
+                .iter()
+                .any(|&(x, v)| x == r && matches!(v, warpsim_interp::RegInit::Const(_)))
+    };
+    for (pc, i) in prog.code.iter().enumerate() {
+        match *i {
+            Inst::Mov { a, .. } if constant(a) => code[pc].class = Class::Free,
+            Inst::ForNext { step, head_pc, .. } if constant(step) => {
+                if let Some(Inst::ForTest { b, .. }) = prog.code.get(head_pc as usize) {
+                    if constant(*b) {
+                        code[pc].class = Class::Free;
+                        code[head_pc as usize].class = Class::Free;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    code
+}
+
+fn r1(r: Reg) -> Regs {
+    (r.0, 1)
+}
+
+fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
+    use Inst::*;
+    if let Some(ops) = inst.operands() {
+        let class = match inst {
+            DivS { .. }
+            | DivU { .. }
+            | RemS { .. }
+            | RemU { .. }
+            | FDiv { .. }
+            | FRem { .. }
+            | FSqrt { .. }
+            | DDiv { .. }
+            | DRem { .. }
+            | DSqrt { .. }
+            | Cvt { .. } => Class::Slow,
+            FAdd { .. }
+            | FSub { .. }
+            | FMul { .. }
+            | FMin { .. }
+            | FMax { .. }
+            | FEq { .. }
+            | FNe { .. }
+            | FLt { .. }
+            | FLe { .. }
+            | FNeg { .. }
+            | FAbs { .. }
+            | FFma { .. } => Class::Fp32,
+            DAdd { .. }
+            | DSub { .. }
+            | DMul { .. }
+            | DMin { .. }
+            | DMax { .. }
+            | DEq { .. }
+            | DNe { .. }
+            | DLt { .. }
+            | DLe { .. }
+            | DNeg { .. }
+            | DAbs { .. }
+            | DFma { .. } => Class::Fp64,
+            _ => Class::Int,
+        };
+        let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();
+        return StaticInst {
+            class,
+            dst: Some((ops.dst.0 .0, ops.dst.1)),
+            srcs,
+        };
+    }
+    match *inst {
+        Load(m) | Store(m) => {
+            let elem = match m.space {
+                Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
+                Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
+            };
+            let words = elem.map_or(1, |e| m.words(e)) as u8;
+            let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
+                .iter()
+                .map(|&r| r1(r))
+                .collect();
+            let store = matches!(inst, Store(_));
+            let data = (m.data.0, words);
+            let class = match (m.space, store) {
+                (Space::Shared, false) => Class::SharedLd,
+                (Space::Shared, true) => Class::SharedSt,
+                (Space::Global, false) => Class::GlobalLd,
+                (Space::Global, true) => Class::GlobalSt,
+            };
+            if store {
+                srcs.push(data);
+                StaticInst::new(class, None, &srcs)
+            } else {
+                StaticInst::new(class, Some(data), &srcs)
+            }
+        }
+        If { c, .. } | LoopTest { c, .. } => StaticInst::new(Class::Branch, None, &[r1(c)]),
+        Else { .. } | LoopBack { .. } => StaticInst::new(Class::Branch, None, &[]),
+        ForTest { a, b, .. } => StaticInst::new(Class::Branch, None, &[r1(a), r1(b)]),
+        ForNext { var, step, .. } => {
+            StaticInst::new(Class::Branch, Some(r1(var)), &[r1(var), r1(step)])
+        }
+        Barrier => StaticInst::new(Class::Barrier, None, &[]),
+        Exit => StaticInst::new(Class::Exit, None, &[]),
+        _ => StaticInst::new(Class::Free, None, &[]),
+    }
+}
+
+/// One issued instruction of one warp: 12 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ev {
+    /// The instruction.
+    pub pc: u32,
+    /// Shared access: its wavefronts. Global access: how many sectors it touched (they follow
+    /// in [`WarpTrace::sectors`]).
+    pub a: u16,
+    /// Shared access: its wavefronts without conflicts (one per busy phase).
+    pub b: u16,
+    /// Global access: where its sectors start in [`WarpTrace::sectors`].
+    pub s: u32,
+}
+
+/// One warp's issued instructions, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WarpTrace {
+    /// The instructions.
+    pub ev: Vec<Ev>,
+    /// The global sectors, in order of the accesses that touched them: buffer number in the
+    /// top 16 bits, sector index in the buffer below.
+    pub sectors: Vec<u64>,
+}
+
+/// One block's trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockTrace {
+    /// Threads in the block.
+    pub threads: u32,
+    /// Its warps.
+    pub warps: Vec<WarpTrace>,
+}
+
+impl BlockTrace {
+    /// Bytes it holds (for keeping memory in bounds).
+    pub fn bytes(&self) -> usize {
+        self.warps
+            .iter()
+            .map(|w| w.ev.capacity() * 12 + w.sectors.capacity() * 8 + 48)
+            .sum()
+    }
+}
+
+/// Builds a [`BlockTrace`] from the executor's events (the timing side of the executor's
+/// hook).
+#[derive(Debug)]
+pub struct Recorder<'a> {
+    code: &'a [StaticInst],
+    sector_bytes: u32,
+    /// The trace being built.
+    pub block: BlockTrace,
+}
+
+impl<'a> Recorder<'a> {
+    /// A recorder for a block of `threads` threads.
+    pub fn new(code: &'a [StaticInst], sector_bytes: u32, threads: u32) -> Self {
+        let mut r = Recorder {
+            code,
+            sector_bytes: sector_bytes.max(1),
+            block: BlockTrace::default(),
+        };
+        r.reset(threads);
+        r
+    }
+
+    /// Starts a new block (keeping the allocations of the last one is not needed: the trace
+    /// is handed over).
+    pub fn reset(&mut self, threads: u32) {
+        self.block.threads = threads;
+        self.block.warps.clear();
+        self.block
+            .warps
+            .resize_with(threads.div_ceil(32) as usize, WarpTrace::default);
+    }
+
+    /// Warp `w` issued instruction `pc`.
+    #[inline]
+    pub fn inst(&mut self, w: usize, pc: usize) {
+        if self.code.get(pc).is_some_and(|s| s.class != Class::Free) {
+            if let Some(t) = self.block.warps.get_mut(w) {
+                t.ev.push(Ev {
+                    pc: pc as u32,
+                    ..Ev::default()
+                });
+            }
+        }
+    }
+
+    /// The shared access warp `w` just issued took `wavefronts` (`ideal` without conflicts).
+    #[inline]
+    pub fn shared(&mut self, w: usize, wavefronts: u32, ideal: u32) {
+        if let Some(e) = self.block.warps.get_mut(w).and_then(|t| t.ev.last_mut()) {
+            e.a = wavefronts.min(u16::MAX as u32) as u16;
+            e.b = ideal.min(u16::MAX as u32) as u16;
+        }
+    }
+
+    /// The global access warp `w` just issued: buffer `buf`, element index per lane `idx`,
+    /// `bytes` per element access, active lanes `active`.
+    pub fn global(&mut self, w: usize, buf: u16, idx: &[u32; 32], bytes: u32, active: u32) {
+        let Some(t) = self.block.warps.get_mut(w) else {
+            return;
+        };
+        let sb = self.sector_bytes as u64;
+        let start = t.sectors.len();
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let first = idx[l] as u64 * bytes as u64 / sb;
+            let last = (idx[l] as u64 * bytes as u64 + bytes.max(1) as u64 - 1) / sb;
+            for s in first..=last {
+                let id = ((buf as u64) << 48) | s;
+                // Lanes come in order, so a sector already seen is usually the last one.
+                if !t.sectors[start..].iter().rev().take(4).any(|&x| x == id)
+                    && !t.sectors[start..].contains(&id)
+                {
+                    t.sectors.push(id);
+                }
+            }
+        }
+        let n = (t.sectors.len() - start).min(u16::MAX as usize) as u16;
+        if let Some(e) = t.ev.last_mut() {
+            e.a = n;
+            e.s = start as u32;
+        }
+    }
+
+    /// Hands over the block's trace, leaving an empty one.
+    pub fn take(&mut self) -> BlockTrace {
+        std::mem::take(&mut self.block)
+    }
+}
+
+impl warpsim_interp::exec::Hook for Recorder<'_> {
+    const ON: bool = true;
+    #[inline]
+    fn inst(&mut self, w: usize, pc: usize) {
+        Recorder::inst(self, w, pc);
+    }
+    #[inline]
+    fn shared(&mut self, w: usize, wavefronts: u32, ideal: u32) {
+        Recorder::shared(self, w, wavefronts, ideal);
+    }
+    #[inline]
+    fn global(&mut self, w: usize, buffer: u16, index: &[u32; 32], bytes: u32, active: u32) {
+        Recorder::global(self, w, buffer, index, bytes, active);
+    }
+}

@@ -1,0 +1,246 @@
+//! The timing model against the H200 (tests/fixtures/h200/kernels_timing.tsv): the 7 kernels
+//! of kernels.tsv, with their launches and the registers per thread ptxas gave them.
+//!
+//! Held (issue 12): elapsed cycles and SM-active cycles within 15%, the transposes in the
+//! measured order, the naive/padded ratio of SM-active cycles within 15% of 2.66, and every
+//! recorded stall value within 30% or 3 cycles per issued instruction. What the model misses
+//! is listed in `KNOWN_MISSES` (and in the README): the test fails if a miss is not listed, and
+//! also if a listed one has started to pass (so the list stays true).
+
+use crate::util::run_json;
+
+/// (row in kernels_timing.tsv, program, defines, registers per thread)
+const KERNELS: &[(&str, &str, &[&str], &str)] = &[
+    ("transpose_n1024_tile32x32", "transpose.ron", &[], "28"),
+    (
+        "transpose_n1024_tile32x33",
+        "transpose.ron",
+        &["PAD=1"],
+        "28",
+    ),
+    (
+        "transpose_n1024_tile32x32_xor",
+        "transpose.ron",
+        &["SWIZZLE=1"],
+        "28",
+    ),
+    ("matmul_n256_t32", "matmul.ron", &[], "29"),
+    ("matmul_n256_t32_transA", "matmul.ron", &["TRANS_A=1"], "29"),
+    (
+        "matmul_n256_t32_transA_pad1",
+        "matmul.ron",
+        &["TRANS_A=1", "PAD=1"],
+        "30",
+    ),
+    ("transpose64_n512_tile32x32", "transpose_f64.ron", &[], "29"),
+];
+
+/// (kernel, metric) pairs the model does not meet today.
+const KNOWN_MISSES: &[(&str, &str)] = &[
+    ("transpose_n1024_tile32x33", "elapsed_cycles"),
+    ("transpose_n1024_tile32x33", "sm_active_cycles_avg"),
+    ("transpose_n1024_tile32x32_xor", "sm_active_cycles_avg"),
+    ("transpose_n1024_tile32x32", "stall_barrier"),
+    ("transpose_n1024_tile32x33", "stall_mio_throttle"),
+    ("transpose_n1024_tile32x33", "stall_barrier"),
+    ("transpose_n1024_tile32x32_xor", "stall_mio_throttle"),
+    ("transpose_n1024_tile32x32_xor", "stall_long_scoreboard"),
+    ("transpose_n1024_tile32x32_xor", "stall_barrier"),
+    ("matmul_n256_t32", "stall_mio_throttle"),
+    ("matmul_n256_t32_transA", "stall_mio_throttle"),
+    ("matmul_n256_t32_transA", "stall_short_scoreboard"),
+    ("matmul_n256_t32_transA", "stall_long_scoreboard"),
+    ("transpose64_n512_tile32x32", "stall_mio_throttle"),
+];
+
+const STALLS: [&str; 4] = [
+    "mio_throttle",
+    "short_scoreboard",
+    "long_scoreboard",
+    "barrier",
+];
+
+#[test]
+fn seven_kernels_against_the_h200() {
+    let tsv =
+        std::fs::read_to_string(crate::util::root().join("tests/fixtures/h200/kernels_timing.tsv"))
+            .unwrap();
+    let mut lines = tsv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let mut misses = Vec::new();
+    let mut sm = std::collections::HashMap::new();
+    let mut report = String::new();
+    for line in lines {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (name, prog, defines, regs) = KERNELS.iter().find(|k| k.0 == f[0]).expect(f[0]);
+        let v = run_json(prog, defines, &["--regs", regs, "--no-verify"]);
+        let t = &v["timing"];
+        let want = |c: &str| f[col(c)].parse::<f64>().ok();
+        let mut check = |metric: &str, got: f64, want: Option<f64>, rel: f64, abs: f64| {
+            let Some(w) = want else { return };
+            let ok = (got - w).abs() <= (rel * w).max(abs);
+            report.push_str(&format!(
+                "{name:32} {metric:26} model {got:10.2} H200 {w:10.2} ({:+.1}%){}\n",
+                (got / w - 1.0) * 100.0,
+                if ok { "" } else { "  MISS" }
+            ));
+            if !ok {
+                misses.push((name.to_string(), metric.to_string()));
+            }
+        };
+        let el = t["elapsed_cycles"].as_f64().unwrap();
+        let act = t["sm_active_cycles_avg"].as_f64().unwrap();
+        check("elapsed_cycles", el, want("elapsed_cycles"), 0.15, 0.0);
+        check(
+            "sm_active_cycles_avg",
+            act,
+            want("sm_active_cycles_avg"),
+            0.15,
+            0.0,
+        );
+        for s in STALLS {
+            let got = t["stalls"][s].as_f64().unwrap();
+            check(
+                &format!("stall_{s}"),
+                got,
+                want(&format!("stall_{s}")),
+                0.30,
+                3.0,
+            );
+        }
+        sm.insert(*name, act);
+    }
+    eprintln!("{report}");
+    let naive = sm["transpose_n1024_tile32x32"];
+    let pad = sm["transpose_n1024_tile32x33"];
+    let xor = sm["transpose_n1024_tile32x32_xor"];
+    // Measured: the naive transpose far slower than both fixes, which are within noise of
+    // each other (padded 4,022 / xor 4,409 SM-active cycles; medians 4,010 / 4,103).
+    assert!(naive > pad && naive > xor, "{naive} {pad} {xor}");
+    assert!((pad / xor - 1.0).abs() < 0.15, "{pad} {xor}");
+    let ratio = naive / pad;
+    assert!(
+        (ratio / 2.66 - 1.0).abs() < 0.15,
+        "naive/padded {ratio}, H200 2.66"
+    );
+    let mut unexpected: Vec<_> = misses
+        .iter()
+        .filter(|(k, m)| !KNOWN_MISSES.contains(&(k.as_str(), m.as_str())))
+        .collect();
+    unexpected.sort();
+    assert!(unexpected.is_empty(), "new misses {unexpected:?}\n{report}");
+    let fixed: Vec<_> = KNOWN_MISSES
+        .iter()
+        .filter(|(k, m)| !misses.iter().any(|(a, b)| a == k && b == m))
+        .collect();
+    assert!(
+        fixed.is_empty(),
+        "now within tolerance, take them off KNOWN_MISSES: {fixed:?}"
+    );
+}
+
+/// Timing never changes a functional number, and the report is the same on 1 and 2 threads.
+#[test]
+fn timing_changes_no_result_and_is_deterministic() {
+    let on = run_json("matmul.ron", &["N=64"], &[]);
+    let off = run_json("matmul.ron", &["N=64"], &["--no-timing"]);
+    for k in ["shared", "per_bank", "verified", "verification"] {
+        assert_eq!(on[k], off[k], "{k}");
+    }
+    assert!(off["timing"].is_null());
+    for k in [
+        "gpu",
+        "clock_mhz",
+        "sms",
+        "elapsed_cycles",
+        "sm_active_cycles_avg",
+        "duration_ns",
+        "issued_warp_instructions",
+        "warp_cycles_per_issued_instruction",
+        "stalls",
+        "shared_pipe_utilization",
+        "conflict_cost_cycles",
+    ] {
+        assert!(!on["timing"][k].is_null(), "timing.{k} missing");
+    }
+    assert_eq!(on["timing"].as_object().unwrap().len(), 11);
+    let one = {
+        let mut c = crate::util::warpsim();
+        c.env("RAYON_NUM_THREADS", "1").args([
+            "run",
+            "programs/transpose.ron",
+            "--define",
+            "N=256",
+            "--format",
+            "json",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&c.output().unwrap().stdout).unwrap();
+        v
+    };
+    let two = {
+        let mut c = crate::util::warpsim();
+        c.env("RAYON_NUM_THREADS", "2").args([
+            "run",
+            "programs/transpose.ron",
+            "--define",
+            "N=256",
+            "--format",
+            "json",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&c.output().unwrap().stdout).unwrap();
+        v
+    };
+    assert_eq!(one["timing"], two["timing"]);
+    assert_eq!(one["per_instruction"], two["per_instruction"]);
+}
+
+/// A bad GPU description is an error with its file, line and column (exit code 2).
+#[test]
+fn bad_gpu_file_points_at_the_line() {
+    let dir = std::env::temp_dir().join(format!("warpsim_gpu_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.ron");
+    let src = std::fs::read_to_string(crate::util::root().join("crates/timing/presets/h200.ron"))
+        .unwrap()
+        .replace("sms: 132,", "sms: 132, smz: 4,");
+    std::fs::write(&path, src).unwrap();
+    let out = crate::util::warpsim()
+        .args(["run", "programs/transpose.ron", "--define", "N=64", "--gpu"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.ron:") && err.contains("smz"), "{err}");
+    // Fewer SMs: a what-if runs, and takes longer.
+    let small = std::fs::read_to_string(crate::util::root().join("crates/timing/presets/h200.ron"))
+        .unwrap()
+        .replace("sms: 132,", "sms: 8,");
+    let p2 = dir.join("small.ron");
+    std::fs::write(&p2, small).unwrap();
+    let a = run_json("transpose.ron", &["N=512"], &[]);
+    let b = run_json(
+        "transpose.ron",
+        &["N=512"],
+        &["--gpu", p2.to_str().unwrap()],
+    );
+    assert!(b["timing"]["elapsed_cycles"].as_u64() > a["timing"]["elapsed_cycles"].as_u64());
+    // The timeline is Chrome trace JSON.
+    let tl = dir.join("tl.json");
+    let out = crate::util::warpsim()
+        .args([
+            "run",
+            "programs/transpose.ron",
+            "--define",
+            "N=128",
+            "--timeline",
+        ])
+        .arg(&tl)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
+    assert!(v["traceEvents"].as_array().unwrap().len() > 10);
+}
