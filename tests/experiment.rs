@@ -67,7 +67,18 @@ fn transpose_on_16_and_64_banks() {
         // (stall_cycles is modelled time now: cycles waiting on the shared pipe.)
         assert_eq!(r["bank_conflicts"], ld_bc, "{r}");
         assert!(r["stall_cycles"].is_u64(), "{r}");
+        assert!(r["duration_ns"].as_f64().is_some_and(|d| d > 0.0), "{r}");
         assert_eq!(r["verified"], true, "{r}");
+    }
+    // The timing model's columns: the conflicted layout takes longer than the padded one.
+    for banks in [16, 64] {
+        let cycles = |pad| row(&rows, banks, pad)["elapsed_cycles"].as_u64().unwrap();
+        assert!(
+            cycles(0) > cycles(1),
+            "{banks} banks: {} vs {}",
+            cycles(0),
+            cycles(1)
+        );
     }
 }
 

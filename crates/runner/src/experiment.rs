@@ -67,8 +67,13 @@ pub struct SweepRow {
     pub wavefronts: Option<u64>,
     /// All bank conflicts.
     pub bank_conflicts: Option<u64>,
-    /// Cycles the conflicts add (= bank conflicts).
+    /// Modelled warp-cycles stalled on the shared-memory pipe (`mio_throttle` +
+    /// `short_scoreboard`; 0 with timing off).
     pub stall_cycles: Option<u64>,
+    /// The timing model's elapsed cycles (`gpc__cycles_elapsed.max`; null with timing off).
+    pub elapsed_cycles: Option<u64>,
+    /// The timing model's duration in nanoseconds at the preset clock (null with timing off).
+    pub duration_ns: Option<f64>,
     /// Whether the results matched the references (null: nothing to check, or failed).
     pub verified: Option<bool>,
     /// Why the variant could not run (then every counter is null).
@@ -86,6 +91,8 @@ impl Variant {
             wavefronts: None,
             bank_conflicts: None,
             stall_cycles: None,
+            elapsed_cycles: None,
+            duration_ns: None,
             verified: None,
             error: Some(error),
         }
@@ -188,6 +195,8 @@ pub fn sweep(
                     wavefronts: Some(r.shared.wavefronts()),
                     bank_conflicts: Some(r.shared.bank_conflicts()),
                     stall_cycles: Some(r.stall_cycles),
+                    elapsed_cycles: r.timing.as_ref().map(|t| t.elapsed_cycles),
+                    duration_ns: r.timing.as_ref().map(|t| t.duration_ns),
                     verified: r.verified,
                     error: None,
                 },
@@ -233,6 +242,8 @@ pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
             "st wavefronts",
             "bank conflicts",
             "stall cycles",
+            "cycles",
+            "time",
             "verified",
         ]
         .map(String::from),
@@ -246,7 +257,7 @@ pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
         cells.extend(r.variant.defines.0.iter().map(|(_, v)| v.to_string()));
         match &r.error {
             Some(e) => {
-                cells.extend(["-", "-", "-", "failed"].map(String::from));
+                cells.extend(["-", "-", "-", "-", "-", "failed"].map(String::from));
                 let first = e.lines().next().unwrap_or("");
                 let cut: String = first.chars().take(200).collect();
                 let more = if cut.len() < first.len() { "…" } else { "" };
@@ -261,6 +272,11 @@ pub fn sweep_table(rows: &[SweepRow], style: crate::TableStyle) -> String {
                 ] {
                     cells.push(n.map_or("-".to_owned(), thousands));
                 }
+                cells.push(r.elapsed_cycles.map_or("-".to_owned(), thousands));
+                cells.push(
+                    r.duration_ns
+                        .map_or("-".to_owned(), |ns| format!("{:.2} us", ns / 1000.0)),
+                );
                 cells.push(verdict(r.verified).to_owned());
             }
         }
@@ -299,6 +315,8 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
             "wavefronts",
             "bank_conflicts",
             "stall_cycles",
+            "elapsed_cycles",
+            "duration_ns",
             "verified",
             "status",
             "error",
@@ -322,9 +340,11 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
                 r.wavefronts,
                 r.bank_conflicts,
                 r.stall_cycles,
+                r.elapsed_cycles,
             ]
             .map(|n| n.map_or(String::new(), |n| n.to_string())),
         );
+        rec.push(r.duration_ns.map_or(String::new(), |ns| ns.to_string()));
         rec.push(match r.verified {
             Some(b) => b.to_string(),
             None => String::new(),
