@@ -505,7 +505,6 @@ fn grid(
     blocks: u64,
     bar: Option<&progress::Progress>,
 ) -> (Stats, Option<(u64, exec::Fault)>) {
-    let [gx, gy, _] = prog.grid.map(|d| d as u64);
     let lowest = AtomicU64::new(u64::MAX);
     let empty = || (Stats::new(prog, geom), None::<(u64, exec::Fault)>);
     (0..blocks)
@@ -515,11 +514,7 @@ fn grid(
             let Some(v) = verified.filter(|_| b <= lowest.load(Relaxed)) else {
                 return (st, fault);
             };
-            let ctaid = [
-                (b % gx) as u32,
-                ((b / gx) % gy) as u32,
-                (b / (gx * gy)) as u32,
-            ];
+            let ctaid = ctaid_of(prog, b);
             if let Err(f) = v.run_block(ctaid, &mut st) {
                 lowest.fetch_min(b, Relaxed);
                 if fault.as_ref().is_none_or(|(fb, _)| b < *fb) {
@@ -533,12 +528,29 @@ fn grid(
         })
         .reduce(empty, |(mut a, fa), (b, fb)| {
             a.merge(&b);
-            let f = match (fa, fb) {
-                (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-                (x, y) => x.or(y),
-            };
-            (a, f)
+            (a, lowest_fault(fa, fb))
         })
+}
+
+/// Block `b`'s index in the grid (`b = x + gx * (y + gy * z)`).
+fn ctaid_of(prog: &Program, b: u64) -> [u32; 3] {
+    let [gx, gy, _] = prog.grid.map(|d| d as u64);
+    [
+        (b % gx) as u32,
+        ((b / gx) % gy) as u32,
+        (b / (gx * gy)) as u32,
+    ]
+}
+
+/// Of two blocks' faults, the one of the lower block (the one a run reports).
+fn lowest_fault(
+    a: Option<(u64, exec::Fault)>,
+    b: Option<(u64, exec::Fault)>,
+) -> Option<(u64, exec::Fault)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+        (x, y) => x.or(y),
+    }
 }
 
 /// The words each bank served for instruction `pc` ([`Stats::per_pc_bank`]).

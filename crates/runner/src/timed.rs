@@ -82,13 +82,14 @@ pub(crate) fn grid(
             ),
         )
     })?;
-    let [gx, gy, _] = prog.grid.map(|d| d as u64);
     let threads = prog.threads_per_block();
     let sb = gpu.global.sector_bytes;
     let mut stats = Stats::new(prog, &cfg.geometry);
     let chunk = chunk_blocks(gpu);
     let mut first = 0u64;
-    while let (Some(v), true) = (verified, first < blocks) {
+    while first < blocks {
+        // (`verified` is `None` only for an empty grid, which never gets here.)
+        let Some(v) = verified else { break };
         let last = (first + chunk).min(blocks);
         type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
         let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };
@@ -98,11 +99,7 @@ pub(crate) fn grid(
                 if fault.is_some() {
                     return (st, tr, fault);
                 }
-                let ctaid = [
-                    (b % gx) as u32,
-                    ((b / gx) % gy) as u32,
-                    (b / (gx * gy)) as u32,
-                ];
+                let ctaid = crate::ctaid_of(prog, b);
                 let mut rec = Recorder::new(&code, sb, threads);
                 match v.run_block_with(ctaid, &mut st, &mut rec) {
                     Ok(()) => tr.push((b, rec.take())),
@@ -116,11 +113,7 @@ pub(crate) fn grid(
             .reduce(empty, |(mut a, mut ta, fa), (b, tb, fb)| {
                 a.merge(&b);
                 ta.extend(tb);
-                let f = match (fa, fb) {
-                    (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-                    (x, y) => x.or(y),
-                };
-                (a, ta, f)
+                (a, ta, crate::lowest_fault(fa, fb))
             });
         stats.merge(&st);
         if fault.is_some() {
