@@ -428,13 +428,25 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     let t_run = Instant::now();
     // The program is checked once for all blocks (and, as there is nothing to run, not at all
     // for an empty grid).
-    let verified = match blocks {
-        0 => None,
-        _ => Some(exec::Verified::new(prog, &cfg, &global).map_err(|f| f.into_diag(prog))?),
-    };
     let bar = opts
         .progress
         .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
+    // A long block moves the bar too (every few million warp instructions).
+    let on_steps = |n| bar.as_ref().map_or((), |b| b.steps(n));
+    let verified = match blocks {
+        0 => None,
+        _ => Some(
+            exec::Verified::new(prog, &cfg, &global)
+                .map(|v| {
+                    if bar.is_some() {
+                        v.with_progress(&on_steps)
+                    } else {
+                        v
+                    }
+                })
+                .map_err(|f| f.into_diag(prog))?,
+        ),
+    };
     let (stats, fault, timing) = match &opts.timing {
         Some(topt) => timed::grid(prog, &cfg, verified.as_ref(), blocks, topt, bar.as_ref())?,
         None => {

@@ -17,6 +17,9 @@ pub struct Progress {
     start: Instant,
     shown: AtomicBool,
     done: AtomicU64,
+    /// Warp instructions of blocks still running, reported by [`Progress::steps`].
+    steps: AtomicU64,
+    what: String,
 }
 
 impl Progress {
@@ -37,6 +40,8 @@ impl Progress {
             start: Instant::now(),
             shown: AtomicBool::new(false),
             done: AtomicU64::new(0),
+            steps: AtomicU64::new(0),
+            what: what.to_owned(),
         }
     }
 
@@ -51,14 +56,52 @@ impl Progress {
         if !n.is_multiple_of(64) && !self.shown.load(Relaxed) {
             return;
         }
-        if !self.shown.load(Relaxed) {
-            if self.start.elapsed() < DELAY {
-                return;
-            }
-            if !self.shown.swap(true, Relaxed) {
-                self.span.pb_start();
-            }
+        if self.show() {
+            self.span.pb_set_position(n);
         }
-        self.span.pb_set_position(n);
+    }
+
+    /// `n` more warp instructions run inside blocks (the executor's
+    /// [`Verified::with_progress`](warpsim_interp::exec::Verified::with_progress) calls this
+    /// every few million), so that the bar says something while one long block runs.
+    pub fn steps(&self, n: u64) {
+        let total = self.steps.fetch_add(n, Relaxed) + n;
+        if self.show() {
+            self.span
+                .pb_set_message(&format!("{} ({} warp instructions)", self.what, si(total)));
+        }
+    }
+
+    /// Whether the bar is drawn, starting it once the work has taken [`DELAY`].
+    fn show(&self) -> bool {
+        if self.shown.load(Relaxed) {
+            return true;
+        }
+        if self.start.elapsed() < DELAY {
+            return false;
+        }
+        if !self.shown.swap(true, Relaxed) {
+            self.span.pb_start();
+        }
+        true
+    }
+}
+
+/// `n` with an SI prefix: 4.2M, 1.3G.
+fn si(n: u64) -> String {
+    match n {
+        0..1_000_000 => n.to_string(),
+        1_000_000..1_000_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn si_prefixes() {
+        assert_eq!(super::si(999_999), "999999");
+        assert_eq!(super::si(4_194_304), "4.2M");
+        assert_eq!(super::si(1_300_000_000), "1.3G");
     }
 }

@@ -58,6 +58,10 @@ pub(super) struct Ctx<'a> {
     pub(super) shared: &'a mut [u32],
     pub(super) threads: u64,
     pub(super) steps: u64,
+    /// [`super::warp::At::check_at`] between the warps' turns.
+    pub(super) check_at: u64,
+    /// [`Verified::with_progress`]'s callback.
+    pub(super) progress: Option<&'a (dyn Fn(u64) + Sync)>,
     pub(super) lanes: u64,
     /// The race detector (only with [`Config::racecheck`]).
     pub(super) race: Option<Box<crate::race::Shadow>>,
@@ -121,7 +125,6 @@ pub fn run_block(
 
 /// A program checked to run under one [`Config`] with one [`Global`] memory: its blocks can
 /// then run (on any number of threads) without checking it again.
-#[derive(Debug)]
 pub struct Verified<'a> {
     pub(super) prog: &'a Program,
     pub(super) cfg: Config,
@@ -131,6 +134,19 @@ pub struct Verified<'a> {
     bank_row: Vec<usize>,
     /// The shared-access pcs, in the order of the bank counters.
     shared_pcs: Vec<usize>,
+    /// Told every [`PROGRESS_STEPS`](super::flow::PROGRESS_STEPS) warp instructions of a block.
+    progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+impl std::fmt::Debug for Verified<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verified")
+            .field("program", &self.prog.name)
+            .field("cfg", &self.cfg)
+            .field("shared_pcs", &self.shared_pcs)
+            .field("progress", &self.progress.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Verified<'a> {
@@ -162,7 +178,16 @@ impl<'a> Verified<'a> {
             global,
             bank_row,
             shared_pcs,
+            progress: None,
         })
+    }
+
+    /// Calls `progress(n)` each time a block has run `n` more warp instructions (every
+    /// [`PROGRESS_STEPS`](super::flow::PROGRESS_STEPS), from the thread running the block), so
+    /// that a progress bar moves while one long block runs. Results are the same as without it.
+    pub fn with_progress(mut self, progress: &'a (dyn Fn(u64) + Sync)) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// The program.
@@ -280,6 +305,8 @@ pub(super) fn run<H: Hook>(
         shared: &mut sc.shared,
         threads,
         steps: 0,
+        check_at: super::flow::next_check(0, cfg.max_steps, v.progress.is_some()),
+        progress: v.progress,
         lanes: 0,
         race: cfg
             .racecheck

@@ -178,14 +178,44 @@ pub(super) fn for_test(
     Ok(())
 }
 
-/// Faults once the block has run more than [`At::max_steps`] warp instructions (checked at every
-/// backward jump and barrier, so every run ends).
+/// Faults once the block has run more than [`Config::max_steps`](super::Config::max_steps)
+/// warp instructions (checked at every backward jump and barrier, so every run ends), and
+/// tells the progress callback how far a long block got.
 #[inline(always)]
-fn count_steps(cx: &Ctx, at: &At, what: &'static str) -> Result<(), Fault> {
-    if at.steps > at.max_steps {
-        return Err(fault::runaway(cx, at.pc, at.max_steps, what));
+pub(super) fn count_steps(cx: &Ctx, at: &mut At, what: &'static str) -> Result<(), Fault> {
+    if at.steps > at.check_at {
+        return checkpoint(cx, at, what);
     }
     Ok(())
+}
+
+/// [`count_steps`] past [`At::check_at`]: the runaway fault, or [`PROGRESS_STEPS`] more
+/// steps for the progress callback and the next check point.
+#[cold]
+#[inline(never)]
+pub(super) fn checkpoint(cx: &Ctx, at: &mut At, what: &'static str) -> Result<(), Fault> {
+    let max = cx.cfg.max_steps;
+    if at.steps > max {
+        return Err(fault::runaway(cx, at.pc, max, what));
+    }
+    if let Some(progress) = cx.progress {
+        progress(PROGRESS_STEPS);
+    }
+    at.check_at = next_check(at.steps, max, cx.progress.is_some());
+    Ok(())
+}
+
+/// Warp instructions of one block between two calls of the progress callback (tens of
+/// milliseconds of emulation).
+pub const PROGRESS_STEPS: u64 = 1 << 22;
+
+/// The step count at which a block that has run `steps` warp instructions looks again.
+pub(super) fn next_check(steps: u64, max_steps: u64, progress: bool) -> u64 {
+    if progress {
+        steps.saturating_add(PROGRESS_STEPS).min(max_steps)
+    } else {
+        max_steps
+    }
 }
 
 /// `LoopBack`: jumps to the loop's head.
@@ -213,7 +243,7 @@ pub(super) fn for_next(
 
 /// `Barrier`: the warp waits for the others (all of its live lanes must be here).
 #[inline(always)]
-pub(super) fn barrier(cx: &Ctx, at: &At, warp: &mut Warp) -> Result<(), Fault> {
+pub(super) fn barrier(cx: &Ctx, at: &mut At, warp: &mut Warp) -> Result<(), Fault> {
     if at.active != warp.live {
         return Err(fault::divergent_barrier(
             cx, at.pc, at.w, at.active, warp.live,

@@ -26,8 +26,10 @@ pub(super) struct At {
     pub(super) sp: usize,
     /// Warp instructions the block has executed.
     pub(super) steps: u64,
-    /// [`Config::max_steps`](super::Config::max_steps).
-    pub(super) max_steps: u64,
+    /// The step count past which the next backward jump or barrier looks at the clock of the
+    /// block: [`Config::max_steps`](super::Config::max_steps), or sooner when a progress
+    /// callback wants to hear how far the block got ([`super::flow::checkpoint`]).
+    pub(super) check_at: u64,
 }
 
 /// Runs warp `w` until it reaches a barrier or exits.
@@ -100,13 +102,14 @@ fn run_warp_in<const V3: bool, H: Hook>(
         active: warp.active,
         sp: warp.sp,
         steps: cx.steps,
-        max_steps: cx.cfg.max_steps,
+        check_at: cx.check_at,
     };
     let result = warp_loop::<V3, H>(cx, &mut at, warp, r, frames, per_pc, hook);
     warp.pc = at.next;
     warp.active = at.active;
     warp.sp = at.sp;
     cx.steps = at.steps;
+    cx.check_at = at.check_at;
     cx.per_pc = per_pc;
     result
 }

@@ -587,3 +587,40 @@ fn division_by_zero_faults_only_in_active_lanes() {
         "{f}"
     );
 }
+
+#[test]
+fn a_long_block_reports_progress_and_still_stops_at_max_steps() {
+    use crate::exec::flow::PROGRESS_STEPS;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let p = P::new(vec![
+        LoopStart,
+        LoopTest {
+            c: r(1),
+            exit_pc: 3,
+        },
+        LoopBack { head_pc: 1 },
+        LoopEnd,
+    ])
+    .konst(1, 1)
+    .build();
+    let max_steps = 3 * PROGRESS_STEPS + 100;
+    let cfg = Config {
+        max_steps,
+        ..Config::default()
+    };
+    let global = Global::new(&p);
+    let mut stats = Stats::new(&p, &cfg.geometry);
+    let (calls, told) = (AtomicU64::new(0), AtomicU64::new(0));
+    let on_steps = |n| {
+        calls.fetch_add(1, Relaxed);
+        told.fetch_add(n, Relaxed);
+    };
+    let v = Verified::new(&p, &cfg, &global)
+        .unwrap()
+        .with_progress(&on_steps);
+    let f = v.run_block([0; 3], &mut stats).unwrap_err();
+    assert!(matches!(f.kind, FaultKind::RunawayLoop { .. }), "{f}");
+    assert_eq!(calls.load(Relaxed), 3);
+    assert_eq!(told.load(Relaxed), 3 * PROGRESS_STEPS);
+    assert!(stats.warp_instructions > max_steps && stats.warp_instructions < max_steps + 10);
+}
