@@ -602,6 +602,10 @@ impl<'a> Sim<'a> {
 /// Books `[w.since, t)` to the warp's state at its pc, and puts it in `reason` from `t`.
 #[inline]
 fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
+    if reason == w.reason && cx.timeline_sm != Some(smi) {
+        // Same state, same pc: booking later books the same cycles.
+        return;
+    }
     book(cx, smi, slot, w, t);
     w.reason = reason;
     w.since = t;
@@ -659,12 +663,12 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             continue;
         }
         let list = std::mem::take(&mut sm.sp[p].warps);
-        let mut elig = [0u32; 64];
-        let mut ne = 0usize;
+        // Eligible warps by their place in `list` (the first 64).
+        let mut elig = 0u64;
         let mut pick = NONE;
         let mut pick_age = u64::MAX;
         let mut retired = false;
-        for &s in &list {
+        for (i, &s) in list.iter().enumerate() {
             if sm.ready[s as usize] > t {
                 continue;
             }
@@ -711,9 +715,8 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                 sm.ready[s as usize] = until.max(t + 1);
                 continue;
             }
-            if ne < elig.len() {
-                elig[ne] = s;
-                ne += 1;
+            if i < 64 {
+                elig |= 1 << i;
             }
             if s == sm.sp[p].last {
                 pick = s;
@@ -726,7 +729,9 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         if pick != NONE {
             issue(cx, sm, smi, p, pick, t);
             sm.sp[p].last = pick;
-            for &s in &elig[..ne] {
+            while elig != 0 {
+                let s = list[elig.trailing_zeros() as usize];
+                elig &= elig - 1;
                 if s != pick {
                     let w = &mut sm.warps[s as usize];
                     switch(cx, smi, s, w, t, Reason::NotSelected);
@@ -937,8 +942,11 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
                 // The measured cost runs from the first warp's arrival (a loop of `bar.sync`
                 // takes `base + per_warp * W` cycles a trip).
                 let release = (t + 1).max(blk.bar_first + bar);
-                let warps = blk.warps.clone();
-                for ws in warps {
+                for k in 0..blk.warps.len() {
+                    let Some(blk) = sm.blocks[b].as_ref() else {
+                        break;
+                    };
+                    let ws = blk.warps[k];
                     let w = &mut sm.warps[ws as usize];
                     if w.state != St::Bar {
                         continue;
