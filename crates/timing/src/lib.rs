@@ -12,7 +12,8 @@
 //!   all warps' wavefronts, L2 and DRAM shared by all SMs, barriers, launch overhead.
 //! * [`reason`]: Nsight Compute's warp states.
 //! * [`Model`]: two simulations over the same traces, one as run and one with every shared
-//!   access at its conflict-free wavefronts, giving a [`Timing`].
+//!   access at its conflict-free wavefronts, giving a [`Timing`]; the second starts (as a copy
+//!   of the first) only when a block with a bank conflict arrives.
 //! * [`timeline`]: one SM's warps over time as Chrome trace-event JSON.
 
 // `Diag` is large but only on the cold error path (as in warpsim-interp).
