@@ -235,7 +235,77 @@ fn advisor_finds_pad_1_and_the_xor_swizzle_for_the_transpose() {
         .unwrap();
     let t = String::from_utf8(text.stdout).unwrap();
     assert!(
-        t.contains("tile: pad 1 → stall cycles 15,872 → 0, 32 words per tile"),
+        t.contains("tile: pad 1 → bank conflicts 15,872 → 0, modelled time "),
         "{t}"
     );
+    assert!(
+        t.contains("32 words per tile (removes the conflicts)"),
+        "{t}"
+    );
+    // The conflicts cost real time here: no "does not speed the kernel up".
+    assert!(!t.contains("does not speed"), "{t}");
+}
+
+/// `advise` ranks the layouts that remove the conflicts by modelled time, then words, and says
+/// plainly when removing them does not speed the kernel up: the transpose with two words of
+/// padding has a 2-way conflict on its column read, but it is bound by global memory.
+#[test]
+fn advisor_ranks_by_modelled_time_and_says_when_conflicts_do_not_cost_time() {
+    let json = warpsim()
+        .args([
+            "advise",
+            "programs/transpose.ron",
+            "-D",
+            "N=256",
+            "-D",
+            "PAD=2",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(json.status.success());
+    let advice: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let tile = &advice[0];
+    let declared = tile["declared"]["elapsed_cycles"].as_u64().unwrap();
+    assert!(tile["declared"]["array_stall_cycles"].as_u64().unwrap() > 0);
+    let best = tile["best"].as_array().unwrap();
+    assert!(!best.is_empty());
+    let key = |c: &serde_json::Value| {
+        (
+            c["elapsed_cycles"].as_u64().unwrap(),
+            c["wasted_words"].as_u64().unwrap(),
+        )
+    };
+    assert!(
+        best.windows(2).all(|w| key(&w[0]) <= key(&w[1])),
+        "{best:?}"
+    );
+    let fastest = best[0]["elapsed_cycles"].as_u64().unwrap();
+    // Less than 2% faster without the conflict, and global memory is what its warps wait on.
+    assert!(fastest <= declared && (declared - fastest) * 50 < declared);
+    assert_eq!(best[0]["top_stall"], "long_scoreboard");
+    let text = warpsim()
+        .args([
+            "advise",
+            "programs/transpose.ron",
+            "-D",
+            "N=256",
+            "-D",
+            "PAD=2",
+        ])
+        .output()
+        .unwrap();
+    let t = String::from_utf8(text.stdout).unwrap();
+    let want = format!(
+        "removes every conflict, but the kernel is bound by global memory: modelled time {} → \
+         {} cycles",
+        thousands(declared),
+        thousands(fastest)
+    );
+    assert!(t.contains(&want), "{t}");
+    assert!(t.contains("it does not speed the kernel up"), "{t}");
+}
+
+fn thousands(n: u64) -> String {
+    warpsim_runner::experiment::thousands(n)
 }

@@ -599,7 +599,7 @@ fn advice_searches_a_whole_bank_cycle_by_default() {
     let p = "tests/fixtures/stencil_halo.ron";
     let o = case(&["advise", p], 0, None, "");
     assert!(
-        o.stdout.contains("t: pad 30 → stall cycles 384 → 0"),
+        o.stdout.contains("t: pad 30 → bank conflicts 384 → 0"),
         "{}",
         o.stdout
     );

@@ -458,6 +458,11 @@ pub struct Candidate {
     pub wasted_words: u32,
     /// Whether the results still matched the references.
     pub verified: Option<bool>,
+    /// The timing model's elapsed cycles of the whole kernel (null with timing off).
+    pub elapsed_cycles: Option<u64>,
+    /// The warp state the kernel's warps spent most cycles in, Nsight's name (null with
+    /// timing off): what bounds it.
+    pub top_stall: Option<String>,
 }
 
 impl Candidate {
@@ -479,8 +484,8 @@ pub struct ArrayAdvice {
     pub array: String,
     /// Its declared layout.
     pub declared: Candidate,
-    /// The layouts with the fewest stall cycles on this array, cheapest first (empty when
-    /// none beats the declared layout).
+    /// The layouts with the fewest bank conflicts on this array, fastest first (modelled
+    /// elapsed cycles), then cheapest in words (empty when none beats the declared layout).
     pub best: Vec<Candidate>,
     /// Every layout tried, in the order tried (those the program cannot use left out).
     pub tried: Vec<Candidate>,
@@ -581,7 +586,14 @@ pub fn advise(
         } else {
             Vec::new()
         };
-        best.sort_by_key(|c| (c.wasted_words, c.pad, c.swizzle));
+        best.sort_by_key(|c| {
+            (
+                c.elapsed_cycles.unwrap_or(u64::MAX),
+                c.wasted_words,
+                c.pad,
+                c.swizzle,
+            )
+        });
         out.push(ArrayAdvice {
             array: arr.name.clone(),
             declared,
@@ -609,6 +621,14 @@ fn candidate(
         .filter(|i| i.space == MemSpace::Shared && i.array == name)
         .map(|i| i.bank_conflicts.unwrap_or(0))
         .sum();
+    let top_stall = r.timing.as_ref().and_then(|t| {
+        warpsim_timing::REASONS
+            .iter()
+            .zip(t.detail.cycles)
+            .filter(|&(_, c)| c > 0)
+            .max_by_key(|&(_, c)| c)
+            .map(|(r, _)| r.name().to_owned())
+    });
     Candidate {
         pad,
         swizzle,
@@ -617,7 +637,44 @@ fn candidate(
         wavefronts: r.shared.wavefronts(),
         wasted_words: arr.wasted_words(),
         verified: r.verified,
+        elapsed_cycles: r.timing.as_ref().map(|t| t.elapsed_cycles),
+        top_stall,
     }
+}
+
+/// Below this gain in modelled time (a fraction of the declared layout's elapsed cycles) the
+/// advice says a layout does not speed the kernel up.
+pub const NO_GAIN: f64 = 0.02;
+
+/// What a warp state says bounds a kernel, in words.
+fn bound_by(stall: &str) -> String {
+    match stall {
+        "long_scoreboard" | "lg_throttle" | "drain" => "global memory".into(),
+        "mio_throttle" | "short_scoreboard" => "the shared-memory pipe".into(),
+        "barrier" => "barriers".into(),
+        "no_instruction" => "launch and instruction fetch".into(),
+        "wait" | "math_pipe_throttle" | "dispatch_stall" | "selected" | "not_selected" => {
+            "instruction issue and arithmetic".into()
+        }
+        s => format!("{s} stalls"),
+    }
+}
+
+/// `modelled time 13,211 → 6,395 cycles (−51.6%)`, or nothing with timing off.
+fn time_change(from: &Candidate, to: &Candidate) -> Option<String> {
+    let (a, b) = (from.elapsed_cycles?, to.elapsed_cycles?);
+    let pct = if a == 0 {
+        0.0
+    } else {
+        (b as f64 / a as f64 - 1.0) * 100.0
+    };
+    let sign = if pct < 0.0 { "−" } else { "+" };
+    Some(format!(
+        "modelled time {} → {} cycles ({sign}{:.1}%)",
+        thousands(a),
+        thousands(b),
+        pct.abs()
+    ))
 }
 
 /// How many of the best layouts the text shows per array (the cheapest).
@@ -661,10 +718,13 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
             String::new()
         };
         if a.best.is_empty() {
+            let time = d.elapsed_cycles.map_or(String::new(), |c| {
+                format!(", modelled time {} cycles", thousands(c))
+            });
             let _ = writeln!(
                 s,
-                "{}: keep {} — stall cycles {} on this array; no layout tried ({looked}) does \
-                 better{note}",
+                "{}: keep {} — bank conflicts {} on this array{time}; no layout tried \
+                 ({looked}) does better{note}",
                 a.array,
                 d.describe(),
                 thousands(d.array_stall_cycles)
@@ -678,9 +738,10 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
             } else {
                 "reduces the conflicts most"
             };
+            let time = time_change(d, b).map_or(String::new(), |t| format!(", {t}"));
             let _ = writeln!(
                 s,
-                "{}: {} → stall cycles {} → {}, {} words per {} ({what})",
+                "{}: {} → bank conflicts {} → {}{time}, {} words per {} ({what})",
                 a.array,
                 b.describe(),
                 thousands(d.array_stall_cycles),
@@ -689,6 +750,7 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
                 a.array,
             );
         }
+
         if a.best.len() > SHOWN {
             let _ = writeln!(
                 s,
@@ -697,8 +759,37 @@ pub fn advice_text(advice: &[ArrayAdvice]) -> String {
                 a.best.len() - SHOWN
             );
         }
+        if let Some(line) = no_gain(a) {
+            s.push_str(&line);
+        }
     }
     s
+}
+
+/// When the fastest of the best layouts does not speed the kernel up (by [`NO_GAIN`] or
+/// more of its modelled time), a line that says so and what bounds the kernel.
+fn no_gain(a: &ArrayAdvice) -> Option<String> {
+    let (d, b) = (&a.declared, a.best.first()?);
+    let (from, to) = (d.elapsed_cycles?, b.elapsed_cycles?);
+    if from == 0 || (from as f64 - to as f64) >= NO_GAIN * from as f64 {
+        return None;
+    }
+    let what = if b.array_stall_cycles == 0 {
+        "removes every conflict"
+    } else {
+        "removes the most conflicts"
+    };
+    let bound = b
+        .top_stall
+        .as_deref()
+        .map_or("something else".to_owned(), bound_by);
+    Some(format!(
+        "{}: {} {what}, but the kernel is bound by {bound}: {} — it does not speed the kernel \
+         up\n",
+        a.array,
+        b.describe(),
+        time_change(d, b)?
+    ))
 }
 
 /// Every layout tried, as CSV: one row per array and layout.
@@ -715,6 +806,8 @@ pub fn advice_csv(advice: &[ArrayAdvice]) -> String {
         "verified",
         "declared",
         "best",
+        "elapsed_cycles",
+        "top_stall",
     ]);
     for a in advice {
         for c in &a.tried {
@@ -734,6 +827,8 @@ pub fn advice_csv(advice: &[ArrayAdvice]) -> String {
                 c.verified.map_or(String::new(), |v| v.to_string()),
                 declared.to_string(),
                 best.to_string(),
+                c.elapsed_cycles.map_or(String::new(), |v| v.to_string()),
+                c.top_stall.clone().unwrap_or_default(),
             ]);
         }
     }

@@ -1,7 +1,8 @@
 //! Running the grid with the timing model: blocks run in parallel in chunks of grid order,
 //! each recording its warps' issued instructions ([`warpsim_timing::Recorder`]); the chunk's
-//! traces are fed to the model in block order and dropped once their blocks have finished, so
-//! memory holds about one chunk of traces at a time whatever the grid's size.
+//! traces are fed to the model in block order (while the next chunk runs) and dropped once
+//! their blocks have finished, so memory holds about two chunks of traces at a time whatever
+//! the grid's size.
 
 use crate::progress::Progress;
 use rayon::prelude::*;
@@ -86,6 +87,8 @@ pub(crate) fn grid(
     let sb = gpu.global.sector_bytes;
     let mut stats = Stats::new(prog, &cfg.geometry);
     let chunk = chunk_blocks(gpu);
+    // Chunk k runs on the executor while the model replays chunk k - 1.
+    let mut fed: Vec<(u64, BlockTrace)> = Vec::new();
     let mut first = 0u64;
     while first < blocks {
         // (`verified` is `None` only for an empty grid, which never gets here.)
@@ -93,38 +96,48 @@ pub(crate) fn grid(
         let last = (first + chunk).min(blocks);
         type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
         let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };
-        let (st, mut traces, fault) = (first..last)
-            .into_par_iter()
-            .fold(empty, |(mut st, mut tr, mut fault), b| {
-                if fault.is_some() {
-                    return (st, tr, fault);
-                }
-                let ctaid = crate::ctaid_of(prog, b);
-                let mut rec = Recorder::new(&code, sb, threads);
-                match v.run_block_with(ctaid, &mut st, &mut rec) {
-                    Ok(()) => tr.push((b, rec.take())),
-                    Err(f) => fault = Some((b, f)),
-                }
-                if let Some(bar) = bar {
-                    bar.tick();
-                }
-                (st, tr, fault)
-            })
-            .reduce(empty, |(mut a, mut ta, fa), (b, tb, fb)| {
-                a.merge(&b);
-                ta.extend(tb);
-                (a, ta, crate::lowest_fault(fa, fb))
-            });
+        let run_chunk = || {
+            (first..last)
+                .into_par_iter()
+                .fold(empty, |(mut st, mut tr, mut fault), b| {
+                    if fault.is_some() {
+                        return (st, tr, fault);
+                    }
+                    let ctaid = crate::ctaid_of(prog, b);
+                    let mut rec = Recorder::new(&code, sb, threads);
+                    match v.run_block_with(ctaid, &mut st, &mut rec) {
+                        Ok(()) => tr.push((b, rec.take())),
+                        Err(f) => fault = Some((b, f)),
+                    }
+                    if let Some(bar) = bar {
+                        bar.tick();
+                    }
+                    (st, tr, fault)
+                })
+                .reduce(empty, |(mut a, mut ta, fa), (b, tb, fb)| {
+                    a.merge(&b);
+                    ta.extend(tb);
+                    (a, ta, crate::lowest_fault(fa, fb))
+                })
+        };
+        let previous = std::mem::take(&mut fed);
+        let model = &mut model;
+        let ((st, traces, fault), ()) = rayon::join(run_chunk, move || {
+            for (_, t) in previous {
+                model.feed(t);
+            }
+            model.advance();
+        });
         stats.merge(&st);
         if fault.is_some() {
             return Ok((stats, fault, None));
         }
-        traces.sort_unstable_by_key(|(b, _)| *b);
-        for (_, t) in traces {
-            model.feed(t);
-        }
-        model.advance();
+        fed = traces;
+        fed.sort_unstable_by_key(|(b, _)| *b);
         first = last;
+    }
+    for (_, t) in fed {
+        model.feed(t);
     }
     let mut timing = model.finish();
     timing.detail.regs_per_thread = regs;

@@ -12,7 +12,8 @@
 //!   all warps' wavefronts, L2 and DRAM shared by all SMs, barriers, launch overhead.
 //! * [`reason`]: Nsight Compute's warp states.
 //! * [`Model`]: two simulations over the same traces, one as run and one with every shared
-//!   access at its conflict-free wavefronts, giving a [`Timing`].
+//!   access at its conflict-free wavefronts, giving a [`Timing`]; the second starts (as a copy
+//!   of the first) only when a block with a bank conflict arrives.
 //! * [`timeline`]: one SM's warps over time as Chrome trace-event JSON.
 
 // `Diag` is large but only on the cold error path (as in warpsim-interp).
@@ -106,10 +107,16 @@ pub struct Detail {
 }
 
 /// The two simulations (as run, and conflict-free) over one stream of block traces.
+///
+/// While every shared access fed so far is conflict-free the two would be the same
+/// simulation, so only one runs; the conflict-free pass starts as a copy of it just before the
+/// first block with a conflict.
 pub struct Model<'a> {
     gpu: &'a Gpu,
+    code: &'a [StaticInst],
     real: Sim<'a>,
-    ideal: Sim<'a>,
+    /// The conflict-free pass, once it differs from the one as run.
+    ideal: Option<Sim<'a>>,
 }
 
 impl<'a> Model<'a> {
@@ -123,35 +130,72 @@ impl<'a> Model<'a> {
     ) -> Result<Self, String> {
         Ok(Model {
             gpu,
-            real: Sim::new(gpu, code, launch.clone(), false, timeline_sm)?,
-            ideal: Sim::new(gpu, code, launch, true, None)?,
+            code,
+            real: Sim::new(gpu, code, launch, false, timeline_sm)?,
+            ideal: None,
         })
     }
 
     /// The next block's trace (grid order).
     pub fn feed(&mut self, block: BlockTrace) {
+        if self.ideal.is_none() && conflicted(self.code, &block) {
+            self.ideal = Some(self.real.conflict_free_copy());
+        }
         let b = Arc::new(block);
-        self.real.feed(b.clone());
-        self.ideal.feed(b);
+        if let Some(ideal) = &mut self.ideal {
+            ideal.feed(b.clone());
+        }
+        self.real.feed(b);
     }
 
     /// Simulates as far as the traces fed allow (both passes side by side), dropping the
     /// traces of blocks that have finished.
     pub fn advance(&mut self) {
-        let (real, ideal) = (&mut self.real, &mut self.ideal);
-        rayon::join(|| real.advance(), || ideal.advance());
+        match &mut self.ideal {
+            Some(ideal) => {
+                let real = &mut self.real;
+                rayon::join(|| real.advance(), || ideal.advance());
+            }
+            None => self.real.advance(),
+        }
     }
 
     /// Blocks fed but not yet started by both passes.
     pub fn pending(&self) -> usize {
-        self.real.pending().max(self.ideal.pending())
+        let ideal = self.ideal.as_ref().map_or(0, Sim::pending);
+        self.real.pending().max(ideal)
     }
 
     /// Runs to the end.
     pub fn finish(self) -> Timing {
-        let (real, ideal) = rayon::join(|| self.real.finish(), || self.ideal.finish());
-        timing(self.gpu, real, &ideal)
+        match self.ideal {
+            Some(ideal) => {
+                let (real, ideal) = rayon::join(|| self.real.finish(), || ideal.finish());
+                timing(self.gpu, real, &ideal)
+            }
+            None => {
+                let real = self.real.finish();
+                let ideal = Outcome {
+                    end: real.end,
+                    issued: real.issued,
+                    ..Outcome::default()
+                };
+                timing(self.gpu, real, &ideal)
+            }
+        }
     }
+}
+
+/// Whether a shared access of `block` has a bank conflict (more wavefronts than without).
+fn conflicted(code: &[StaticInst], block: &BlockTrace) -> bool {
+    block.warps.iter().any(|w| {
+        w.ev.iter().any(|e| {
+            e.a != e.b
+                && code
+                    .get(e.pc as usize)
+                    .is_some_and(|c| matches!(c.class, Class::SharedLd | Class::SharedSt))
+        })
+    })
 }
 
 fn timing(gpu: &Gpu, o: Outcome, ideal: &Outcome) -> Timing {

@@ -10,7 +10,7 @@
 
 use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
-use crate::trace::{BlockTrace, Class, Ev, StaticInst};
+use crate::trace::{BlockTrace, Class, Ev, Regs, StaticInst};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -82,6 +82,7 @@ enum St {
     Free,
 }
 
+#[derive(Clone)]
 struct Warp {
     blk: u32,
     bid: u64,
@@ -93,7 +94,8 @@ struct Warp {
     /// Which instruction it issues next: `cur + pick`.
     pick: u32,
     pc: u32,
-    ready: u64,
+    /// The picked event (`ev()`), kept by [`next_inst`]; `pc == NONE` when there is none.
+    next: Ev,
     reason: Reason,
     since: u64,
     state: St,
@@ -112,9 +114,20 @@ impl Warp {
             .copied()
     }
 
-    /// The instruction it will issue next (the next in program order, or a load hoisted).
+    /// The instruction it will issue next (the next in program order, or a load hoisted),
+    /// as [`next_inst`] last picked it.
+    #[inline]
     fn ev(&self) -> Option<Ev> {
-        self.ev_at(self.pick)
+        (self.next.pc != NONE).then_some(self.next)
+    }
+
+    /// Looks up the picked event again (after `cur` or `pick` changed).
+    #[inline]
+    fn refetch(&mut self) {
+        self.next = self.ev_at(self.pick).unwrap_or(Ev {
+            pc: NONE,
+            ..Ev::default()
+        });
     }
 
     /// Marks the picked instruction issued and moves past what has been.
@@ -128,6 +141,7 @@ impl Warp {
     }
 }
 
+#[derive(Clone)]
 struct Blk {
     warps: Vec<u32>,
     /// Warps that have not exited.
@@ -139,7 +153,7 @@ struct Blk {
     bar_first: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Sp {
     warps: Vec<u32>,
     last: u32,
@@ -171,8 +185,11 @@ fn pipe_of(c: Class) -> Option<Pipe> {
     }
 }
 
+#[derive(Clone)]
 struct Sm {
     warps: Vec<Warp>,
+    /// Per warp slot: the first cycle it may act (issue, change state or retire).
+    ready: Vec<u64>,
     free_warps: Vec<u32>,
     blocks: Vec<Option<Blk>>,
     used_blocks: u32,
@@ -199,10 +216,44 @@ struct Sm {
     age: u64,
 }
 
+/// The static facts of one pc as the model reads them: no allocation, sources in
+/// [`Cx::srcs`].
+#[derive(Clone, Copy, Debug)]
+struct Dec {
+    class: Class,
+    /// Registers it writes (`n == 0`: none).
+    dst: (u16, u8),
+    /// Its sources: `srcs[from..from + n]`.
+    from: u32,
+    n: u32,
+}
+
+fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<Regs>) {
+    let mut srcs = Vec::new();
+    let dec = code
+        .iter()
+        .map(|si| {
+            let from = srcs.len() as u32;
+            srcs.extend_from_slice(&si.srcs);
+            Dec {
+                class: si.class,
+                dst: si.dst.unwrap_or((0, 0)),
+                from,
+                n: si.srcs.len() as u32,
+            }
+        })
+        .collect();
+    (dec, srcs)
+}
+
 /// Everything an SM's step touches besides the SM.
+#[derive(Clone)]
 struct Cx<'a> {
     gpu: &'a Gpu,
-    code: &'a [StaticInst],
+    /// Per pc, decoded.
+    dec: Vec<Dec>,
+    /// Source register ranges of all pcs.
+    srcs: Vec<Regs>,
     ideal: bool,
     /// SMs that hold a block now.
     busy_sms: u32,
@@ -215,6 +266,7 @@ struct Cx<'a> {
 }
 
 /// The whole GPU, fed block traces in grid order.
+#[derive(Clone)]
 pub struct Sim<'a> {
     cx: Cx<'a>,
     launch: Launch,
@@ -270,6 +322,7 @@ impl<'a> Sim<'a> {
         let sms = (0..gpu.sms)
             .map(|_| Sm {
                 warps: Vec::new(),
+                ready: Vec::new(),
                 free_warps: Vec::new(),
                 blocks: Vec::new(),
                 used_blocks: 0,
@@ -297,10 +350,12 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
+        let (dec, srcs) = decode(code);
         Ok(Sim {
             cx: Cx {
                 gpu,
-                code,
+                dec,
+                srcs,
                 ideal,
                 busy_sms: 0,
                 l2,
@@ -372,6 +427,17 @@ impl<'a> Sim<'a> {
                 self.next_dispatch = self.next_dispatch.max(t as f64);
             }
         }
+    }
+
+    /// A copy of this simulation, as far as it has run, that prices every shared access from
+    /// now on at its conflict-free wavefronts (and keeps no timeline). Up to a block with a
+    /// bank conflict the two are the same simulation.
+    pub fn conflict_free_copy(&self) -> Self {
+        let mut c = self.clone();
+        c.cx.ideal = true;
+        c.cx.timeline_sm = None;
+        c.cx.out.timeline = Vec::new();
+        c
     }
 
     /// Runs to the end and returns what it found.
@@ -486,7 +552,7 @@ impl<'a> Sim<'a> {
                         ahead: 0,
                         pick: 0,
                         pc: 0,
-                        ready: NEVER,
+                        next: Ev::default(),
                         reason: Reason::NoInstruction,
                         since: 0,
                         state: St::Free,
@@ -494,6 +560,7 @@ impl<'a> Sim<'a> {
                         acks: 0,
                         regs: Vec::new(),
                     });
+                    sm.ready.push(NEVER);
                     sm.warps.len() as u32 - 1
                 }
             };
@@ -506,7 +573,8 @@ impl<'a> Sim<'a> {
             w.cur = 0;
             w.ahead = 0;
             w.pick = 0;
-            w.ready = start;
+            w.refetch();
+            sm.ready[slot as usize] = start;
             w.reason = Reason::NoInstruction;
             w.since = t;
             w.state = St::Run;
@@ -534,6 +602,10 @@ impl<'a> Sim<'a> {
 /// Books `[w.since, t)` to the warp's state at its pc, and puts it in `reason` from `t`.
 #[inline]
 fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
+    if reason == w.reason && cx.timeline_sm != Some(smi) {
+        // Same state, same pc: booking later books the same cycles.
+        return;
+    }
     book(cx, smi, slot, w, t);
     w.reason = reason;
     w.since = t;
@@ -591,19 +663,21 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             continue;
         }
         let list = std::mem::take(&mut sm.sp[p].warps);
-        let mut elig = [0u32; 64];
-        let mut ne = 0usize;
+        // Eligible warps by their place in `list` (the first 64).
+        let mut elig = 0u64;
         let mut pick = NONE;
         let mut pick_age = u64::MAX;
-        for &s in &list {
-            let w = &mut sm.warps[s as usize];
-            if w.ready > t {
+        let mut retired = false;
+        for (i, &s) in list.iter().enumerate() {
+            if sm.ready[s as usize] > t {
                 continue;
             }
+            let w = &mut sm.warps[s as usize];
             match w.state {
                 St::Run => {}
                 St::Exited => {
                     freed |= retire(cx, sm, smi, s, t);
+                    retired = true;
                     continue;
                 }
                 St::Bar | St::Free => continue,
@@ -612,7 +686,7 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                 w.state = St::Exited;
                 continue;
             };
-            let class = cx.code.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
+            let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
             let sp = &sm.sp[p];
             let (hold, until) = match class {
                 Class::SharedLd | Class::SharedSt | Class::GlobalLd | Class::GlobalSt => {
@@ -638,12 +712,11 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             };
             if let Some(reason) = hold {
                 switch(cx, smi, s, w, t, reason);
-                w.ready = until.max(t + 1);
+                sm.ready[s as usize] = until.max(t + 1);
                 continue;
             }
-            if ne < elig.len() {
-                elig[ne] = s;
-                ne += 1;
+            if i < 64 {
+                elig |= 1 << i;
             }
             if s == sm.sp[p].last {
                 pick = s;
@@ -656,16 +729,20 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         if pick != NONE {
             issue(cx, sm, smi, p, pick, t);
             sm.sp[p].last = pick;
-            for &s in &elig[..ne] {
+            while elig != 0 {
+                let s = list[elig.trailing_zeros() as usize];
+                elig &= elig - 1;
                 if s != pick {
                     let w = &mut sm.warps[s as usize];
                     switch(cx, smi, s, w, t, Reason::NotSelected);
-                    w.ready = t + 1;
+                    sm.ready[s as usize] = t + 1;
                 }
             }
         }
         let mut list = list;
-        list.retain(|&s| sm.warps[s as usize].state != St::Free);
+        if retired {
+            list.retain(|&s| sm.warps[s as usize].state != St::Free);
+        }
         sm.sp[p].warps = list;
     }
     for p in 0..sm.sp.len() {
@@ -676,7 +753,7 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         let next = sm.sp[p]
             .warps
             .iter()
-            .map(|&s| sm.warps[s as usize].ready)
+            .map(|&s| sm.ready[s as usize])
             .min()
             .unwrap_or(NEVER);
         sm.sp[p].next = next;
@@ -690,7 +767,7 @@ fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
     let w = &mut sm.warps[s as usize];
     book(cx, smi, s, w, t);
     w.state = St::Free;
-    w.ready = NEVER;
+    sm.ready[s as usize] = NEVER;
     let b = w.blk as usize;
     sm.free_warps.push(s);
     let Some(blk) = sm.blocks[b].as_mut() else {
@@ -733,15 +810,14 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
     if let Some(n) = cx.out.issued_pc.get_mut(ev.pc as usize) {
         *n += 1;
     }
-    let si = &cx.code[ev.pc as usize];
+    let si = cx.dec[ev.pc as usize];
     let mut min_next = t + 1;
     let mut min_reason = Reason::NotSelected;
     let write = |w: &mut Warp, at: u64, kind: Reason| {
-        if let Some((r, n)) = si.dst {
-            for k in r as usize..r as usize + n as usize {
-                if let Some(x) = w.regs.get_mut(k) {
-                    *x = (at, kind);
-                }
+        let (r, n) = si.dst;
+        for k in r as usize..r as usize + n as usize {
+            if let Some(x) = w.regs.get_mut(k) {
+                *x = (at, kind);
             }
         }
     };
@@ -851,7 +927,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
         Class::Barrier => {
             w.advance();
             w.state = St::Bar;
-            w.ready = NEVER;
+            sm.ready[s as usize] = NEVER;
             w.reason = Reason::Barrier;
             w.since = t + 1;
             let b = w.blk as usize;
@@ -866,8 +942,11 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
                 // The measured cost runs from the first warp's arrival (a loop of `bar.sync`
                 // takes `base + per_warp * W` cycles a trip).
                 let release = (t + 1).max(blk.bar_first + bar);
-                let warps = blk.warps.clone();
-                for ws in warps {
+                for k in 0..blk.warps.len() {
+                    let Some(blk) = sm.blocks[b].as_ref() else {
+                        break;
+                    };
+                    let ws = blk.warps[k];
                     let w = &mut sm.warps[ws as usize];
                     if w.state != St::Bar {
                         continue;
@@ -875,9 +954,10 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
                     w.state = St::Run;
                     book(cx, smi, ws, w, release);
                     w.since = release;
-                    next_inst(cx.code, w, release, Reason::NotSelected);
+                    let r = &mut sm.ready[ws as usize];
+                    next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
                     let q = ws as usize % sm.sp.len();
-                    sm.sp[q].next = sm.sp[q].next.min(w.ready);
+                    sm.sp[q].next = sm.sp[q].next.min(*r);
                 }
             }
             return;
@@ -887,22 +967,24 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             w.state = St::Exited;
             w.since = t + 1;
             w.reason = Reason::Drain;
-            w.ready = w.acks.max(t + 1);
+            sm.ready[s as usize] = w.acks.max(t + 1);
             return;
         }
     }
     w.advance();
     w.since = t + 1;
-    next_inst(cx.code, w, min_next, min_reason);
+    let r = &mut sm.ready[s as usize];
+    next_inst(&cx.dec, &cx.srcs, w, r, min_next, min_reason);
 }
 
 /// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
 /// `from`, in state `why` until then).
-fn deps(w: &Warp, si: &StaticInst, from: u64, why: Reason) -> (u64, Reason) {
+#[inline]
+fn deps(w: &Warp, si: &Dec, srcs: &[Regs], from: u64, why: Reason) -> (u64, Reason) {
     let (mut ready, mut reason) = (from, why);
     // Read-after-write only: the lowered code reuses a register for each trip of a loop where
     // the GPU's compiler would unroll into fresh ones.
-    for &(r, n) in &si.srcs {
+    for &(r, n) in &srcs[si.from as usize..(si.from + si.n) as usize] {
         for k in r as usize..r as usize + n as usize {
             if let Some(&(at, kind)) = w.regs.get(k) {
                 if at > ready {
@@ -924,21 +1006,29 @@ const WINDOW: u32 = 24;
 /// independent work (loads, their address arithmetic) early in an unrolled loop. Nothing is
 /// hoisted past a branch, barrier or exit or past an instruction that writes its operands;
 /// stores are never hoisted, and loads not past a store to their memory space.
-fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reason) {
+fn next_inst(
+    dec: &[Dec],
+    srcs: &[Regs],
+    w: &mut Warp,
+    ready_at: &mut u64,
+    min_next: u64,
+    min_reason: Reason,
+) {
     w.pick = 0;
+    w.refetch();
     let Some(ev) = w.ev() else {
         w.state = St::Exited;
         w.reason = Reason::Drain;
-        w.ready = w.acks.max(min_next);
+        *ready_at = w.acks.max(min_next);
         return;
     };
     w.pc = ev.pc;
-    let Some(si) = code.get(ev.pc as usize) else {
-        (w.ready, w.reason) = (min_next, min_reason);
+    let Some(si) = dec.get(ev.pc as usize) else {
+        (*ready_at, w.reason) = (min_next, min_reason);
         return;
     };
-    let (ready, reason) = deps(w, si, min_next, min_reason);
-    (w.ready, w.reason) = (ready, reason);
+    let (ready, reason) = deps(w, si, srcs, min_next, min_reason);
+    (*ready_at, w.reason) = (ready, reason);
     if ready <= min_next
         || !matches!(
             si.class,
@@ -958,13 +1048,14 @@ fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reaso
     let mut written = [0u64; 4];
     let mut shared_store = false;
     let mut global_store = false;
-    let mark = |si: &StaticInst, written: &mut [u64; 4]| {
-        if let Some((r, n)) = si.dst {
-            for k in r as usize..(r as usize + n as usize).min(256) {
-                written[k / 64] |= 1 << (k % 64);
-            }
+    let mark = |si: &Dec, written: &mut [u64; 4]| {
+        let (r, n) = si.dst;
+        for k in r as usize..(r as usize + n as usize).min(256) {
+            written[k / 64] |= 1 << (k % 64);
         }
     };
+    let evs = &w.trace.warps[w.wi as usize].ev;
+    let base = w.cur as usize;
     let mut prev = si;
     for i in 1..WINDOW {
         if w.ahead & (1 << i) != 0 {
@@ -976,10 +1067,10 @@ fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reaso
             Class::GlobalSt => global_store = true,
             _ => {}
         }
-        let Some(e) = w.ev_at(i) else {
+        let Some(&e) = evs.get(base + i as usize) else {
             return;
         };
-        let Some(c) = code.get(e.pc as usize) else {
+        let Some(c) = dec.get(e.pc as usize) else {
             return;
         };
         match c.class {
@@ -998,16 +1089,19 @@ fn next_inst(code: &[StaticInst], w: &mut Warp, min_next: u64, min_reason: Reaso
             }
             _ => {}
         }
-        let blocked = c.srcs.iter().any(|&(r, n)| {
-            (r as usize..r as usize + n as usize)
-                .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
-        });
+        let blocked = srcs[c.from as usize..(c.from + c.n) as usize]
+            .iter()
+            .any(|&(r, n)| {
+                (r as usize..r as usize + n as usize)
+                    .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
+            });
         if !blocked {
-            let (r2, why2) = deps(w, c, min_next, min_reason);
+            let (r2, why2) = deps(w, c, srcs, min_next, min_reason);
             if r2 < ready {
                 w.pick = i;
                 w.pc = e.pc;
-                (w.ready, w.reason) = (r2, why2);
+                w.next = e;
+                (*ready_at, w.reason) = (r2, why2);
             }
             return;
         }

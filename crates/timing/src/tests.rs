@@ -230,3 +230,68 @@ fn residency_limits_blocks_per_sm() {
     };
     assert!(Model::new(&g, &code, launch, None).is_err());
 }
+
+/// The sectors of a global access, lane by lane (the recorder's general path, written plainly).
+fn sectors_lane_by_lane(idx: &[u32; 32], bytes: u32, active: u32, sb: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for l in (0..32).filter(|l| active >> l & 1 != 0) {
+        let first = idx[l] as u64 * bytes as u64 / sb;
+        let last = (idx[l] as u64 * bytes as u64 + bytes.max(1) as u64 - 1) / sb;
+        for s in first..=last {
+            let id = (3u64 << 48) | s;
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn recorder_sectors_match_the_lane_by_lane_walk() {
+    let code = code();
+    let mut seed = 12345u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let masks = [
+        u32::MAX,
+        0xffff,
+        0xffff_0000,
+        0x0ff0,
+        0x8000_0001,
+        1,
+        0xf0f0_f0f0,
+    ];
+    for case in 0..400 {
+        let active = if case % 2 == 0 {
+            masks[case / 2 % masks.len()]
+        } else {
+            rnd()
+        };
+        let bytes = [1u32, 2, 4, 8, 16][case % 5];
+        let base = match case % 4 {
+            0 => rnd() % 4096,
+            1 => u32::MAX - 20,
+            _ => rnd(),
+        };
+        let mut idx = [0u32; 32];
+        for (l, x) in idx.iter_mut().enumerate() {
+            *x = match case % 3 {
+                0 => base.wrapping_add(l as u32),
+                1 => base.wrapping_add(l as u32 * 33),
+                _ => rnd() % 64,
+            };
+        }
+        let mut r = Recorder::new(&code, 32, 32);
+        r.inst(0, 6);
+        r.global(0, 3, &idx, bytes, active);
+        let t = r.take();
+        let want = sectors_lane_by_lane(&idx, bytes, active, 32);
+        assert_eq!(t.warps[0].sectors, want, "case {case}");
+        assert_eq!(t.warps[0].ev[0].a as usize, want.len(), "case {case}");
+    }
+}

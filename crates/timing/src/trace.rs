@@ -300,6 +300,35 @@ impl<'a> Recorder<'a> {
         };
         let sb = self.sector_bytes as u64;
         let start = t.sectors.len();
+        if active != 0 {
+            // Neighbouring lanes reading consecutive elements in order (a coalesced access):
+            // their sectors are one ascending run, as the lane-by-lane walk below finds them.
+            let lo = active.trailing_zeros() as usize;
+            let hi = 31 - active.leading_zeros() as usize;
+            let base = idx[lo].wrapping_sub(lo as u32);
+            let mut lanes = active;
+            let mut consecutive = true;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                consecutive &= idx[l] == base.wrapping_add(l as u32);
+            }
+            // (No gaps: an inactive lane in the middle touches nothing.)
+            let dense = (active >> lo).wrapping_add(1) & (active >> lo) == 0;
+            if consecutive && dense && idx[lo] <= idx[hi] {
+                let b = bytes as u64;
+                let first = idx[lo] as u64 * b / sb;
+                let last = (idx[hi] as u64 * b + b.max(1) - 1) / sb;
+                t.sectors
+                    .extend((first..=last).map(|s| ((buf as u64) << 48) | s));
+                let n = (t.sectors.len() - start).min(u16::MAX as usize) as u16;
+                if let Some(e) = t.ev.last_mut() {
+                    e.a = n;
+                    e.s = start as u32;
+                }
+                return;
+            }
+        }
         let mut lanes = active;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;

@@ -1,0 +1,106 @@
+//! What the timing model costs: `warpsim run` with timing on next to `--no-timing`.
+//!
+//! `cargo bench --bench timing`: criterion groups `timing on` and `timing off` for
+//! `programs/transpose.ron` N=4096 PAD=1 and `programs/matmul.ron` N=512 TILE=32, each a whole
+//! [`warpsim_runner::run`] without verification on the global rayon pool; then, for those and
+//! the transpose with PAD=0 (whose bank conflicts make the model run its conflict-free pass
+//! too), the two runs alternate, three rounds, and the medians give the ratio timing on /
+//! timing off it prints (the one to read on a shared, noisy machine). Under `cargo test --benches` only a small
+//! check runs (the two reports agree on every functional number).
+
+use criterion::{BenchmarkId, Criterion};
+use std::time::{Duration, Instant};
+use warpsim_interp::{Options, Program};
+use warpsim_runner::{run, RunOptions};
+
+fn load(file: &str, defines: &[(&str, i64)]) -> Program {
+    let path = format!("{}/programs/{file}", env!("CARGO_MANIFEST_DIR"));
+    let opts = Options {
+        defines: defines.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+        ..Options::default()
+    };
+    warpsim_interp::load_file(&path, &opts).unwrap_or_else(|e| panic!("{path}: {}", e.message))
+}
+
+fn options(timing: bool) -> RunOptions {
+    let mut o = RunOptions {
+        verify: false,
+        ..RunOptions::default()
+    };
+    if !timing {
+        o.timing = None;
+    }
+    o
+}
+
+/// Runs `prog` once; returns the wall-clock seconds.
+fn once(prog: &Program, timing: bool) -> f64 {
+    let t = Instant::now();
+    let r = run(prog, &options(timing)).expect("runs");
+    assert_eq!(r.timing.is_some(), timing);
+    t.elapsed().as_secs_f64()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    if !bench {
+        // A quick check: timing changes no functional number.
+        let p = load("transpose.ron", &[("N", 256)]);
+        let on = run(&p, &options(true)).expect("runs");
+        let off = run(&p, &options(false)).expect("runs");
+        assert_eq!(on.shared.wavefronts(), off.shared.wavefronts());
+        assert_eq!(on.shared.bank_conflicts(), off.shared.bank_conflicts());
+        assert!(on.timing.is_some_and(|t| t.elapsed_cycles > 0));
+        return;
+    }
+    let kernels = [
+        (
+            "transpose N=4096 PAD=1",
+            load("transpose.ron", &[("N", 4096), ("PAD", 1)]),
+        ),
+        (
+            "transpose N=4096 PAD=0",
+            load("transpose.ron", &[("N", 4096), ("PAD", 0)]),
+        ),
+        (
+            "matmul N=512 TILE=32",
+            load("matmul.ron", &[("N", 512), ("TILE", 32)]),
+        ),
+    ];
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(1))
+        .configure_from_args();
+    for (label, timing) in [("timing off", false), ("timing on", true)] {
+        let mut group = c.benchmark_group(label);
+        for (name, p) in kernels.iter().filter(|(n, _)| !n.ends_with("PAD=0")) {
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                b.iter(|| run(p, &options(timing)).expect("runs"))
+            });
+        }
+        group.finish();
+    }
+    c.final_summary();
+    println!(
+        "\nside by side (alternating, 3 rounds, medians; {} threads):",
+        rayon::current_num_threads()
+    );
+    for (name, p) in &kernels {
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            off.push(once(p, false));
+            on.push(once(p, true));
+        }
+        let (a, b) = (median(on), median(off));
+        println!(
+            "  {name:24} timing on {a:7.3} s, off {b:7.3} s: on / off = {:.2}x",
+            a / b
+        );
+    }
+}
