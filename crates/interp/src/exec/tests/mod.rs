@@ -124,6 +124,7 @@ impl P {
             len,
             init: Init::Zeros,
             expect: None,
+            check: None,
             line: 1,
         });
         self
