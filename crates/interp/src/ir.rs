@@ -232,35 +232,6 @@ pub enum Inst {
         to: Elem,
     },
 
-    // ---- Warp-level operations (handlers in `exec/warpops.rs`) ----
-    /// `dst = a` as lane `j` holds it, `j` chosen by `mode` from `b` (source lane, delta or
-    /// lane mask) within segments of `width` lanes (1, 2, 4, 8, 16 or 32), as PTX's
-    /// `shfl.sync` (CUDA's `__shfl_sync`, `__shfl_up_sync`, …): a lane whose `j` falls past its
-    /// segment gets its own `a`. `mask` is the member mask; every active lane must pass the
-    /// same one, be in it, and every live lane in it must be active (else a fault). One 32-bit
-    /// word: a 64-bit value is two of them, as on the GPU.
-    Shfl {
-        dst: Reg,
-        mask: Reg,
-        a: Reg,
-        b: Reg,
-        mode: ShflMode,
-        width: u8,
-    },
-    /// A vote over the active lanes of `mask` (checked as for `Shfl`) of `a != 0`:
-    /// `__ballot_sync` (the lanes' bits), `__any_sync`, `__all_sync` (1 or 0).
-    Vote {
-        dst: Reg,
-        mask: Reg,
-        a: Reg,
-        mode: VoteMode,
-    },
-    /// `dst = ` the active mask (`__activemask()`).
-    ActiveMask { dst: Reg },
-    /// `__syncwarp(mask)`: checks the mask as `Shfl` does; lanes of a warp run in lockstep,
-    /// so there is nothing else to wait for.
-    SyncWarp { mask: Reg },
-
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -297,6 +268,35 @@ pub enum Inst {
     Barrier,
     /// The end of the program: the warp is done.
     Exit,
+
+    // ---- Warp-level operations (handlers in `exec/warpops.rs`) ----
+    /// `dst = a` as lane `j` holds it, `j` chosen by `mode` from `b` (source lane, delta or
+    /// lane mask) within segments of `width` lanes (1, 2, 4, 8, 16 or 32), as PTX's
+    /// `shfl.sync` (CUDA's `__shfl_sync`, `__shfl_up_sync`, …): a lane whose `j` falls past its
+    /// segment gets its own `a`. `mask` is the member mask; every active lane must pass the
+    /// same one, be in it, and every live lane in it must be active (else a fault). One 32-bit
+    /// word: a 64-bit value is two of them, as on the GPU.
+    Shfl {
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+        b: Reg,
+        mode: ShflMode,
+        width: u8,
+    },
+    /// A vote over the active lanes of `mask` (checked as for `Shfl`) of `a != 0`:
+    /// `__ballot_sync` (the lanes' bits), `__any_sync`, `__all_sync` (1 or 0).
+    Vote {
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+        mode: VoteMode,
+    },
+    /// `dst = ` the active mask (`__activemask()`).
+    ActiveMask { dst: Reg },
+    /// `__syncwarp(mask)`: checks the mask as `Shfl` does; lanes of a warp run in lockstep,
+    /// so there is nothing else to wait for.
+    SyncWarp { mask: Reg },
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its

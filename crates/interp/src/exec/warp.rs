@@ -316,18 +316,6 @@ fn execute<const V3: bool>(
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 
-        Shfl {
-            dst,
-            mask,
-            a,
-            b,
-            mode,
-            width,
-        } => warpops::shfl(cx, at, warp.live, r, (dst, mask, a, b), mode, width)?,
-        Vote { dst, mask, a, mode } => warpops::vote(cx, at, warp.live, r, (dst, mask, a), mode)?,
-        ActiveMask { dst } => warpops::active_mask(at, r, dst),
-        SyncWarp { mask } => warpops::sync_warp(cx, at, warp.live, r, mask)?,
-
         Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
 
         If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
@@ -345,6 +333,9 @@ fn execute<const V3: bool>(
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
         Exit => return flow::exit(at, warp).map(ControlFlow::Break),
+        Shfl { .. } | Vote { .. } | ActiveMask { .. } | SyncWarp { .. } => {
+            warpops::execute(cx, at, warp.live, r, inst)?
+        }
     }
     Ok(ControlFlow::Continue(()))
 }
