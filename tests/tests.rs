@@ -13,3 +13,4 @@ mod racecheck;
 mod run;
 mod timing;
 mod util;
+mod warpops;

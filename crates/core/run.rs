@@ -188,6 +188,10 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
 pub fn check(args: CheckArgs) -> miette::Result<()> {
     let prog = load(&args.load).map_err(miette::Report::new)?;
     let mut out = warpsim_runner::describe(&prog);
+    // Hints for ports from CUDA (lint.rs): accesses nvcc would likely merge.
+    for h in warpsim_interp::lint::merge_hints(&prog) {
+        out.push_str(&format!("hint: {}: {}\n", h.location, h.message));
+    }
     if args.code {
         out.push('\n');
         out.push_str(&prog.listing());

@@ -310,6 +310,11 @@ pub(crate) struct Buffer {
     /// of the reference (default 1e-4).
     #[serde(default)]
     pub tolerance: Option<f64>,
+    /// A predicate that must hold (be non-zero) for every element `i` of the buffer after the
+    /// run, over `i`, the defines and every buffer's *final* contents, e.g.
+    /// `"i + 1 == N || out[i] <= out[i + 1]"` (sorted). Checked in O(n) after the run.
+    #[serde(default)]
+    pub check: Option<Text>,
 }
 
 /// An array in shared memory.
@@ -380,4 +385,7 @@ pub(crate) enum Stmt {
     },
     /// `Barrier`: `__syncthreads()` — every thread of the block waits here.
     Barrier,
+    /// `SyncWarp("mask")`: `__syncwarp(mask)` — every lane named in the mask must reach it
+    /// (`SyncWarp("0xffffffff")` for `__syncwarp()`).
+    SyncWarp(Text),
 }

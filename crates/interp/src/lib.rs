@@ -21,6 +21,7 @@
 //!   32 lanes at a time under an active mask, with every shared access priced by
 //!   [`warpsim_smem`].
 //! * [`race`]: shared-memory race detection between barriers.
+//! * [`lint`]: hints for ports from CUDA (shared accesses nvcc would likely merge).
 //! * [`host`]: initial buffer contents and the check of final contents against each
 //!   buffer's `expect` reference.
 //! * [`diag`]: errors that point at the file, line and column and say what to change.
@@ -35,6 +36,7 @@ pub mod exec;
 pub mod expr;
 pub mod host;
 pub mod ir;
+pub mod lint;
 pub mod load;
 pub mod program;
 pub mod race;

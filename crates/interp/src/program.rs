@@ -27,6 +27,9 @@ pub struct BufferInfo {
     pub init: Init,
     /// The CPU reference for its final contents, over `i` (see [`crate::host`]).
     pub expect: Option<Expect>,
+    /// A predicate over the final contents that must hold for every element `i` (`check`;
+    /// see [`crate::host`]).
+    pub check: Option<Expect>,
     /// 1-based source line of its declaration.
     pub line: u32,
 }

@@ -403,7 +403,11 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     // read by a reference needs a copy of its initial words.
     reserve_check(prog)?;
     let global = Global::new(prog);
-    let checking = opts.verify && prog.buffers.iter().any(|b| b.expect.is_some());
+    let checking = opts.verify
+        && prog
+            .buffers
+            .iter()
+            .any(|b| b.expect.is_some() || b.check.is_some());
     let keep: Vec<bool> = if checking {
         let written = host::written_buffers(prog);
         host::referenced_buffers(prog)
@@ -717,6 +721,9 @@ pub fn describe(prog: &Program) -> String {
         let mut extra = format!("{:?}", b.init);
         if let Some(e) = &b.expect {
             let _ = write!(extra, ", expect {}", e.text);
+        }
+        if let Some(c) = &b.check {
+            let _ = write!(extra, ", check {}", c.text);
         }
         let _ = writeln!(
             o,

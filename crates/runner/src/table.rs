@@ -226,7 +226,17 @@ impl Report {
             Some(ok) => {
                 let _ = writeln!(o, "verified: {}", if ok { "yes" } else { "NO" });
                 for v in &self.verification {
-                    if v.ok {
+                    if let Some(check) = &v.check {
+                        let what = format!("{} (check `{check}`)", v.buffer);
+                        let _ = match &v.first_failure {
+                            None => writeln!(o, "  {what}: ok ({} elements)", v.elements),
+                            Some(f) => writeln!(
+                                o,
+                                "  {what}: fails at {} of {} elements; first at {f}",
+                                v.mismatches, v.elements
+                            ),
+                        };
+                    } else if v.ok {
                         let tol = v
                             .abs_tolerance
                             .map(|t| {

@@ -294,4 +294,38 @@ fn recorder_sectors_match_the_lane_by_lane_walk() {
         assert_eq!(t.warps[0].sectors, want, "case {case}");
         assert_eq!(t.warps[0].ev[0].a as usize, want.len(), "case {case}");
     }
+/// A dependent chain of shuffles costs what a chain of one-wavefront shared loads does: each
+/// takes the shared pipe for one wavefront (the executor reports none: a shuffle touches no
+/// bank) and its result waits on the short scoreboard.
+#[test]
+fn a_shuffle_chain_is_a_one_wavefront_lds_chain() {
+    let g = bare();
+    let code = vec![
+        StaticInst::new(Class::Shuffle, Some((1, 1)), &[(0, 1), (2, 1)]),
+        StaticInst::new(Class::Shuffle, Some((0, 1)), &[(1, 1), (2, 1)]),
+        StaticInst::new(Class::Barrier, None, &[]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let k = 40;
+    let mut evs: Vec<Ev> = (0..k).map(|i| ev((i % 2) as u32, 0, 0)).collect();
+    evs.push(ev(3, 0, 0));
+    let launch = Launch {
+        blocks: 1,
+        threads: 32,
+        shared_bytes: 0,
+        regs_per_thread: 32,
+        nregs: 8,
+        buffer_bytes: vec![1 << 20],
+    };
+    let mut m = Model::new(&g, &code, launch, Some(0)).unwrap();
+    m.feed(block(vec![WarpTrace {
+        ev: evs,
+        sectors: Vec::new(),
+    }]));
+    let t = m.finish();
+    assert_eq!(t.elapsed_cycles, (k as u64 - 1) * 23 + 2);
+    assert_eq!(
+        t.detail.cycles[Reason::ShortScoreboard as usize],
+        (k as u64 - 1) * 22
+    );
 }

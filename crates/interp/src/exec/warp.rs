@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, Lanes};
+use super::{flow, memory, warpops, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -336,6 +336,9 @@ fn execute<const V3: bool>(
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
         Exit => return flow::exit(at, warp).map(ControlFlow::Break),
+        Shfl { .. } | Vote { .. } | ActiveMask { .. } | SyncWarp { .. } => {
+            warpops::execute(cx, at, warp.live, r, inst)?
+        }
     }
     Ok(ControlFlow::Continue(()))
 }

@@ -35,6 +35,14 @@
 //! * Dividing an integer by zero, or reading a buffer out of bounds, is an error
 //!   ([`Phase::Verify`]) pointing at the expression.
 //!
+//! # Predicates (`check`)
+//!
+//! A buffer's `check` is an expression of the same language, over `i`, the defines and every
+//! buffer's *final* contents, that must be non-zero for every element `i` of the buffer
+//! (`"i + 1 == N || out[i] <= out[i + 1]"`: sorted). It is evaluated once per element, in
+//! parallel; a failure counts as a mismatch, reported with the lowest failing `i` and the
+//! elements the predicate names there ([`Failure`]).
+//!
 //! Comparison with the final contents: integer buffers must match exactly (as 32-bit
 //! values; a float reference is converted like a C cast); float buffers must satisfy
 //! `|got − want| ≤ tolerance · max(1, max |want| over the buffer)` (NaN matches NaN,
@@ -57,6 +65,7 @@ mod compile;
 mod eval;
 mod init;
 mod permutation;
+mod predicate;
 #[cfg(test)]
 mod tests;
 mod verify;
@@ -125,4 +134,40 @@ pub struct Verdict {
     /// Floats only: the largest `|got − want|` seen (NaN-free elements).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_error: Option<f64>,
+    /// A `check` verdict: the predicate (`mismatches` counts the elements where it fails).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// A failed `check`: its lowest failing element and what the predicate read there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<Failure>,
+}
+
+/// The lowest element where a `check` fails.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Failure {
+    /// Element index `i`.
+    pub index: u64,
+    /// The buffer elements the predicate names at `i` (outside `sum`s), with their final
+    /// values: `out[5] = 7`.
+    pub reads: Vec<Read>,
+}
+
+/// One buffer element a failed predicate read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Read {
+    /// `name[index]`.
+    pub access: String,
+    /// Its final value.
+    pub value: Num,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}]", self.index)?;
+        for (k, r) in self.reads.iter().enumerate() {
+            let sep = if k == 0 { ": " } else { ", " };
+            write!(f, "{sep}{} = {}", r.access, r.value)?;
+        }
+        Ok(())
+    }
 }

@@ -102,5 +102,7 @@ pub(super) fn check_permutation(k: usize, bi: &BufferInfo, src: &[u32], got: &[u
         first_mismatch,
         abs_tolerance: None,
         max_abs_error: None,
+        check: None,
+        first_failure: None,
     }
 }

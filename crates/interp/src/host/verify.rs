@@ -9,7 +9,8 @@ pub(super) const CHUNK: usize = 4096;
 ///
 /// `initial[b]` and `fin[b]` are buffer `b`'s words before and after the run (as from
 /// [`init_words`] and the executor); `initial[b]` may be empty for a buffer that no reference
-/// reads ([`referenced_buffers`]) and `fin[b]` for a buffer without `expect`. Returns one verdict per checked buffer, in declaration
+/// reads ([`referenced_buffers`]) and `fin[b]` for a buffer that has no `expect` and that no
+/// `check` reads. A buffer's `check` gives a verdict of its own, before its `expect`'s. Returns one verdict per checked buffer, in declaration
 /// order, or an error if a reference cannot be evaluated (a type error, an index out of
 /// bounds, a division by zero) — pointing at the expression, with [`Phase::Verify`].
 pub fn check(prog: &Program, initial: &[Vec<u32>], fin: &[Vec<u32>]) -> Result<Vec<Verdict>, Diag> {
@@ -57,6 +58,9 @@ pub fn check_slices(
     }
     let mut out = Vec::new();
     for (k, bi) in prog.buffers.iter().enumerate() {
+        if let Some(ex) = &bi.check {
+            out.push(predicate::check_predicate(prog, k, bi, ex, fin, max_terms)?);
+        }
         let Some(ex) = &bi.expect else { continue };
         if let Some(src) = permutation_source(&ex.node) {
             let s = src.and_then(|s| prog.buffers.iter().position(|b| b.name == s));
@@ -163,22 +167,22 @@ impl Acc {
 pub(super) type ChunkResult = Result<(Acc, Option<u32>), (u64, EvalFault)>;
 
 /// One buffer's reference lowered to closures, evaluated chunk by chunk.
-struct Reference<'a> {
-    root: Fx<'a>,
-    nslots: usize,
-    max_terms: u64,
+pub(super) struct Reference<'a> {
+    pub(super) root: Fx<'a>,
+    pub(super) nslots: usize,
+    pub(super) max_terms: u64,
     /// Elements in the buffer.
-    len: usize,
+    pub(super) len: usize,
 }
 
 impl Reference<'_> {
-    fn chunks(&self) -> usize {
+    pub(super) fn chunks(&self) -> usize {
         self.len.div_ceil(CHUNK)
     }
 
     /// Evaluates the elements of chunk `ci` in order, handing each index and value to
     /// `each`; stops at the first fault.
-    fn eval_chunk(
+    pub(super) fn eval_chunk(
         &self,
         ci: usize,
         mut each: impl FnMut(usize, u64),
@@ -253,6 +257,8 @@ pub(super) fn check_buffer(
         first_mismatch,
         abs_tolerance: tol,
         max_abs_error: tol.map(|_| acc.max_err),
+        check: None,
+        first_failure: None,
     })
 }
 

@@ -48,6 +48,7 @@ impl Loader<'_> {
                 });
             }
         }
+        self.checks(p)?;
         let nregs = self.high_water.max(self.next_reg).max(1);
         if let Some(r) = p.regs_per_thread.filter(|r| !(1..=255).contains(r)) {
             let at = self.find_field("regs_per_thread");
@@ -218,6 +219,7 @@ impl Loader<'_> {
                 len: len as u64,
                 init: b.init,
                 expect: None,
+                check: None,
                 line: self.line_of(&b.name),
             });
         }

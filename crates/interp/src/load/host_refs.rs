@@ -139,3 +139,34 @@ impl Loader<'_> {
         }
     }
 }
+
+impl Loader<'_> {
+    /// The buffers' `check` predicates: names, buffers and functions as for `expect` (the
+    /// buffers are read after the run); `permutation` belongs in `expect`.
+    pub(super) fn checks(&mut self, p: &ast::ProgramSource) -> R<()> {
+        for (i, b) in p.buffers.iter().enumerate() {
+            let Some(t) = &b.check else { continue };
+            let (node, site) = self.parse_expr(t)?;
+            if crate::host::permutation_source(&node).is_some() {
+                return Err(self.err_node(
+                    site,
+                    &node,
+                    "`permutation` is a reference, not a predicate".to_owned(),
+                    Some(format!(
+                        "write it as `expect: \"{}\"`; `check` and `expect` may both be given",
+                        t.text
+                    )),
+                ));
+            }
+            self.check_host(&node, site, &mut vec!["i".to_owned()])?;
+            let line = self.line_of(t);
+            self.buffers[i].check = Some(Expect {
+                text: t.text.clone(),
+                node,
+                tolerance: 0.0,
+                line,
+            });
+        }
+        Ok(())
+    }
+}
