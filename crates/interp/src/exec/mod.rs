@@ -47,6 +47,7 @@ mod fault;
 mod flow;
 mod gather;
 mod hook;
+mod jump;
 mod lanes;
 mod memory;
 mod verify;

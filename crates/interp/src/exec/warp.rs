@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, Lanes};
+use super::{flow, jump, memory, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -333,6 +333,12 @@ fn execute<const V3: bool>(
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
         Exit => return flow::exit(at, warp).map(ControlFlow::Break),
+
+        Break { n } => return jump::leave(cx, at, warp, frames, jump::How::Break, n),
+        Continue { n } => return jump::leave(cx, at, warp, frames, jump::How::Continue, n),
+        Return { n } => return jump::leave(cx, at, warp, frames, jump::How::Return, n),
+        LoopJoin => jump::join(cx, at, frames)?,
+        Scope { .. } => return Err(jump::stray_scope(cx, at)),
     }
     Ok(ControlFlow::Continue(()))
 }
