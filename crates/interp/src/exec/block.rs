@@ -303,11 +303,14 @@ pub(super) fn run<H: Hook>(
         }
         // A warp whose threads have all left with `Return` does not hold a barrier up (as
         // exited threads on sm_70 and later); one that ran to the end of the kernel does.
-        let returned = warps
-            .iter()
-            .filter(|w| w.state == State::Done && w.live == 0)
-            .count();
-        if waiting + returned < warps.len() {
+        if waiting < warps.len()
+            && waiting
+                + warps
+                    .iter()
+                    .filter(|w| w.state == State::Done && w.live == 0)
+                    .count()
+                < warps.len()
+        {
             return Err(fault::deadlock(&cx, warps));
         }
         for w in warps.iter_mut().filter(|w| w.state == State::Waiting) {

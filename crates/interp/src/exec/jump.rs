@@ -34,61 +34,28 @@ pub(super) enum How {
     Return,
 }
 
-/// `Break`, `Continue` or `Return` of the active lanes (one arm of the dispatch for the three,
-/// and for a `Scope`, which is never run): [`leave`], then the warp goes on where it says.
+/// `Break`, `Continue` or `Return` of the active lanes, leaving the `n` frames listed after it.
 /// Breaks (the warp stops) when every lane of the warp has returned.
-#[inline(always)]
-pub(super) fn jump(
+#[inline(never)]
+pub(super) fn leave(
     cx: &Ctx,
     at: &mut At,
     warp: &mut Warp,
     frames: &mut [Frame],
+    how: How,
+    n: u16,
 ) -> Result<ControlFlow<()>, Fault> {
-    // (`at` is passed by value and the work is out of line and cold: the warp loop keeps its
-    // state in registers, and programs without jumps run as fast as before.)
-    match leave(cx, (at.pc, at.active, at.sp), warp, frames)? {
-        Some((next, active, sp)) => {
-            at.next = next;
-            at.active = active;
-            at.sp = sp;
-            Ok(ControlFlow::Continue(()))
-        }
-        None => {
-            at.active = 0;
-            at.sp = 0;
-            at.next = at.pc;
-            Ok(ControlFlow::Break(()))
-        }
-    }
-}
-
-/// The jump at `pc` of the lanes `active`, with `sp` frames open: where the warp goes on
-/// (next pc, active mask, frames open), or `None` when every lane of the warp has returned
-/// (the warp is then done).
-#[cold]
-#[inline(never)]
-fn leave(
-    cx: &Ctx,
-    (pc, active, sp): (usize, u32, usize),
-    warp: &mut Warp,
-    frames: &mut [Frame],
-) -> Result<Option<(usize, u32, usize)>, Fault> {
-    let (how, n) = match cx.prog.code.get(pc) {
-        Some(Inst::Break { n }) => (How::Break, *n),
-        Some(Inst::Continue { n }) => (How::Continue, *n),
-        Some(Inst::Return { n }) => (How::Return, *n),
-        _ => return Err(fault::malformed(cx, pc, "a `Scope` was executed".into())),
-    };
     let n = n as usize;
-    let bad = |m: String| Err(fault::malformed(cx, pc, m));
+    let sp = at.sp;
+    let bad = |m: String| Err(fault::malformed(cx, at.pc, m));
     let whole = how == How::Return;
     if n > sp || sp > frames.len() || (whole && n != sp) || (!whole && n == 0) {
         return bad(format!("`{how:?}` leaving {n} of {sp} frames"));
     }
-    let Some(scopes) = cx.prog.code.get(pc + 1..pc + 1 + n) else {
+    let Some(scopes) = cx.prog.code.get(at.pc + 1..at.pc + 1 + n) else {
         return bad(format!("`{how:?}` without its {n} scopes"));
     };
-    let gone = active;
+    let gone = at.active;
     let outer = sp - n;
     match how {
         How::Return => {
@@ -117,21 +84,28 @@ fn leave(
             return bad(format!("`{how:?}` followed by `{s:?}`, not a scope"));
         };
         let f = &mut frames[sp - 1 - k];
-        let (next, active) = if f.pending != 0 {
-            (resume_pc, std::mem::take(&mut f.pending))
+        if f.pending != 0 {
+            at.active = f.pending;
+            f.pending = 0;
+            at.next = resume_pc as usize;
         } else if f.saved != 0 {
-            (end_pc, f.saved)
+            at.active = f.saved;
+            at.next = end_pc as usize;
         } else {
             continue;
-        };
-        return Ok(Some((next as usize, active, sp - k)));
+        }
+        at.sp = sp - k;
+        return Ok(ControlFlow::Continue(()));
     }
     // No frame has lanes left: only a `Return` of the warp's last lanes gets here.
     if how != How::Return || warp.live != 0 {
         return bad(format!("`{how:?}` left no lane to run"));
     }
+    at.active = 0;
+    at.sp = 0;
     warp.state = State::Done;
-    Ok(None)
+    at.next = at.pc;
+    Ok(ControlFlow::Break(()))
 }
 
 /// `LoopJoin`: the lanes that continued in this trip join the active ones.
@@ -147,4 +121,11 @@ pub(super) fn join(cx: &Ctx, at: &mut At, frames: &mut [Frame]) -> Result<(), Fa
     at.active |= f.pending;
     f.pending = 0;
     Ok(())
+}
+
+/// A `Scope` was executed: it only lists frames for the jump before it.
+#[cold]
+#[inline(never)]
+pub(super) fn stray_scope(cx: &Ctx, at: &At) -> Fault {
+    fault::malformed(cx, at.pc, "a `Scope` was executed".into())
 }

@@ -334,10 +334,11 @@ fn execute<const V3: bool>(
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
         Exit => return flow::exit(at, warp).map(ControlFlow::Break),
 
-        Break { .. } | Continue { .. } | Return { .. } | Scope { .. } => {
-            return jump::jump(cx, at, warp, frames)
-        }
+        Break { n } => return jump::leave(cx, at, warp, frames, jump::How::Break, n),
+        Continue { n } => return jump::leave(cx, at, warp, frames, jump::How::Continue, n),
+        Return { n } => return jump::leave(cx, at, warp, frames, jump::How::Return, n),
         LoopJoin => jump::join(cx, at, frames)?,
+        Scope { .. } => return Err(jump::stray_scope(cx, at)),
     }
     Ok(ControlFlow::Continue(()))
 }
