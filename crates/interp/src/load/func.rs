@@ -248,17 +248,14 @@ impl Loader<'_> {
         self.cursor = cursor;
         self.cur = cur;
         r.map_err(|d| {
-            let (line, col) = self.lines.line_col(&self.src, call_at);
             let mut d = d;
-            {
-                let note = self.err_at(
-                    call_at,
-                    (n.end - n.start).max(1),
-                    format!("in this call of `{name}` ({}:{line}:{col})", self.path),
-                    None,
-                );
-                d.related.push(note);
-            }
+            let note = self.err_at(
+                call_at,
+                (n.end - n.start).max(1),
+                format!("in this call of `{name}`"),
+                None,
+            );
+            d.related.push(note);
             d
         })
     }
