@@ -298,3 +298,37 @@ fn functions_expand_with_their_own_names() {
         .collect();
     assert_eq!(o, want);
 }
+
+#[test]
+fn function_errors_point_at_the_call_and_the_definition() {
+    let err = |functions: &str, body: &str| {
+        crate::load_str("t.ron", &prog(32, functions, body), &Default::default()).unwrap_err()
+    };
+    let line_of = |d: &crate::Diag| d.location.split(':').nth(1).unwrap().to_owned();
+    // An error inside the body is at the body's line, with the call as a note.
+    let d = err(
+        "\"f\": (params: [\"v\"],\n body: [Set(\"w\", \"v\")])",
+        "\nCall(\"f(i)\")",
+    );
+    assert!(d.message.contains("no register `w`"), "{d}");
+    assert_eq!(line_of(&d), "5");
+    assert_eq!(d.related.len(), 1);
+    assert!(d.related[0].message.contains("in this call of `f`"));
+    assert_eq!(line_of(&d.related[0]), "7");
+    // An error at the call is at the call, with the definition as a note.
+    let d = err("\n\"f\": (params: [\"a\", \"b\"])", "\nCall(\"f(i)\")");
+    assert!(d.message.contains("takes 2 arguments"), "{d}");
+    assert_eq!(line_of(&d), "7");
+    assert!(d.related[0].message.contains("`f` is defined here"));
+    assert_eq!(line_of(&d.related[0]), "5");
+    // A Return inside a function leaves the function, not the kernel; Break needs its loop.
+    let d = err(
+        "\"f\": (body: [Break])",
+        "For(var: \"k\", from: 0, to: 2, body: [Call(\"f()\")])",
+    );
+    assert!(
+        d.message
+            .contains("`Break` outside a loop of this function"),
+        "{d}"
+    );
+}
