@@ -27,6 +27,9 @@
 //!   dispatches it, one `match` arm per instruction, each one call to a handler in `arith`
 //!   (computing instructions), `flow` (control flow and reconvergence) or `memory` (loads and
 //!   stores, with the bank model). `At` is the running warp's state the handlers move.
+//! * `jump`: `Break`, `Continue` and `Return` — the lanes leave the frames they jump out of,
+//!   and the warp goes on in the innermost frame with lanes left; lanes that returned leave
+//!   the warp's live mask (barriers no longer wait for them).
 //! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
 //!   words each fault.
 //! * `hook`: [`Hook`], what a timing model is told about each issued instruction

@@ -332,3 +332,31 @@ fn function_errors_point_at_the_call_and_the_definition() {
         "{d}"
     );
 }
+
+#[test]
+fn a_function_that_returns_early_inside_the_callers_loop() {
+    // `clamp` returns early for large values; it is called in a divergent loop that breaks.
+    let o = out(&prog(
+        32,
+        r#""clamp": (params: ["v", "hi"], body: [
+               If(cond: "v > hi", then: [Set("v", "hi"), Return]),
+               Set("v", "v + 1000"),
+           ], returns: "v")"#,
+        r#"Let("acc", "0"),
+           For(var: "k", from: 0, to: 10, body: [
+               If(cond: "k > i", then: [Break]),
+               Let("c", "clamp(k * i, 20)"),
+               Set("acc", "acc + c"),
+           ]),
+           Store("out[i]", "acc")"#,
+    ));
+    let want: Vec<i32> = (0..32)
+        .map(|i: i32| {
+            (0..10)
+                .take_while(|&k| k <= i)
+                .map(|k| if k * i > 20 { 20 } else { k * i + 1000 })
+                .sum()
+        })
+        .collect();
+    assert_eq!(o, want);
+}
