@@ -7,6 +7,7 @@ mod determinism;
 mod experiment;
 mod fuzz_corpus;
 mod hostile;
+mod jumps;
 mod kernels;
 mod limits;
 mod racecheck;

@@ -168,6 +168,47 @@ pub(crate) struct ProgramSource {
     pub regs_per_thread: Option<u32>,
     /// What every thread runs.
     pub body: Vec<Stmt>,
+    /// Named helpers (`__device__ __forceinline__` functions), expanded where they are
+    /// called: `functions: { "name": (params: ["a", "b"], body: [...], returns: "expr") }`.
+    #[serde(default, deserialize_with = "function_map")]
+    pub functions: Vec<(Text, Function)>,
+}
+
+/// A function as written: its parameters (each takes the type of its argument), its body,
+/// and the expression it returns (evaluated after the body, over its parameters and names).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Function {
+    /// Parameter names, in order; each is a register of the function, set from its argument.
+    #[serde(default)]
+    pub params: Vec<Text>,
+    /// The statements it runs.
+    #[serde(default)]
+    pub body: Vec<Stmt>,
+    /// Its value, if it has one: an expression over the function's own names.
+    #[serde(default)]
+    pub returns: Option<Text>,
+}
+
+fn function_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, Function)>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<(Text, Function)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(
+                "a map of function names to functions, such as \
+                 { \"sq\": (params: [\"x\"], returns: \"x * x\") }",
+            )
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some((k, v)) = m.next_entry::<Text, Function>()? {
+                out.push((k, v));
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(V)
 }
 
 /// A define's value as written: an integer, or an expression of earlier defines.
@@ -388,4 +429,14 @@ pub(crate) enum Stmt {
     /// `SyncWarp("mask")`: `__syncwarp(mask)` — every lane named in the mask must reach it
     /// (`SyncWarp("0xffffffff")` for `__syncwarp()`).
     SyncWarp(Text),
+    /// `Break`: the lane leaves the innermost `For`/`While`; it waits at the loop's end.
+    Break,
+    /// `Continue`: the lane skips the rest of the innermost loop's body; it rejoins the others
+    /// at the loop's step (a `For`) or test (a `While`).
+    Continue,
+    /// `Return`: the lane leaves the kernel (inside a function: the function); the rest of
+    /// its warp goes on. Lanes that left the kernel no longer take part in barriers.
+    Return,
+    /// `Call("f(a, b)")`: runs function `f` (its value, if any, is dropped).
+    Call(Text),
 }

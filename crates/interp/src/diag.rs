@@ -49,6 +49,10 @@ pub struct Diag {
     /// What to change.
     #[help]
     pub help: Option<String>,
+    /// Other places that explain it (the definition of a function called here, the call a
+    /// function's error happened in).
+    #[related]
+    pub related: Vec<Diag>,
 }
 
 /// 1-based (line, column) of a byte offset (the column counts characters). Linear in the
@@ -276,6 +280,7 @@ impl Diag {
             src: Some(ex),
             span: Some(span),
             help: help.map(bound_message),
+            related: Vec::new(),
         }
     }
 
@@ -316,6 +321,7 @@ impl Diag {
             span: None,
             label: String::new(),
             help: help.map(bound_message),
+            related: Vec::new(),
         }
     }
 

@@ -297,6 +297,28 @@ pub enum Inst {
     /// `__syncwarp(mask)`: checks the mask as `Shfl` does; lanes of a warp run in lockstep,
     /// so there is nothing else to wait for.
     SyncWarp { mask: Reg },
+    /// `Break`: the active lanes leave the innermost loop and wait at its `LoopEnd`. The `n`
+    /// instructions after it are [`Inst::Scope`]s, the frames it leaves, innermost first (the
+    /// last is the loop's, or a function's frame for a `Return` inside a function).
+    Break { n: u16 },
+    /// `Continue`: the active lanes skip to the innermost loop's next trip; they wait at its
+    /// `LoopJoin`. The `n` [`Inst::Scope`]s after it are the frames up to the loop's.
+    Continue { n: u16 },
+    /// `Return`: the active lanes leave the kernel for good (they no longer take part in
+    /// barriers). The `n` [`Inst::Scope`]s after it are every frame open there.
+    Return { n: u16 },
+    /// Never executed: one frame that the `Break`, `Continue` or `Return` before it leaves.
+    /// For an `If`, lanes waiting for its else-part resume at `resume_pc` and lanes waiting
+    /// at its end at `end_pc` (its `EndIf`); for a loop, lanes that continued resume at
+    /// `resume_pc` (its `LoopJoin`) and the others at `end_pc` (its `LoopEnd`).
+    Scope {
+        is_loop: bool,
+        resume_pc: Pc,
+        end_pc: Pc,
+    },
+    /// Before a loop's step or back-edge: the lanes that took a `Continue` in this trip join
+    /// the active ones again.
+    LoopJoin,
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -462,7 +484,12 @@ impl Inst {
             | ForNext { .. }
             | LoopEnd
             | Barrier
-            | Exit => return false,
+            | Exit
+            | Break { .. }
+            | Continue { .. }
+            | Return { .. }
+            | Scope { .. }
+            | LoopJoin => return false,
         }
         true
     }
@@ -602,6 +629,16 @@ impl fmt::Display for Inst {
             ForNext { var, step, head_pc } => write!(f, "fornext {var} += {step}, @{head_pc}"),
             SyncWarp { mask } => write!(f, "syncwarp {mask}"),
             EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
+            Break { n } | Continue { n } | Return { n } => write!(f, "{op}, {n} frames"),
+            Scope {
+                is_loop,
+                resume_pc,
+                end_pc,
+            } => write!(
+                f,
+                "scope {}, resume @{resume_pc}, end @{end_pc}",
+                if is_loop { "loop" } else { "if" }
+            ),
             // (Computing instructions are written above, from their operands.)
             _ => f.write_str(&op),
         }

@@ -104,7 +104,11 @@ impl Lint<'_> {
                     self.block(body);
                     self.flush();
                 }
-                Stmt::Barrier => self.flush(),
+                Stmt::Barrier | Stmt::Break | Stmt::Continue | Stmt::Return => self.flush(),
+                Stmt::Call(t) => {
+                    self.loads(t);
+                    self.flush();
+                }
             }
         }
         self.flush();

@@ -948,27 +948,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             }
             blk.at_bar += 1;
             if blk.at_bar >= blk.alive {
-                blk.at_bar = 0;
-                // The measured cost runs from the first warp's arrival (a loop of `bar.sync`
-                // takes `base + per_warp * W` cycles a trip).
-                let release = (t + 1).max(blk.bar_first + bar);
-                for k in 0..blk.warps.len() {
-                    let Some(blk) = sm.blocks[b].as_ref() else {
-                        break;
-                    };
-                    let ws = blk.warps[k];
-                    let w = &mut sm.warps[ws as usize];
-                    if w.state != St::Bar {
-                        continue;
-                    }
-                    w.state = St::Run;
-                    book(cx, smi, ws, w, release);
-                    w.since = release;
-                    let r = &mut sm.ready[ws as usize];
-                    next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
-                    let q = ws as usize % sm.sp.len();
-                    sm.sp[q].next = sm.sp[q].next.min(*r);
-                }
+                release_barrier(cx, sm, smi, b, t, bar);
             }
             return;
         }
@@ -985,6 +965,52 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
     w.since = t + 1;
     let r = &mut sm.ready[s as usize];
     next_inst(&cx.dec, &cx.srcs, w, r, min_next, min_reason);
+    if w.state == St::Exited {
+        // The warp's trace ended without an `Exit`: all its threads left with `Return`.
+        let b = w.blk as usize;
+        warp_left(cx, sm, smi, b, t);
+    }
+}
+
+/// A warp of block slot `b` has exited early (every thread returned): it no longer counts at
+/// barriers, and a barrier that the other live warps all wait at is released.
+fn warp_left(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64) {
+    let bar = cx.bar_cost;
+    let Some(blk) = sm.blocks[b].as_mut() else {
+        return;
+    };
+    blk.alive = blk.alive.saturating_sub(1);
+    if blk.at_bar > 0 && blk.at_bar >= blk.alive {
+        release_barrier(cx, sm, smi, b, t, bar);
+    }
+}
+
+/// Releases the warps of block slot `b` waiting at its barrier (the last arrived at `t`).
+fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u64) {
+    let Some(blk) = sm.blocks[b].as_mut() else {
+        return;
+    };
+    blk.at_bar = 0;
+    // The measured cost runs from the first warp's arrival (a loop of `bar.sync` takes
+    // `base + per_warp * W` cycles a trip).
+    let release = (t + 1).max(blk.bar_first + bar);
+    for k in 0..blk.warps.len() {
+        let Some(blk) = sm.blocks[b].as_ref() else {
+            break;
+        };
+        let ws = blk.warps[k];
+        let w = &mut sm.warps[ws as usize];
+        if w.state != St::Bar {
+            continue;
+        }
+        w.state = St::Run;
+        book(cx, smi, ws, w, release);
+        w.since = release;
+        let r = &mut sm.ready[ws as usize];
+        next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
+        let q = ws as usize % sm.sp.len();
+        sm.sp[q].next = sm.sp[q].next.min(*r);
+    }
 }
 
 /// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than

@@ -196,6 +196,8 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
         SyncWarp { mask } => StaticInst::new(Class::Int, None, &[r1(mask)]),
         Barrier => StaticInst::new(Class::Barrier, None, &[]),
         Exit => StaticInst::new(Class::Exit, None, &[]),
+        // A jump out of a loop or the kernel is a branch (or a predicated `EXIT`) on the GPU.
+        Break { .. } | Continue { .. } | Return { .. } => StaticInst::new(Class::Branch, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
     }
 }

@@ -328,10 +328,19 @@ pub(super) fn run<H: Hook>(
         if waiting == 0 {
             return Ok(());
         }
-        if waiting < warps.len() {
+        // A warp whose threads have all left with `Return` does not hold a barrier up (as
+        // exited threads on sm_70 and later); one that ran to the end of the kernel does.
+        if waiting < warps.len()
+            && waiting
+                + warps
+                    .iter()
+                    .filter(|w| w.state == State::Done && w.live == 0)
+                    .count()
+                < warps.len()
+        {
             return Err(fault::deadlock(&cx, warps));
         }
-        for w in warps.iter_mut() {
+        for w in warps.iter_mut().filter(|w| w.state == State::Waiting) {
             w.state = State::Ready;
         }
         if let Some(race) = cx.race.as_mut() {

@@ -584,7 +584,7 @@ pub(super) fn ran_past_end(cx: &Ctx, pc: usize, len: usize) -> Fault {
 /// The fault when some warps wait at a barrier that the others finished without reaching.
 pub(super) fn deadlock(cx: &Ctx, warps: &[Warp]) -> Fault {
     let done: Vec<usize> = (0..warps.len())
-        .filter(|&w| warps[w].state == State::Done)
+        .filter(|&w| warps[w].state == State::Done && warps[w].live != 0)
         .collect();
     let waiting: Vec<usize> = (0..warps.len())
         .filter(|&w| warps[w].state == State::Waiting)

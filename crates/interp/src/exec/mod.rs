@@ -29,6 +29,9 @@
 //!   stores, with the bank model). `At` is the running warp's state the handlers move.
 //! * `warpops`: the warp-level operations (shuffles, votes, `activemask`, `SyncWarp`) and
 //!   their member-mask checks.
+//! * `jump`: `Break`, `Continue` and `Return` — the lanes leave the frames they jump out of,
+//!   and the warp goes on in the innermost frame with lanes left; lanes that returned leave
+//!   the warp's live mask (barriers no longer wait for them).
 //! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
 //!   words each fault.
 //! * `hook`: [`Hook`], what a timing model is told about each issued instruction
@@ -49,6 +52,7 @@ mod fault;
 mod flow;
 mod gather;
 mod hook;
+mod jump;
 mod lanes;
 mod memory;
 mod verify;

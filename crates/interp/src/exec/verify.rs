@@ -226,6 +226,27 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         }
         SyncWarp { mask } => reg(mask, 1),
         EndIf | LoopStart | LoopEnd | Barrier | Exit => Ok(()),
+        Break { n } | Continue { n } | Return { n } => {
+            let scopes = prog.code.get(pc + 1..pc + 1 + n as usize);
+            let Some(scopes) = scopes.filter(|s| s.iter().all(|i| matches!(i, Scope { .. })))
+            else {
+                return Err(format!("a jump not followed by its {n} scopes"));
+            };
+            if n == 0 && !matches!(inst, Return { .. }) {
+                return Err("a `Break` or `Continue` that leaves no loop".into());
+            }
+            for s in scopes {
+                if let Scope {
+                    resume_pc, end_pc, ..
+                } = *s
+                {
+                    forward(resume_pc)?;
+                    forward(end_pc)?;
+                }
+            }
+            Ok(())
+        }
+        Scope { .. } | LoopJoin => Ok(()),
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).
         _ if inst.operands().is_some() => Ok(()),

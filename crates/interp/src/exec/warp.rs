@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, warpops, Lanes};
+use super::{flow, jump, memory, warpops, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -339,6 +339,12 @@ fn execute<const V3: bool>(
         Shfl { .. } | Vote { .. } | ActiveMask { .. } | SyncWarp { .. } => {
             warpops::execute(cx, at, warp.live, r, inst)?
         }
+
+        Break { n } => return jump::leave(cx, at, warp, frames, jump::How::Break, n),
+        Continue { n } => return jump::leave(cx, at, warp, frames, jump::How::Continue, n),
+        Return { n } => return jump::leave(cx, at, warp, frames, jump::How::Return, n),
+        LoopJoin => jump::join(cx, at, frames)?,
+        Scope { .. } => return Err(jump::stray_scope(cx, at)),
     }
     Ok(ControlFlow::Continue(()))
 }

@@ -24,6 +24,10 @@ impl Loader<'_> {
         self.buffers(p)?;
         self.shared_arrays(p)?;
         self.cursor = p.name.span.unwrap_or(0);
+        if !p.functions.is_empty() {
+            self.functions(&p.functions)?;
+            self.cursor = self.main_body_offset().unwrap_or(self.cursor);
+        }
         self.block(&p.body)?;
         let end = self.src.trim_end().len().saturating_sub(1);
         let (line, col) = self.lines.line_col(&self.src, end);

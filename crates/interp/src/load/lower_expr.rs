@@ -214,6 +214,7 @@ impl Loader<'_> {
                 let cr = self.truth(cv, site, c)?;
                 self.select(cr, x, y, site, n)
             }
+            Kind::Call(f, _) if self.is_function_call(n) => Err(self.nested_call(f, site, n)),
             Kind::Call(f, args) => self.call(f, args, site, n),
         }
     }

@@ -13,8 +13,13 @@ impl Loader<'_> {
             Stmt::Barrier => self.src[self.cursor..]
                 .find("Barrier")
                 .map(|i| self.cursor + i),
+            Stmt::Break | Stmt::Continue | Stmt::Return => {
+                self.find_keyword(jump::Jump::of(s).map_or("", |j| j.keyword()))
+            }
+            Stmt::Call(t) => t.span,
         };
-        if let (Stmt::Barrier, Some(off)) = (s, first) {
+        if let (Stmt::Barrier | Stmt::Break | Stmt::Continue | Stmt::Return, Some(off)) = (s, first)
+        {
             self.cursor = off;
         } else if let Some(off) = first {
             // Point at the statement's keyword: the name before the `(` that opens it.
@@ -38,15 +43,22 @@ impl Loader<'_> {
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
             Stmt::Barrier => "barrier".into(),
             Stmt::SyncWarp(m) => format!("syncwarp({})", m.text),
+            Stmt::Break => "break".into(),
+            Stmt::Continue => "continue".into(),
+            Stmt::Return => "return".into(),
+            Stmt::Call(t) => t.text.clone(),
         };
         self.cur = (line, col, text);
     }
 
     pub(super) fn block(&mut self, body: &[Stmt]) -> R<()> {
-        for s in body {
+        for (k, s) in body.iter().enumerate() {
             self.stmt_pos(s);
             self.temp_base = self.next_reg;
             self.stmt(s)?;
+            if let Some(next) = body.get(k + 1) {
+                self.check_reachable(s, next)?;
+            }
         }
         Ok(())
     }
@@ -148,13 +160,17 @@ impl Loader<'_> {
                 Ok(())
             }
             Stmt::SyncWarp(mask) => self.sync_warp(mask),
+            Stmt::Break => self.jump(jump::Jump::Break),
+            Stmt::Continue => self.jump(jump::Jump::Continue),
+            Stmt::Return => self.jump(jump::Jump::Return),
+            Stmt::Call(t) => self.call_stmt(t),
         }
     }
 
     /// `Let(name, e)`: a new register holding `e`.
     fn let_(&mut self, name: &Text, e: &Text) -> R<()> {
         let (n, site) = self.parse_expr(e)?;
-        let v = self.expr(&n, site)?;
+        let v = self.value(&n, site)?;
         let ty = match v {
             Val::Reg(_, t) => t,
             Val::Const(c) => default_ty(c),
@@ -174,7 +190,7 @@ impl Loader<'_> {
             ));
         };
         let (n, site) = self.parse_expr(e)?;
-        let v = self.expr(&n, site)?;
+        let v = self.value(&n, site)?;
         let v = self.coerce(v, var.ty, site, &n, "the register's type")?;
         self.write_to(var.reg, var.ty, v, site, &n)?;
         Ok(())
@@ -295,6 +311,7 @@ impl Loader<'_> {
             self.nested(if taken { otherwise } else { then })?;
             self.code.truncate(start);
             self.info.truncate(start);
+            self.forget_jumps_from(start);
             self.last_product = None;
             self.nested(if taken { then } else { otherwise })?;
             self.depth -= 1;
@@ -305,12 +322,15 @@ impl Loader<'_> {
             else_pc: 0,
             end_pc: 0,
         });
+        self.open_if();
         self.nested(then)?;
         // Without an else-part there is nothing to switch to: lanes that skipped the
         // then-part wait at the `EndIf`.
         let el = (!otherwise.is_empty()).then(|| self.emit(Inst::Else { end_pc: 0 }));
+        self.open_else();
         self.nested(otherwise)?;
         let end = self.emit(Inst::EndIf);
+        self.close_if(el.map_or(end, |el| el + 1), end);
         self.depth -= 1;
         self.code[at as usize] = Inst::If {
             c,
@@ -331,11 +351,14 @@ impl Loader<'_> {
         let c = self.cond(cond)?;
         let test = self.emit(Inst::LoopTest { c, exit_pc: 0 });
         let saved_cur = self.cur.clone();
+        self.open_loop(jump::Kind::Loop);
         self.nested(body)?;
         // The back-edge belongs to the `While` (a runaway loop's fault points there).
         self.cur = saved_cur;
+        let join = self.loop_join();
         self.emit(Inst::LoopBack { head_pc: head });
         let end = self.emit(Inst::LoopEnd);
+        self.close_loop(join, end);
         self.depth -= 1;
         self.code[test as usize] = Inst::LoopTest { c, exit_pc: end };
         Ok(())
@@ -414,9 +437,11 @@ impl Loader<'_> {
             exit_pc: 0,
         });
         // The body's own scope is nested inside the counter's.
+        self.open_loop(jump::Kind::Loop);
         self.nested(body)?;
         self.cur = saved_cur;
         self.temp_base = self.next_reg;
+        let join = self.loop_join();
         let step = self.materialize(sval, ty)?;
         self.emit(Inst::ForNext {
             var: reg,
@@ -424,6 +449,7 @@ impl Loader<'_> {
             head_pc: head,
         });
         let end = self.emit(Inst::LoopEnd);
+        self.close_loop(join, end);
         self.depth -= 1;
         self.scopes.pop();
         self.code[test as usize] = Inst::ForTest {

@@ -15,7 +15,9 @@ use std::sync::Arc;
 mod builtins;
 mod decls;
 mod defines;
+mod func;
 mod host_refs;
+mod jump;
 mod lower_expr;
 mod lower_stmt;
 mod regs;
@@ -23,6 +25,8 @@ mod warpops;
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
+
+pub use func::{MAX_CALL_DEPTH, MAX_INLINED_STATEMENTS};
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
@@ -304,6 +308,11 @@ struct Loader<'a> {
     cursor: usize,
     /// Location of the statement being compiled (line, col, text).
     cur: (u32, u32, String),
+    /// The `If`s and loops open here that have a frame at run time (for `Break`, `Continue`
+    /// and `Return`).
+    open: Vec<jump::Open>,
+    /// The program's functions and the calls being expanded.
+    funcs: func::Funcs,
 }
 
 type R<T> = Result<T, Diag>;
@@ -333,6 +342,8 @@ impl<'a> Loader<'a> {
             max_depth: 0,
             cursor: 0,
             cur: (1, 1, String::new()),
+            open: Vec::new(),
+            funcs: func::Funcs::default(),
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod arith;
 mod flow;
+mod jump;
 mod memory;
 mod program;
 mod warpops;
