@@ -380,4 +380,7 @@ pub(crate) enum Stmt {
     },
     /// `Barrier`: `__syncthreads()` — every thread of the block waits here.
     Barrier,
+    /// `SyncWarp("mask")`: `__syncwarp(mask)` — every lane named in the mask must reach it
+    /// (`SyncWarp("0xffffffff")` for `__syncwarp()`).
+    SyncWarp(Text),
 }

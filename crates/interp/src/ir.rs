@@ -232,6 +232,35 @@ pub enum Inst {
         to: Elem,
     },
 
+    // ---- Warp-level operations (handlers in `exec/warpops.rs`) ----
+    /// `dst = a` as lane `j` holds it, `j` chosen by `mode` from `b` (source lane, delta or
+    /// lane mask) within segments of `width` lanes (1, 2, 4, 8, 16 or 32), as PTX's
+    /// `shfl.sync` (CUDA's `__shfl_sync`, `__shfl_up_sync`, …): a lane whose `j` falls past its
+    /// segment gets its own `a`. `mask` is the member mask; every active lane must pass the
+    /// same one, be in it, and every live lane in it must be active (else a fault). One 32-bit
+    /// word: a 64-bit value is two of them, as on the GPU.
+    Shfl {
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+        b: Reg,
+        mode: ShflMode,
+        width: u8,
+    },
+    /// A vote over the active lanes of `mask` (checked as for `Shfl`) of `a != 0`:
+    /// `__ballot_sync` (the lanes' bits), `__any_sync`, `__all_sync` (1 or 0).
+    Vote {
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+        mode: VoteMode,
+    },
+    /// `dst = ` the active mask (`__activemask()`).
+    ActiveMask { dst: Reg },
+    /// `__syncwarp(mask)`: checks the mask as `Shfl` does; lanes of a warp run in lockstep,
+    /// so there is nothing else to wait for.
+    SyncWarp { mask: Reg },
+
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -406,7 +435,22 @@ impl Inst {
                 f(dst, words(*to));
                 f(a, words(*from));
             }
-            Load(_)
+            Shfl {
+                dst, mask, a, b, ..
+            } => {
+                f(dst, 1);
+                f(mask, 1);
+                f(a, 1);
+                f(b, 1);
+            }
+            Vote { dst, mask, a, .. } => {
+                f(dst, 1);
+                f(mask, 1);
+                f(a, 1);
+            }
+            ActiveMask { dst } => f(dst, 1),
+            SyncWarp { .. }
+            | Load(_)
             | Store(_)
             | If { .. }
             | Else { .. }
@@ -499,6 +543,15 @@ impl fmt::Display for Inst {
             return match *self {
                 Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
+                Shfl {
+                    dst,
+                    mask,
+                    a,
+                    b,
+                    mode,
+                    width,
+                } => write!(f, "shfl.{}.w{width} {dst}, {mask}, {a}, {b}", mode.name()),
+                Vote { dst, mask, a, mode } => write!(f, "vote.{} {dst}, {mask}, {a}", mode.name()),
                 _ => {
                     write!(f, "{op} {}", ops.dst.0)?;
                     for (r, _) in ops.srcs() {
@@ -547,9 +600,57 @@ impl fmt::Display for Inst {
                 if signed { "" } else { "u" }
             ),
             ForNext { var, step, head_pc } => write!(f, "fornext {var} += {step}, @{head_pc}"),
+            SyncWarp { mask } => write!(f, "syncwarp {mask}"),
             EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
             // (Computing instructions are written above, from their operands.)
             _ => f.write_str(&op),
+        }
+    }
+}
+
+/// Which lane a [`Inst::Shfl`] reads (PTX `shfl.sync`'s modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// `__shfl_sync`: lane `b` of the segment (`b` modulo the width).
+    Idx,
+    /// `__shfl_up_sync`: lane `laneid − b`, own value below the segment's first lane.
+    Up,
+    /// `__shfl_down_sync`: lane `laneid + b`, own value past the segment's last lane.
+    Down,
+    /// `__shfl_xor_sync`: lane `laneid ^ b`, own value past the segment's last lane.
+    Xor,
+}
+
+/// Which vote a [`Inst::Vote`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// `__ballot_sync`: bit `l` set where lane `l` is active and its predicate holds.
+    Ballot,
+    /// `__any_sync`: 1 if the predicate holds in some active lane.
+    Any,
+    /// `__all_sync`: 1 if it holds in every active lane.
+    All,
+}
+
+impl ShflMode {
+    /// `idx`, `up`, `down`, `bfly` (PTX's names).
+    pub fn name(self) -> &'static str {
+        match self {
+            ShflMode::Idx => "idx",
+            ShflMode::Up => "up",
+            ShflMode::Down => "down",
+            ShflMode::Xor => "bfly",
+        }
+    }
+}
+
+impl VoteMode {
+    /// `ballot`, `any`, `all` (PTX's names).
+    pub fn name(self) -> &'static str {
+        match self {
+            VoteMode::Ballot => "ballot",
+            VoteMode::Any => "any",
+            VoteMode::All => "all",
         }
     }
 }

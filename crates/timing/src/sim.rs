@@ -615,12 +615,17 @@ fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             let class = cx.code.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
             let sp = &sm.sp[p];
             let (hold, until) = match class {
-                Class::SharedLd | Class::SharedSt | Class::GlobalLd | Class::GlobalSt => {
-                    let throttle = if matches!(class, Class::SharedLd | Class::SharedSt) {
-                        Reason::MioThrottle
-                    } else {
-                        Reason::LgThrottle
-                    };
+                Class::SharedLd
+                | Class::SharedSt
+                | Class::Shuffle
+                | Class::GlobalLd
+                | Class::GlobalSt => {
+                    let throttle =
+                        if matches!(class, Class::SharedLd | Class::SharedSt | Class::Shuffle) {
+                            Reason::MioThrottle
+                        } else {
+                            Reason::LgThrottle
+                        };
                     if sp.memq.len() >= own && overflow >= q.shared_stage as usize {
                         (Some(throttle), next_departure)
                     } else if sp.mem_ok > t {
@@ -760,8 +765,13 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             min_next = t + lat.branch.max(1) as u64;
             min_reason = Reason::BranchResolving;
         }
-        Class::SharedLd | Class::SharedSt => {
-            let n = if cx.ideal { ev.b } else { ev.a } as u64;
+        Class::SharedLd | Class::SharedSt | Class::Shuffle => {
+            // (A shuffle takes the pipe for one wavefront and touches no bank.)
+            let n = match si.class {
+                Class::Shuffle => 1,
+                _ if cx.ideal => ev.b as u64,
+                _ => ev.a as u64,
+            };
             let busy = n * gpu.shared.cycles_per_wavefront as u64;
             // In order: it leaves the queue after the one before it, on the first free server.
             let (k, &free) = sm
@@ -776,7 +786,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             sm.sp[p].memq.push_back(d);
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
             cx.out.pipe_busy += n;
-            if si.class == Class::SharedLd {
+            if si.class != Class::SharedSt {
                 write(
                     w,
                     d + busy + gpu.shared.latency_base as u64,

@@ -20,6 +20,9 @@ pub enum Class {
     SharedLd,
     /// A shared-memory store.
     SharedSt,
+    /// A warp shuffle (`SHFL`): through the shared-memory pipe like a load of one
+    /// wavefront, without touching the banks (`short_scoreboard` on its result).
+    Shuffle,
     /// A global load (`long_scoreboard` on its result).
     GlobalLd,
     /// A global store.
@@ -148,6 +151,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | DNeg { .. }
             | DAbs { .. }
             | DFma { .. } => Class::Fp64,
+            Shfl { .. } => Class::Shuffle,
             _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();
@@ -189,6 +193,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
         ForNext { var, step, .. } => {
             StaticInst::new(Class::Branch, Some(r1(var)), &[r1(var), r1(step)])
         }
+        SyncWarp { mask } => StaticInst::new(Class::Int, None, &[r1(mask)]),
         Barrier => StaticInst::new(Class::Barrier, None, &[]),
         Exit => StaticInst::new(Class::Exit, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

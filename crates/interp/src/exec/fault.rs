@@ -174,6 +174,37 @@ pub enum FaultKind {
     },
     /// The bank model could not price a shared access.
     Unpriceable(String),
+    /// A warp-level operation (`shfl_sync`, a vote, `SyncWarp`) whose member mask does not
+    /// match the lanes that execute it (undefined behaviour in CUDA).
+    WarpMask {
+        /// The operation (`shfl_down_sync`, `ballot_sync`, `SyncWarp`, …).
+        op: &'static str,
+        /// The mask the lowest active lane passes.
+        mask: u32,
+        /// The lane at fault.
+        lane: u32,
+        /// What is wrong.
+        why: MaskError,
+    },
+}
+
+/// What is wrong with a warp-level operation's member mask ([`FaultKind::WarpMask`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskError {
+    /// The lane passes another mask (`other`) than the lowest active lane (`first`).
+    Differs {
+        /// The lowest active lane.
+        first: u32,
+        /// The mask the faulting lane passes.
+        other: u32,
+    },
+    /// The lane executes the operation but is not in the mask.
+    NotInMask,
+    /// The lane is in the mask but did not reach the operation; `reached` did.
+    NotReached {
+        /// The lanes that reached it.
+        reached: u32,
+    },
 }
 
 impl fmt::Display for FaultKind {
@@ -247,6 +278,28 @@ impl fmt::Display for FaultKind {
                  {waiting} wait{} at this barrier",
                 if *waiting_warps == 1 { "s" } else { "" },
             ),
+            WarpMask {
+                op,
+                mask,
+                lane,
+                why,
+            } => match why {
+                MaskError::Differs { first, other } => write!(
+                    f,
+                    "lanes pass different masks to `{op}`: lane {first} passes {mask:#010x}, \
+                     lane {lane} passes {other:#010x}"
+                ),
+                MaskError::NotInMask => write!(
+                    f,
+                    "lane {lane} executes `{op}` but is not in its mask {mask:#010x}"
+                ),
+                MaskError::NotReached { reached } => write!(
+                    f,
+                    "lane {lane} is in the mask {mask:#010x} of `{op}` but did not reach it \
+                     (lanes {} did)",
+                    lane_list(*reached)
+                ),
+            },
             RunawayLoop { max_steps, what } => write!(
                 f,
                 "the block ran more than {max_steps} warp instructions (the --max-steps limit) \

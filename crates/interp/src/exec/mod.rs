@@ -27,6 +27,8 @@
 //!   dispatches it, one `match` arm per instruction, each one call to a handler in `arith`
 //!   (computing instructions), `flow` (control flow and reconvergence) or `memory` (loads and
 //!   stores, with the bank model). `At` is the running warp's state the handlers move.
+//! * `warpops`: the warp-level operations (shuffles, votes, `activemask`, `SyncWarp`) and
+//!   their member-mask checks.
 //! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
 //!   words each fault.
 //! * `hook`: [`Hook`], what a timing model is told about each issued instruction
@@ -51,13 +53,14 @@ mod lanes;
 mod memory;
 mod verify;
 mod warp;
+mod warpops;
 
 #[cfg(test)]
 mod tests;
 
 pub use api::{Config, Global, PcStats, Sample, Stats};
 pub use block::{run_block, Verified};
-pub use fault::{Fault, FaultKind};
+pub use fault::{Fault, FaultKind, MaskError};
 pub use hook::Hook;
 
 /// One register: a 32-bit value per lane.

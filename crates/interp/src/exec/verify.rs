@@ -221,6 +221,10 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             reg(step, 1)?;
             target(head_pc)
         }
+        Shfl { width, .. } if !(width.is_power_of_two() && width <= 32) => {
+            Err(format!("a shuffle of width {width}"))
+        }
+        SyncWarp { mask } => reg(mask, 1),
         EndIf | LoopStart | LoopEnd | Barrier | Exit => Ok(()),
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).

@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, Lanes};
+use super::{flow, memory, warpops, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -315,6 +315,18 @@ fn execute<const V3: bool>(
         DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
+
+        Shfl {
+            dst,
+            mask,
+            a,
+            b,
+            mode,
+            width,
+        } => warpops::shfl(cx, at, warp.live, r, (dst, mask, a, b), mode, width)?,
+        Vote { dst, mask, a, mode } => warpops::vote(cx, at, warp.live, r, (dst, mask, a), mode)?,
+        ActiveMask { dst } => warpops::active_mask(at, r, dst),
+        SyncWarp { mask } => warpops::sync_warp(cx, at, warp.live, r, mask)?,
 
         Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
 

@@ -40,6 +40,43 @@ pub enum Builtin {
     F32,
     /// `f64(x)`: conversion to `f64`.
     F64,
+    // Warp-level operations (kernel only; lowered in `load/warpops.rs`).
+    /// `shfl_sync(mask, v, lane, width)`: `v` of lane `lane` (modulo `width`) of the segment
+    /// (`__shfl_sync`); `width` (a constant 1, 2, 4, …, 32) may be left out for 32.
+    ShflSync,
+    /// `shfl_up_sync(mask, v, delta, width)`: `v` of lane `laneid − delta` (`__shfl_up_sync`).
+    ShflUpSync,
+    /// `shfl_down_sync(mask, v, delta, width)`: `v` of lane `laneid + delta`
+    /// (`__shfl_down_sync`).
+    ShflDownSync,
+    /// `shfl_xor_sync(mask, v, lanemask, width)`: `v` of lane `laneid ^ lanemask`
+    /// (`__shfl_xor_sync`).
+    ShflXorSync,
+    /// `ballot_sync(mask, p)`: a u32 with bit `l` set where lane `l` is active and `p` holds.
+    BallotSync,
+    /// `any_sync(mask, p)`: 1 if `p` holds in some active lane, else 0 (i32).
+    AnySync,
+    /// `all_sync(mask, p)`: 1 if `p` holds in every active lane, else 0 (i32).
+    AllSync,
+    /// `activemask()`: the lanes executing it, as a u32.
+    ActiveMask,
+}
+
+impl Builtin {
+    /// Whether it is a warp-level operation (a shuffle, a vote, `activemask`).
+    pub fn is_warp(self) -> bool {
+        matches!(
+            self,
+            Builtin::ShflSync
+                | Builtin::ShflUpSync
+                | Builtin::ShflDownSync
+                | Builtin::ShflXorSync
+                | Builtin::BallotSync
+                | Builtin::AnySync
+                | Builtin::AllSync
+                | Builtin::ActiveMask
+        )
+    }
 }
 
 /// The type of a built-in's result.
@@ -55,6 +92,9 @@ pub enum Returns {
     Convert(Elem),
     /// The type of the summed term.
     Term,
+    /// A warp-level operation: a shuffle gives its value's type, `ballot_sync` and
+    /// `activemask` a u32, `any_sync` and `all_sync` an i32.
+    Warp,
 }
 
 /// One row of the table.
@@ -95,7 +135,7 @@ const fn row(
 }
 
 /// Every built-in function, in the order messages list them.
-pub const BUILTINS: [BuiltinInfo; 11] = [
+pub const BUILTINS: [BuiltinInfo; 19] = [
     row(Builtin::Sum, "sum", 4, Returns::Term, [false, true, false]),
     row(Builtin::Min, "min", 2, Returns::Common, [true, true, true]),
     row(Builtin::Max, "max", 2, Returns::Common, [true, true, true]),
@@ -143,7 +183,31 @@ pub const BUILTINS: [BuiltinInfo; 11] = [
         Returns::Convert(Elem::F64),
         [true, true, false],
     ),
+    // Warp-level operations. A shuffle's `width` may be left out (3 or 4 arguments).
+    row(Builtin::ShflSync, "shfl_sync", 4, WARP_OP.0, WARP_OP.1),
+    row(Builtin::ShflUpSync, "shfl_up_sync", 4, WARP_OP.0, WARP_OP.1),
+    row(
+        Builtin::ShflDownSync,
+        "shfl_down_sync",
+        4,
+        WARP_OP.0,
+        WARP_OP.1,
+    ),
+    row(
+        Builtin::ShflXorSync,
+        "shfl_xor_sync",
+        4,
+        WARP_OP.0,
+        WARP_OP.1,
+    ),
+    row(Builtin::BallotSync, "ballot_sync", 2, WARP_OP.0, WARP_OP.1),
+    row(Builtin::AnySync, "any_sync", 2, WARP_OP.0, WARP_OP.1),
+    row(Builtin::AllSync, "all_sync", 2, WARP_OP.0, WARP_OP.1),
+    row(Builtin::ActiveMask, "activemask", 0, WARP_OP.0, WARP_OP.1),
 ];
+
+/// What every warp-level operation's row says: its result type, and callable in kernels only.
+const WARP_OP: (Returns, [bool; 3]) = (Returns::Warp, [true, false, false]);
 
 impl BuiltinInfo {
     /// Whether it may be called in `ctx`.
@@ -186,7 +250,8 @@ mod tests {
         }
         assert_eq!(
             names(Context::Kernel),
-            "min, max, abs, sqrt, fma, select, i32, u32, f32, f64"
+            "min, max, abs, sqrt, fma, select, i32, u32, f32, f64, shfl_sync, shfl_up_sync, \
+             shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, activemask"
         );
         assert_eq!(names(Context::Constant), "min, max");
         assert!(lookup("sum", Context::Kernel).is_none());

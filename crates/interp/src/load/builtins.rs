@@ -14,6 +14,9 @@ impl Loader<'_> {
                 Some(format!("functions: {}", builtins::names(Context::Kernel))),
             ));
         };
+        if info.builtin.is_warp() {
+            return self.warp_op(info, args, site, n);
+        }
         let arity = info.arity;
         if args.len() != arity {
             return Err(self.err_node(

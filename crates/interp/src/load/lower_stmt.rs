@@ -9,6 +9,7 @@ impl Loader<'_> {
             Stmt::LoadVec(n, t) => n.first().and_then(|n| n.span).or(t.span),
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
+            Stmt::SyncWarp(m) => m.span,
             Stmt::Barrier => self.src[self.cursor..]
                 .find("Barrier")
                 .map(|i| self.cursor + i),
@@ -36,6 +37,7 @@ impl Loader<'_> {
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
             Stmt::Barrier => "barrier".into(),
+            Stmt::SyncWarp(m) => format!("syncwarp({})", m.text),
         };
         self.cur = (line, col, text);
     }
@@ -145,6 +147,7 @@ impl Loader<'_> {
                 self.emit(Inst::Barrier);
                 Ok(())
             }
+            Stmt::SyncWarp(mask) => self.sync_warp(mask),
         }
     }
 

@@ -19,6 +19,7 @@ mod host_refs;
 mod lower_expr;
 mod lower_stmt;
 mod regs;
+mod warpops;
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};

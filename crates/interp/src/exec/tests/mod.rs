@@ -5,6 +5,7 @@ mod arith;
 mod flow;
 mod memory;
 mod program;
+mod warpops;
 
 use super::arith::fma_f32;
 use super::block::{run, Scratch};
