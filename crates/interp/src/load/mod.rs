@@ -18,6 +18,7 @@ mod defines;
 mod host_refs;
 mod lower_expr;
 mod lower_stmt;
+mod mathfn;
 mod regs;
 mod warpops;
 
