@@ -232,6 +232,14 @@ pub enum Inst {
         to: Elem,
     },
 
+    /// f32 `e^a` (`__expf`; warpsim computes it exactly rounded, the GPU's approximation
+    /// differs in the last bits).
+    FExp { dst: Reg, a: Reg },
+    /// f64 `e^a`.
+    DExp { dst: Reg, a: Reg },
+    /// The number of set bits of a 32-bit integer (`__popc`).
+    Popc { dst: Reg, a: Reg },
+
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -366,12 +374,18 @@ impl Inst {
             | FNeg { dst, a }
             | FAbs { dst, a }
             | FSqrt { dst, a }
+            | FExp { dst, a }
+            | Popc { dst, a }
             | DivS2 { dst, a, .. }
             | RemS2 { dst, a, .. } => {
                 f(dst, 1);
                 f(a, 1);
             }
-            Mov64 { dst, a } | DNeg { dst, a } | DAbs { dst, a } | DSqrt { dst, a } => {
+            Mov64 { dst, a }
+            | DNeg { dst, a }
+            | DAbs { dst, a }
+            | DSqrt { dst, a }
+            | DExp { dst, a } => {
                 f(dst, 2);
                 f(a, 2);
             }

@@ -126,6 +126,8 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | DDiv { .. }
             | DRem { .. }
             | DSqrt { .. }
+            | FExp { .. }
+            | DExp { .. }
             | Cvt { .. } => Class::Slow,
             FAdd { .. }
             | FSub { .. }

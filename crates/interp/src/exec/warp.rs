@@ -316,6 +316,9 @@ fn execute<const V3: bool>(
         DAbs { dst, a } => arith::f64_1(r, at, dst, a, |x| x.abs()),
         DSqrt { dst, a } => arith::f64_1(r, at, dst, a, |x| x.sqrt()),
         DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
+        FExp { dst, a } => arith::f32_1(r, at, dst, a, |x| x.exp()),
+        DExp { dst, a } => arith::f64_1(r, at, dst, a, |x| x.exp()),
+        Popc { dst, a } => arith::int1(r, at, dst, a, |x| x.count_ones()),
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 

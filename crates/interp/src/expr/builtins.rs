@@ -58,6 +58,11 @@ pub enum Builtin {
     AnySync,
     /// `all_sync(mask, p)`: 1 if `p` holds in every active lane, else 0 (i32).
     AllSync,
+    // Math and bit functions the classic kernels need (lowered in `load/builtins.rs`).
+    /// `exp(x)`: e to the power `x`, in `x`'s float type (`__expf`/`exp`).
+    Exp,
+    /// `popc(x)`: the number of set bits of a 32-bit integer, an i32 (`__popc`).
+    Popc,
     /// `activemask()`: the lanes executing it, as a u32.
     ActiveMask,
 }
@@ -135,7 +140,7 @@ const fn row(
 }
 
 /// Every built-in function, in the order messages list them.
-pub const BUILTINS: [BuiltinInfo; 19] = [
+pub const BUILTINS: [BuiltinInfo; 21] = [
     row(Builtin::Sum, "sum", 4, Returns::Term, [false, true, false]),
     row(Builtin::Min, "min", 2, Returns::Common, [true, true, true]),
     row(Builtin::Max, "max", 2, Returns::Common, [true, true, true]),
@@ -204,6 +209,15 @@ pub const BUILTINS: [BuiltinInfo; 19] = [
     row(Builtin::AnySync, "any_sync", 2, WARP_OP.0, WARP_OP.1),
     row(Builtin::AllSync, "all_sync", 2, WARP_OP.0, WARP_OP.1),
     row(Builtin::ActiveMask, "activemask", 0, WARP_OP.0, WARP_OP.1),
+    // Math and bit functions of the classic kernels.
+    row(Builtin::Exp, "exp", 1, Returns::Float, [true, true, false]),
+    row(
+        Builtin::Popc,
+        "popc",
+        1,
+        Returns::Convert(Elem::I32),
+        [true, false, false],
+    ),
 ];
 
 /// What every warp-level operation's row says: its result type, and callable in kernels only.

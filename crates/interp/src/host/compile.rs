@@ -311,6 +311,10 @@ impl Compiler<'_> {
                 let x = next();
                 (E::U(Un::FSqrt, b(self.to_f(x))), RefTy::F)
             }
+            Builtin::Exp => {
+                let x = next();
+                (E::U(Un::FExp, b(self.to_f(x))), RefTy::F)
+            }
             Builtin::Fma => {
                 let (x, y, z) = (next(), next(), next());
                 (

@@ -74,6 +74,8 @@ pub(super) enum Un {
     FNeg,
     FAbs,
     FSqrt,
+    /// `e^x`.
+    FExp,
     /// Round to f32 precision.
     FRound32,
     /// Signed integer → float.
@@ -402,6 +404,7 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
             Un::FNeg => un(a, srcs, |v| fb(-f(v))),
             Un::FAbs => un(a, srcs, |v| fb(f(v).abs())),
             Un::FSqrt => un(a, srcs, |v| fb(f(v).sqrt())),
+            Un::FExp => un(a, srcs, |v| fb(f(v).exp())),
             Un::FRound32 => un(a, srcs, |v| fb(f(v) as f32 as f64)),
             Un::S2F => un(a, srcs, |v| fb(v as u32 as i32 as f64)),
             Un::U2F => un(a, srcs, |v| fb(v as u32 as f64)),

@@ -34,6 +34,7 @@ impl Loader<'_> {
             Builtin::Min | Builtin::Max => self.min_max(info, &vals, site, n),
             Builtin::Abs | Builtin::Sqrt => self.abs_sqrt(info, &vals, site, n),
             Builtin::Fma => self.fma(&vals, site, n),
+            Builtin::Exp | Builtin::Popc => self.exp_popc(info, vals[0], site, n),
             Builtin::Select => {
                 let c = self.truth(vals[0], site, &args[0])?;
                 self.select(c, vals[1], vals[2], site, n)

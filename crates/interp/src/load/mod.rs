@@ -20,6 +20,7 @@ mod host_refs;
 mod jump;
 mod lower_expr;
 mod lower_stmt;
+mod mathfn;
 mod regs;
 mod warpops;
 
