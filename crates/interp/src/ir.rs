@@ -51,9 +51,9 @@ pub struct Mem {
 }
 
 impl Mem {
-    /// 32-bit words moved per lane.
+    /// 32-bit registers per lane (a narrow element takes one register, widened).
     pub fn words(&self, elem: Elem) -> u32 {
-        self.vec as u32 * elem.bytes() / 4
+        self.vec as u32 * elem.regs()
     }
 }
 
@@ -232,6 +232,18 @@ pub enum Inst {
         to: Elem,
     },
 
+    /// Half-precision arithmetic (`f16` or `bf16`, CUDA's native half instructions): `dst =
+    /// a op b` (`c` for `fma`'s addend; unused operands repeat `a`), rounded once to the
+    /// format; comparisons give 1 or 0. See [`crate::fp16`].
+    Half {
+        op: crate::fp16::HalfOp,
+        fmt: crate::fp16::Half,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -306,7 +318,7 @@ impl Inst {
     /// loader) are built on it.
     fn visit_operands(&mut self, mut f: impl FnMut(&mut Reg, u8)) -> bool {
         use Inst::*;
-        let words = |e: Elem| (e.bytes() / 4) as u8;
+        let words = |e: Elem| e.regs() as u8;
         match self {
             Mov { dst, a }
             | Neg { dst, a }
@@ -406,6 +418,12 @@ impl Inst {
                 f(dst, words(*to));
                 f(a, words(*from));
             }
+            Half { dst, a, b, c, .. } => {
+                f(dst, 1);
+                f(a, 1);
+                f(b, 1);
+                f(c, 1);
+            }
             Load(_)
             | Store(_)
             | If { .. }
@@ -498,6 +516,21 @@ impl fmt::Display for Inst {
         if let Some(ops) = self.operands() {
             return match *self {
                 Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
+                Half {
+                    op,
+                    fmt,
+                    dst,
+                    a,
+                    b,
+                    c,
+                } => {
+                    write!(f, "{}.{} {dst}, {a}", op.name(), fmt.name())?;
+                    match op {
+                        crate::fp16::HalfOp::Neg | crate::fp16::HalfOp::Abs => Ok(()),
+                        crate::fp16::HalfOp::Fma => write!(f, ", {b}, {c}"),
+                        _ => write!(f, ", {b}"),
+                    }
+                }
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
                 _ => {
                     write!(f, "{op} {}", ops.dst.0)?;

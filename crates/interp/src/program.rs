@@ -34,7 +34,7 @@ pub struct BufferInfo {
 impl BufferInfo {
     /// Size in 32-bit words.
     pub fn words(&self) -> u64 {
-        self.len * (self.elem.bytes() as u64 / 4)
+        (self.len * self.elem.bytes() as u64).div_ceil(4)
     }
 }
 
@@ -92,7 +92,7 @@ impl SharedInfo {
 
     /// Words of padding (bytes not holding a logical element), in 32-bit words.
     pub fn wasted_words(&self) -> u32 {
-        self.rows * self.pad * self.elem.bytes() / 4
+        self.rows * self.pad * self.elem.bytes() / 4 // (whole words only, for narrow elements)
     }
 }
 

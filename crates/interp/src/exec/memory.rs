@@ -135,7 +135,19 @@ fn shared_access<const V3: bool>(
     let data = m.data.0 as usize;
     let words = m.words(s.elem) as usize;
     if let Some(race) = cx.race.as_mut() {
-        race.access(pc, w, store, active, &addrs, words);
+        // (The shadow is per 32-bit word: a narrow access marks the word its bytes are in.)
+        let shadow_words = if eb < 4 {
+            (width as usize).div_ceil(4)
+        } else {
+            words
+        };
+        race.access(pc, w, store, active, &addrs, shadow_words);
+    }
+    if eb < 4 {
+        // 1- and 2-byte elements: packed in memory, one register each (exec/narrow.rs).
+        let regs = &mut r[data..data + words];
+        super::narrow::shared_move(cx.shared, regs, &addrs, active, s.elem, store);
+        return Ok(cost);
     }
     if uniform {
         let at = addrs[0] as usize / 4;
@@ -398,6 +410,9 @@ fn global_access(
     r: &mut [Lanes],
 ) -> Result<(), Fault> {
     let b = &cx.prog.buffers[m.array as usize];
+    if b.elem.is_narrow() {
+        return super::narrow::global_access(cx, pc, w, m, store, active, r);
+    }
     let mem = &cx.global.buffers[m.array as usize][..];
     let vec = m.vec as u32;
     let ix = r[m.idx[0].0 as usize];

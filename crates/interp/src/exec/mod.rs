@@ -49,6 +49,7 @@ mod gather;
 mod hook;
 mod lanes;
 mod memory;
+mod narrow;
 mod verify;
 mod warp;
 

@@ -50,7 +50,10 @@ pub(super) fn check(
             .map_err(|m| bad(None, format!("shared array {i}: {m}")))?;
     }
     for (i, b) in prog.buffers.iter().enumerate() {
-        let need = b.len.checked_mul(b.elem.bytes() as u64 / 4);
+        let need = b
+            .len
+            .checked_mul(b.elem.bytes() as u64)
+            .map(|n| n.div_ceil(4));
         let have = global.buffers.get(i).map_or(0, |g| g.len() as u64);
         if need.is_none_or(|n| have < n) {
             return Err(Fault::new(
@@ -122,7 +125,7 @@ fn check_shared(s: &SharedInfo, shared_bytes: u32) -> Result<(), String> {
 }
 
 pub(super) fn elem_words(e: Elem) -> usize {
-    e.bytes() as usize / 4
+    e.regs() as usize
 }
 
 /// Checks one instruction's registers, jump targets and memory operands.
@@ -192,7 +195,10 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     m.rank
                 ));
             }
-            if !matches!(m.vec, 1 | 2 | 4) || elem.bytes() * m.vec as u32 > 16 {
+            if !matches!(m.vec, 1 | 2 | 4 | 8 | 16)
+                || !matches!(elem.bytes() * m.vec as u32, 1 | 2 | 4 | 8 | 16)
+                || (m.vec > 1 && elem.bytes() * (m.vec as u32) < 4)
+            {
                 return Err(format!("a vector of {} {elem} elements", m.vec));
             }
             for &r in &m.idx[..rank] {

@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, Lanes};
+use super::{flow, memory, narrow, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -315,6 +315,15 @@ fn execute<const V3: bool>(
         DFma { dst, a, b, c } => arith::dfma(r, at, dst, a, b, c),
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
+
+        Half {
+            op,
+            fmt,
+            dst,
+            a,
+            b,
+            c,
+        } => narrow::half(r, at, op, fmt, dst, a, b, c),
 
         Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
 

@@ -40,6 +40,10 @@ pub enum Builtin {
     F32,
     /// `f64(x)`: conversion to `f64`.
     F64,
+    /// `f16(x)`: conversion to IEEE half, rounding to nearest even (`__float2half_rn`).
+    F16,
+    /// `bf16(x)`: conversion to bfloat16, rounding to nearest even (`__float2bfloat16_rn`).
+    Bf16,
 }
 
 /// The type of a built-in's result.
@@ -95,7 +99,7 @@ const fn row(
 }
 
 /// Every built-in function, in the order messages list them.
-pub const BUILTINS: [BuiltinInfo; 11] = [
+pub const BUILTINS: [BuiltinInfo; 13] = [
     row(Builtin::Sum, "sum", 4, Returns::Term, [false, true, false]),
     row(Builtin::Min, "min", 2, Returns::Common, [true, true, true]),
     row(Builtin::Max, "max", 2, Returns::Common, [true, true, true]),
@@ -143,6 +147,20 @@ pub const BUILTINS: [BuiltinInfo; 11] = [
         Returns::Convert(Elem::F64),
         [true, true, false],
     ),
+    row(
+        Builtin::F16,
+        "f16",
+        1,
+        Returns::Convert(Elem::F16),
+        [true, true, false],
+    ),
+    row(
+        Builtin::Bf16,
+        "bf16",
+        1,
+        Returns::Convert(Elem::BF16),
+        [true, true, false],
+    ),
 ];
 
 impl BuiltinInfo {
@@ -186,7 +204,7 @@ mod tests {
         }
         assert_eq!(
             names(Context::Kernel),
-            "min, max, abs, sqrt, fma, select, i32, u32, f32, f64"
+            "min, max, abs, sqrt, fma, select, i32, u32, f32, f64, f16, bf16"
         );
         assert_eq!(names(Context::Constant), "min, max");
         assert!(lookup("sum", Context::Kernel).is_none());

@@ -17,6 +17,7 @@ mod decls;
 mod defines;
 mod host_refs;
 mod lower_expr;
+mod lower_half;
 mod lower_stmt;
 mod regs;
 
@@ -195,6 +196,10 @@ pub(crate) enum KernelTy {
     F64,
     /// A comparison result, 0 or 1.
     Bool,
+    /// IEEE half precision: the 16 bits in the low half of a register.
+    F16,
+    /// bfloat16: the 16 bits in the low half of a register.
+    BF16,
 }
 
 impl KernelTy {
@@ -204,6 +209,11 @@ impl KernelTy {
             Elem::F64 => KernelTy::F64,
             Elem::U32 => KernelTy::U32,
             Elem::I32 => KernelTy::I32,
+            // Narrow integers are loaded widened (zero- or sign-extended).
+            Elem::U8 | Elem::U16 => KernelTy::U32,
+            Elem::I8 | Elem::I16 => KernelTy::I32,
+            Elem::F16 => KernelTy::F16,
+            Elem::BF16 => KernelTy::BF16,
         }
     }
     fn name(self) -> &'static str {
@@ -213,13 +223,22 @@ impl KernelTy {
             KernelTy::F32 => "f32",
             KernelTy::F64 => "f64",
             KernelTy::Bool => "bool",
+            KernelTy::F16 => "f16",
+            KernelTy::BF16 => "bf16",
         }
     }
     fn is_int(self) -> bool {
         matches!(self, KernelTy::I32 | KernelTy::U32)
     }
     fn is_float(self) -> bool {
-        matches!(self, KernelTy::F32 | KernelTy::F64)
+        matches!(
+            self,
+            KernelTy::F32 | KernelTy::F64 | KernelTy::F16 | KernelTy::BF16
+        )
+    }
+    /// The half format of `F16`/`BF16`.
+    fn half(self) -> Option<crate::fp16::Half> {
+        self.elem().half()
     }
     fn words(self) -> u16 {
         if self == KernelTy::F64 {
@@ -234,6 +253,8 @@ impl KernelTy {
             KernelTy::F64 => Elem::F64,
             KernelTy::U32 => Elem::U32,
             KernelTy::I32 | KernelTy::Bool => Elem::I32,
+            KernelTy::F16 => Elem::F16,
+            KernelTy::BF16 => Elem::BF16,
         }
     }
 }
