@@ -419,4 +419,21 @@ pub(crate) enum Stmt {
     },
     /// `Barrier`: `__syncthreads()` — every thread of the block waits here.
     Barrier,
+    /// `Atomic(op: "add", at: "hist[b]", value: "1", old: "o")`: one atomic read-modify-write
+    /// of one `i32`/`u32`/`f32` element (CUDA's `atomicAdd` …); `old` (optional) declares a
+    /// register holding the element's value before this lane's update; `compare` is `cas`'s.
+    Atomic {
+        /// `add sub min max and or xor exch cas inc dec`.
+        op: Text,
+        /// The element: `arr[i]` (shared or global).
+        at: Text,
+        /// The operand (`cas`: the new value).
+        value: Text,
+        /// `cas` only: the value the element must hold for the swap.
+        #[serde(default)]
+        compare: Option<Text>,
+        /// A new register for the old value.
+        #[serde(default)]
+        old: Option<Text>,
+    },
 }

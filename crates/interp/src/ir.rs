@@ -248,6 +248,10 @@ pub enum Inst {
     Load(Mem),
     /// A store: `array[idx..] = data..`.
     Store(Mem),
+    /// An atomic read-modify-write of one 32-bit element per lane (`atom.OP`): lane by lane
+    /// in lane order, `array[idx..] = op(old, data)` (`cas`: `old == data + 1 ? data : old`,
+    /// the compare value in register `data + 1`), then `data = old`. See `exec/atomic.rs`.
+    Atomic { m: Mem, op: warpsim_smem::AtomOp },
 
     /// Splits the warp: lanes where `c != 0` run the then-part, the others the else-part
     /// (starting at `else_pc`); pushes a frame. `end_pc` is the matching `EndIf`.
@@ -426,6 +430,7 @@ impl Inst {
             }
             Load(_)
             | Store(_)
+            | Atomic { .. }
             | If { .. }
             | Else { .. }
             | EndIf
@@ -474,6 +479,14 @@ impl Inst {
             is_dst = false;
         });
         done
+    }
+
+    /// Whether this is an atomic: its operand and operation.
+    pub fn atomic(&self) -> Option<(Mem, warpsim_smem::AtomOp)> {
+        match *self {
+            Inst::Atomic { m, op } => Some((m, op)),
+            _ => None,
+        }
     }
 
     /// Whether this is a memory access.
@@ -564,6 +577,18 @@ impl fmt::Display for Inst {
                 } else {
                     write!(f, "st.{space}{vec} {at}, {}", m.data)
                 }
+            }
+            Atomic { m, op } => {
+                let space = match m.space {
+                    Space::Shared => "shared",
+                    Space::Global => "global",
+                };
+                let op = format!("{op:?}").to_ascii_lowercase();
+                write!(f, "atom.{space}.{op} {}, {space}#{}", m.data, m.array)?;
+                for r in m.idx.iter().take(m.rank as usize) {
+                    write!(f, "[{r}]")?;
+                }
+                write!(f, ", {}", m.data)
             }
             If { c, else_pc, end_pc } => write!(f, "if {c}, else @{else_pc}, end @{end_pc}"),
             Else { end_pc } => write!(f, "else, end @{end_pc}"),

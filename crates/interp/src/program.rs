@@ -177,7 +177,7 @@ impl Program {
         let width = self.code.len().saturating_sub(1).to_string().len();
         for (pc, inst) in self.code.iter().enumerate() {
             let mut text = inst.to_string();
-            if let Some((m, _)) = inst.mem() {
+            if let Some((m, _)) = inst.mem().or(inst.atomic().map(|(m, _)| (m, true))) {
                 let name = match m.space {
                     crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
                     crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),

@@ -176,6 +176,22 @@ fn shared_access<const V3: bool>(
     Ok(cost)
 }
 
+/// The checked byte addresses of a shared access by the `active` lanes (an atomic's), or the
+/// fault of the first lane that fails a check.
+pub(super) fn shared_addresses(
+    cx: &Ctx,
+    pc: usize,
+    w: usize,
+    m: &Mem,
+    active: u32,
+    r: &[Lanes],
+) -> Result<Lanes, Fault> {
+    let s = &cx.prog.shared[m.array as usize];
+    let end =
+        (s.base as u64 + s.bytes as u64).min((cx.shared.len() - SPARE_WORDS) as u64 * 4) as u32;
+    spread_addresses(s, m, r, active, end).map_err(|lane| shared_fault(cx, pc, w, *m, lane, r))
+}
+
 /// The byte addresses of a shared access whose lanes' indices differ, or the first active lane
 /// that fails a check (out of bounds, misaligned, outside the array's bytes `end`, or a vector
 /// that a swizzle splits).

@@ -42,6 +42,7 @@ use warpsim_smem::WARP;
 
 mod api;
 mod arith;
+mod atomic;
 mod block;
 mod fault;
 mod flow;

@@ -206,6 +206,26 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             }
             reg(m.data, m.words(elem) as usize)
         }
+        Atomic { m, .. } => {
+            let (elem, rank) = match m.space {
+                Space::Shared => prog
+                    .shared
+                    .get(m.array as usize)
+                    .map(|s| (s.elem, s.dims.len())),
+                Space::Global => prog.buffers.get(m.array as usize).map(|b| (b.elem, 1)),
+            }
+            .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
+            if !matches!(elem, Elem::I32 | Elem::U32 | Elem::F32) {
+                return Err(format!("an atomic on {elem} elements"));
+            }
+            if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 {
+                return Err("an atomic with the wrong number of indices or a vector".into());
+            }
+            for &r in &m.idx[..rank] {
+                reg(r, 1)?;
+            }
+            reg(m.data, 2)
+        }
         If { c, else_pc, end_pc } => {
             reg(c, 1)?;
             forward(else_pc)?;

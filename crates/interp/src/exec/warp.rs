@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, memory, narrow, Lanes};
+use super::{atomic, flow, memory, narrow, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -188,7 +188,7 @@ fn observe_issue<H: Hook>(
     hook: &mut H,
 ) -> Option<(u64, u64)> {
     hook.inst(at.w, at.pc);
-    let (Inst::Load(m) | Inst::Store(m)) = *ip else {
+    let (Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. }) = *ip else {
         return None;
     };
     if m.space == Space::Shared {
@@ -326,6 +326,7 @@ fn execute<const V3: bool>(
         } => narrow::half(r, at, op, fmt, dst, a, b, c),
 
         Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
+        Atomic { m, op } => atomic::atomic(cx, at, &m, op, r, ps)?,
 
         If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
         Else { end_pc } => flow::other_side(cx, at, frames, end_pc)?,

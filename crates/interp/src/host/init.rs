@@ -114,7 +114,7 @@ pub fn fill_global(elem: Elem, init: Init, out: &[AtomicU32]) {
 pub fn written_buffers(prog: &Program) -> Vec<bool> {
     let mut out = vec![false; prog.buffers.len()];
     for inst in &prog.code {
-        if let Inst::Store(m) = inst {
+        if let Inst::Store(m) | Inst::Atomic { m, .. } = inst {
             if m.space == Space::Global {
                 if let Some(w) = out.get_mut(m.array as usize) {
                     *w = true;

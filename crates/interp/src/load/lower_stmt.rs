@@ -9,6 +9,7 @@ impl Loader<'_> {
             Stmt::LoadVec(n, t) => n.first().and_then(|n| n.span).or(t.span),
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
+            Stmt::Atomic { op, .. } => op.span,
             Stmt::Barrier => self.src[self.cursor..]
                 .find("Barrier")
                 .map(|i| self.cursor + i),
@@ -36,6 +37,9 @@ impl Loader<'_> {
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
             Stmt::Barrier => "barrier".into(),
+            Stmt::Atomic { op, at, value, .. } => {
+                format!("atomic {} {} {}", op.text, at.text, value.text)
+            }
         };
         self.cur = (line, col, text);
     }
@@ -145,6 +149,13 @@ impl Loader<'_> {
                 self.emit(Inst::Barrier);
                 Ok(())
             }
+            Stmt::Atomic {
+                op,
+                at,
+                value,
+                compare,
+                old,
+            } => self.atomic(op, at, value, compare.as_ref(), old.as_ref()),
         }
     }
 

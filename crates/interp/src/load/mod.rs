@@ -16,6 +16,7 @@ mod builtins;
 mod decls;
 mod defines;
 mod host_refs;
+mod lower_atomic;
 mod lower_expr;
 mod lower_half;
 mod lower_stmt;
