@@ -68,7 +68,8 @@ fn all_lanes_on_one_address_apply_every_update_in_lane_order() {
 #[test]
 fn every_operation_matches_cuda_lane_by_lane() {
     // Lane l updates s[0] (starting at 10) with operand l; `old` shows the chain.
-    let cases: &[(&str, &str, fn(u32, u32) -> u32)] = &[
+    type Case = (&'static str, &'static str, fn(u32, u32) -> u32);
+    let cases: &[Case] = &[
         ("add", "U32", |o, v| o.wrapping_add(v)),
         ("sub", "U32", |o, v| o.wrapping_sub(v)),
         ("min", "I32", |o, v| (o as i32).min(v as i32 - 16) as u32),
