@@ -357,7 +357,12 @@ fn absurd_sizes_are_refused_before_allocating() {
         Some(&p),
         "at most 2 GiB",
     );
-    case(&["run", t, "--shared-limit", "4294967295"], 2, None, "2147483648");
+    case(
+        &["run", t, "--shared-limit", "4294967295"],
+        2,
+        None,
+        "2147483648",
+    );
     for (flag, v) in [
         ("--banks", "0"),
         ("--banks", "99999"),

@@ -8,6 +8,7 @@ mod experiment;
 mod fuzz_corpus;
 mod hostile;
 mod kernels;
+mod kernels2;
 mod limits;
 mod racecheck;
 mod run;

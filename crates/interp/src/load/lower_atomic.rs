@@ -87,11 +87,9 @@ impl Loader<'_> {
             let (vn, vsite) = self.parse_expr(t)?;
             let v = self.expr(&vn, vsite)?;
             let v = self.coerce(v, ty, vsite, &vn, "the element type")?;
-            let src = self.materialize(v, ty)?;
-            self.emit(Inst::Mov {
-                dst: Reg(data.0 + k as u16),
-                a: src,
-            });
+            // (A loaded or computed operand is written there directly; a variable or a
+            // constant is moved.)
+            self.write_to(Reg(data.0 + k as u16), ty, v, vsite, &vn)?;
         }
         let idx = self.indices(space, array, idx, tsite, 1)?;
         let m = Mem {
