@@ -34,6 +34,7 @@ fn load_errors_say_what_and_where() {
         "div_zero",
         "global_oob",
         "huge_sum",
+        "narrow_misaligned",
     ];
     let mut checked = 0;
     for (path, src, expect) in corpus() {
