@@ -10,6 +10,7 @@ mod fuzz_corpus;
 mod hostile;
 mod jumps;
 mod kernels;
+mod kernels2;
 mod limits;
 mod racecheck;
 mod run;

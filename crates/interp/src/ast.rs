@@ -293,6 +293,18 @@ pub enum Elem {
     U32,
     /// 32-bit signed integer.
     I32,
+    /// 8-bit unsigned integer (loaded zero-extended into a `u32`).
+    U8,
+    /// 8-bit signed integer (loaded sign-extended into an `i32`).
+    I8,
+    /// 16-bit unsigned integer (loaded zero-extended into a `u32`).
+    U16,
+    /// 16-bit signed integer (loaded sign-extended into an `i32`).
+    I16,
+    /// IEEE half precision (`__half`).
+    F16,
+    /// bfloat16 (`__nv_bfloat16`).
+    BF16,
 }
 
 impl Elem {
@@ -300,7 +312,28 @@ impl Elem {
     pub fn bytes(self) -> u32 {
         match self {
             Elem::F64 => 8,
+            Elem::U8 | Elem::I8 => 1,
+            Elem::U16 | Elem::I16 | Elem::F16 | Elem::BF16 => 2,
             _ => 4,
+        }
+    }
+
+    /// Narrower than a 32-bit word (1 or 2 bytes): packed in memory, widened in registers.
+    pub fn is_narrow(self) -> bool {
+        self.bytes() < 4
+    }
+
+    /// 32-bit registers one element takes (narrow elements are widened to one).
+    pub fn regs(self) -> u32 {
+        self.bytes().div_ceil(4)
+    }
+
+    /// The half format of `F16`/`BF16`.
+    pub fn half(self) -> Option<crate::fp16::Half> {
+        match self {
+            Elem::F16 => Some(crate::fp16::Half::F16),
+            Elem::BF16 => Some(crate::fp16::Half::Bf16),
+            _ => None,
         }
     }
 }
@@ -312,6 +345,12 @@ impl fmt::Display for Elem {
             Elem::F64 => "f64",
             Elem::U32 => "u32",
             Elem::I32 => "i32",
+            Elem::U8 => "u8",
+            Elem::I8 => "i8",
+            Elem::U16 => "u16",
+            Elem::I16 => "i16",
+            Elem::F16 => "f16",
+            Elem::BF16 => "bf16",
         })
     }
 }
@@ -439,4 +478,21 @@ pub(crate) enum Stmt {
     Return,
     /// `Call("f(a, b)")`: runs function `f` (its value, if any, is dropped).
     Call(Text),
+    /// `Atomic(op: "add", at: "hist[b]", value: "1", old: "o")`: one atomic read-modify-write
+    /// of one `i32`/`u32`/`f32` element (CUDA's `atomicAdd` …); `old` (optional) declares a
+    /// register holding the element's value before this lane's update; `compare` is `cas`'s.
+    Atomic {
+        /// `add sub min max and or xor exch cas inc dec`.
+        op: Text,
+        /// The element: `arr[i]` (shared or global).
+        at: Text,
+        /// The operand (`cas`: the new value).
+        value: Text,
+        /// `cas` only: the value the element must hold for the swap.
+        #[serde(default)]
+        compare: Option<Text>,
+        /// A new register for the old value.
+        #[serde(default)]
+        old: Option<Text>,
+    },
 }

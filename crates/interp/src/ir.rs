@@ -51,9 +51,9 @@ pub struct Mem {
 }
 
 impl Mem {
-    /// 32-bit words moved per lane.
+    /// 32-bit registers per lane (a narrow element takes one register, widened).
     pub fn words(&self, elem: Elem) -> u32 {
-        self.vec as u32 * elem.bytes() / 4
+        self.vec as u32 * elem.regs()
     }
 }
 
@@ -239,11 +239,26 @@ pub enum Inst {
     DExp { dst: Reg, a: Reg },
     /// The number of set bits of a 32-bit integer (`__popc`).
     Popc { dst: Reg, a: Reg },
+    /// Half-precision arithmetic (`f16` or `bf16`, CUDA's native half instructions): `dst =
+    /// a op b` (`c` for `fma`'s addend; unused operands repeat `a`), rounded once to the
+    /// format; comparisons give 1 or 0. See [`crate::fp16`].
+    Half {
+        op: crate::fp16::HalfOp,
+        fmt: crate::fp16::Half,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
 
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
     Store(Mem),
+    /// An atomic read-modify-write of one 32-bit element per lane (`atom.OP`): lane by lane
+    /// in lane order, `array[idx..] = op(old, data)` (`cas`: `old == data + 1 ? data : old`,
+    /// the compare value in register `data + 1`), then `data = old`. See `exec/atomic.rs`.
+    Atomic { m: Mem, op: warpsim_smem::AtomOp },
 
     /// Splits the warp: lanes where `c != 0` run the then-part, the others the else-part
     /// (starting at `else_pc`); pushes a frame. `end_pc` is the matching `EndIf`.
@@ -365,7 +380,7 @@ impl Inst {
     /// loader) are built on it.
     fn visit_operands(&mut self, mut f: impl FnMut(&mut Reg, u8)) -> bool {
         use Inst::*;
-        let words = |e: Elem| (e.bytes() / 4) as u8;
+        let words = |e: Elem| e.regs() as u8;
         match self {
             Mov { dst, a }
             | Neg { dst, a }
@@ -471,6 +486,12 @@ impl Inst {
                 f(dst, words(*to));
                 f(a, words(*from));
             }
+            Half { dst, a, b, c, .. } => {
+                f(dst, 1);
+                f(a, 1);
+                f(b, 1);
+                f(c, 1);
+            }
             Shfl {
                 dst, mask, a, b, ..
             } => {
@@ -488,6 +509,7 @@ impl Inst {
             SyncWarp { .. }
             | Load(_)
             | Store(_)
+            | Atomic { .. }
             | If { .. }
             | Else { .. }
             | EndIf
@@ -543,6 +565,14 @@ impl Inst {
         done
     }
 
+    /// Whether this is an atomic: its operand and operation.
+    pub fn atomic(&self) -> Option<(Mem, warpsim_smem::AtomOp)> {
+        match *self {
+            Inst::Atomic { m, op } => Some((m, op)),
+            _ => None,
+        }
+    }
+
     /// Whether this is a memory access.
     pub fn mem(&self) -> Option<(Mem, bool)> {
         match *self {
@@ -583,6 +613,21 @@ impl fmt::Display for Inst {
         if let Some(ops) = self.operands() {
             return match *self {
                 Cvt { dst, a, from, to } => write!(f, "cvt.{to}.{from} {dst}, {a}"),
+                Half {
+                    op,
+                    fmt,
+                    dst,
+                    a,
+                    b,
+                    c,
+                } => {
+                    write!(f, "{}.{} {dst}, {a}", op.name(), fmt.name())?;
+                    match op {
+                        crate::fp16::HalfOp::Neg | crate::fp16::HalfOp::Abs => Ok(()),
+                        crate::fp16::HalfOp::Fma => write!(f, ", {b}, {c}"),
+                        _ => write!(f, ", {b}"),
+                    }
+                }
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
                 Shfl {
                     dst,
@@ -625,6 +670,18 @@ impl fmt::Display for Inst {
                 } else {
                     write!(f, "st.{space}{vec} {at}, {}", m.data)
                 }
+            }
+            Atomic { m, op } => {
+                let space = match m.space {
+                    Space::Shared => "shared",
+                    Space::Global => "global",
+                };
+                let op = format!("{op:?}").to_ascii_lowercase();
+                write!(f, "atom.{space}.{op} {}, {space}#{}", m.data, m.array)?;
+                for r in m.idx.iter().take(m.rank as usize) {
+                    write!(f, "[{r}]")?;
+                }
+                write!(f, ", {}", m.data)
             }
             If { c, else_pc, end_pc } => write!(f, "if {c}, else @{else_pc}, end @{end_pc}"),
             Else { end_pc } => write!(f, "else, end @{end_pc}"),

@@ -34,10 +34,12 @@ pub mod ast;
 pub mod diag;
 pub mod exec;
 pub mod expr;
+pub mod fp16;
 pub mod host;
 pub mod ir;
 pub mod lint;
 pub mod load;
+pub mod narrow;
 pub mod program;
 pub mod race;
 

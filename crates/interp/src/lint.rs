@@ -109,6 +109,10 @@ impl Lint<'_> {
                     self.loads(t);
                     self.flush();
                 }
+                Stmt::Atomic { value, .. } => {
+                    self.loads(value);
+                    self.flush();
+                }
             }
         }
         self.flush();

@@ -37,7 +37,7 @@ pub struct BufferInfo {
 impl BufferInfo {
     /// Size in 32-bit words.
     pub fn words(&self) -> u64 {
-        self.len * (self.elem.bytes() as u64 / 4)
+        (self.len * self.elem.bytes() as u64).div_ceil(4)
     }
 }
 
@@ -95,7 +95,7 @@ impl SharedInfo {
 
     /// Words of padding (bytes not holding a logical element), in 32-bit words.
     pub fn wasted_words(&self) -> u32 {
-        self.rows * self.pad * self.elem.bytes() / 4
+        self.rows * self.pad * self.elem.bytes() / 4 // (whole words only, for narrow elements)
     }
 }
 
@@ -180,7 +180,7 @@ impl Program {
         let width = self.code.len().saturating_sub(1).to_string().len();
         for (pc, inst) in self.code.iter().enumerate() {
             let mut text = inst.to_string();
-            if let Some((m, _)) = inst.mem() {
+            if let Some((m, _)) = inst.mem().or(inst.atomic().map(|(m, _)| (m, true))) {
                 let name = match m.space {
                     crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
                     crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),

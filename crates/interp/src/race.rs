@@ -132,6 +132,8 @@ struct Rec {
 /// which the OS maps lazily: a large shared memory costs only the words a block touches.
 type Cell = [u32; 9];
 const WRITER: usize = 0;
+/// Marks a writer [`Rec`]'s pc as an atomic's.
+const ATOMIC: u32 = 1 << 31;
 const READER: usize = 3;
 const READER2: usize = 6;
 
@@ -199,7 +201,15 @@ impl Shadow {
     }
 
     #[cold]
-    fn hazard(&mut self, kind: HazardKind, first: Rec, first_store: bool, second: Side, word: u32) {
+    fn hazard(
+        &mut self,
+        kind: HazardKind,
+        mut first: Rec,
+        first_store: bool,
+        second: Side,
+        word: u32,
+    ) {
+        first.pc &= !ATOMIC;
         let key = (kind, first.pc, second.pc);
         match self.index.get(&key) {
             Some(&i) => self.found[i].count += 1,
@@ -273,6 +283,48 @@ impl Shadow {
                 } else if reader2.epoch != e || reader2.thread / 32 == w {
                     set(&mut self.cells[word], READER2, me);
                 }
+            }
+        }
+    }
+
+    /// One shared atomic by the `active` lanes of warp `w` on the words at `addrs`. Atomics
+    /// never race with each other; an atomic and a plain load or store of the same word by
+    /// another warp in the same barrier interval do (either order). The atomic is recorded as
+    /// the word's writer, marked with [`ATOMIC`] in its pc.
+    pub(crate) fn atomic(&mut self, pc: usize, w: usize, active: u32, addrs: &[u32; 32]) {
+        let e = self.epoch;
+        let w = w as u32;
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros();
+            lanes &= lanes - 1;
+            let thread = w * 32 + l;
+            let side = Side {
+                pc: pc as u32,
+                thread,
+                store: true,
+            };
+            let word = (addrs[l as usize] / 4) as usize;
+            let Some(c) = self.cells.get(word) else {
+                continue;
+            };
+            let (writer, reader, reader2) = (rec(c, WRITER), rec(c, READER), rec(c, READER2));
+            let other = |r: &Rec| r.epoch == e && r.thread / 32 != w;
+            if other(&writer) && writer.pc & ATOMIC == 0 {
+                self.hazard(HazardKind::Waw, writer, true, side, word as u32);
+            }
+            for r in [reader, reader2] {
+                if other(&r) {
+                    self.hazard(HazardKind::War, r, false, side, word as u32);
+                }
+            }
+            if writer.epoch != e || writer.pc & ATOMIC != 0 || writer.thread / 32 == w {
+                let me = Rec {
+                    epoch: e,
+                    thread,
+                    pc: pc as u32 | ATOMIC,
+                };
+                set(&mut self.cells[word], WRITER, me);
             }
         }
     }

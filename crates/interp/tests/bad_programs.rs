@@ -35,6 +35,7 @@ fn load_errors_say_what_and_where() {
         "global_oob",
         "huge_sum",
         "shfl_divergent",
+        "narrow_misaligned",
     ];
     let mut checked = 0;
     for (path, src, expect) in corpus() {

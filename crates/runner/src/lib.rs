@@ -120,16 +120,23 @@ pub struct SharedTotals {
     pub st_instructions: u64,
     /// Wavefronts without any bank conflict: one per busy phase (wavefronts − conflicts).
     pub ideal_wavefronts: u64,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum`: wavefronts of shared atomics
+    /// (the loads of a compare-and-swap loop count as loads, as in Nsight).
+    pub atom_wavefronts: u64,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum`.
+    pub atom_bank_conflicts: u64,
+    /// `smsp__sass_inst_executed_op_shared_atom.sum`: `ATOMS` executed (a loop's trips).
+    pub atom_instructions: u64,
 }
 
 impl SharedTotals {
     /// All shared wavefronts.
     pub fn wavefronts(&self) -> u64 {
-        self.ld_wavefronts + self.st_wavefronts
+        self.ld_wavefronts + self.st_wavefronts + self.atom_wavefronts
     }
     /// All bank conflicts.
     pub fn bank_conflicts(&self) -> u64 {
-        self.ld_bank_conflicts + self.st_bank_conflicts
+        self.ld_bank_conflicts + self.st_bank_conflicts + self.atom_bank_conflicts
     }
 }
 
@@ -175,6 +182,14 @@ pub struct InstReport {
     /// Wavefronts over the ideal, rounded: 32 for a 32-way conflict (null for global
     /// accesses).
     pub conflict_degree: Option<u64>,
+    /// An atomic: its PTX name (`atom.add.u32`); `op` is then `st`. A shared one's
+    /// `wavefronts`/`bank_conflicts` are its atomic counters, with a compare-and-swap loop's
+    /// loads in `loop_loads`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atomic: Option<String>,
+    /// A shared compare-and-swap loop's loads: (wavefronts, bank conflicts, trips).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_loads: Option<[u64; 3]>,
     /// Distinct words each bank served for this instruction (shared accesses, when the
     /// executor records it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,6 +234,78 @@ pub struct SampleReport {
     pub lanes_per_bank: Vec<u32>,
     /// Per bank, the distinct words it served (summed over phases).
     pub words_per_bank: Vec<u32>,
+}
+
+/// The report row of an atomic at `pc`, adding a shared one's counters to `shared` (its
+/// loop's loads as loads, as Nsight counts them).
+fn atomic_row(
+    prog: &Program,
+    stats: &Stats,
+    pc: usize,
+    m: warpsim_interp::ir::Mem,
+    op: warpsim_smem::AtomOp,
+    shared: &mut SharedTotals,
+) -> Option<InstReport> {
+    let ps = stats.per_pc.get(pc).filter(|p| p.executions > 0)?;
+    let (space, array, elem) = match m.space {
+        Space::Shared => {
+            let s = prog.shared.get(m.array as usize)?;
+            (MemSpace::Shared, s.name.clone(), s.elem)
+        }
+        Space::Global => {
+            let b = prog.buffers.get(m.array as usize)?;
+            (MemSpace::Global, b.name.clone(), b.elem)
+        }
+    };
+    let priced = space == MemSpace::Shared;
+    let (aw, ac) = (
+        ps.wavefronts - ps.loop_load_wavefronts,
+        ps.conflicts - ps.loop_load_conflicts,
+    );
+    let ideal = aw.saturating_sub(ac);
+    if priced {
+        shared.atom_wavefronts += aw;
+        shared.atom_bank_conflicts += ac;
+        shared.atom_instructions += ps.atoms;
+        shared.ideal_wavefronts += ideal + ps.loop_load_wavefronts - ps.loop_load_conflicts;
+        let looped = ps.loop_load_wavefronts > 0 || ps.atoms > ps.executions;
+        if looped {
+            shared.ld_wavefronts += ps.loop_load_wavefronts;
+            shared.ld_bank_conflicts += ps.loop_load_conflicts;
+            shared.ld_instructions += ps.atoms;
+        }
+    }
+    let ty = match elem {
+        warpsim_interp::ast::Elem::F32 => "f32",
+        warpsim_interp::ast::Elem::I32 => "s32",
+        _ => "u32",
+    };
+    let looped = priced && (ps.loop_load_wavefronts > 0 || ps.atoms > ps.executions);
+    let info = prog.info.get(pc);
+    Some(InstReport {
+        pc,
+        line: info.map_or(0, |i| i.line),
+        col: info.map_or(0, |i| i.col),
+        text: info.map_or_else(String::new, |i| i.text.clone()),
+        space,
+        op: Op::St,
+        array,
+        width: 4,
+        executions: ps.executions,
+        lanes: ps.lanes,
+        wavefronts: priced.then_some(aw),
+        bank_conflicts: priced.then_some(ac),
+        ideal_wavefronts: priced.then_some(ideal),
+        conflict_degree: (priced && ideal > 0).then(|| (aw as f64 / ideal as f64).round() as u64),
+        atomic: Some(format!(
+            "atom.{}.{ty}",
+            format!("{op:?}").to_ascii_lowercase()
+        )),
+        loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
+        per_bank: None,
+        sample: None,
+        stalls: None,
+    })
 }
 
 fn sample_report(geom: &Geometry, s: &warpsim_interp::exec::Sample) -> Option<SampleReport> {
@@ -591,6 +678,16 @@ fn build(
     let mut shared = SharedTotals::default();
     let mut per_instruction = Vec::new();
     for (pc, inst) in prog.code.iter().enumerate() {
+        if let Some((m, op)) = inst.atomic() {
+            if let Some(mut row) = atomic_row(prog, stats, pc, m, op, &mut shared) {
+                row.stalls = timing
+                    .as_ref()
+                    .and_then(|t| t.detail.per_pc.get(pc))
+                    .map(|c| StallCycles(*c));
+                per_instruction.push(row);
+            }
+            continue;
+        }
         let Some((m, store)) = inst.mem() else {
             continue;
         };
@@ -648,6 +745,8 @@ fn build(
             ideal_wavefronts: priced.then_some(ideal),
             conflict_degree: (priced && ideal > 0)
                 .then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
+            atomic: None,
+            loop_loads: None,
             per_bank: if priced {
                 inst_banks(stats, pc, geom.banks as usize)
             } else {

@@ -134,11 +134,19 @@ impl Report {
             s.st_bank_conflicts.to_string(),
             s.st_instructions.to_string(),
         ]);
+        if s.atom_instructions > 0 {
+            t.add_row(vec![
+                "atomics".to_string(),
+                s.atom_wavefronts.to_string(),
+                s.atom_bank_conflicts.to_string(),
+                s.atom_instructions.to_string(),
+            ]);
+        }
         t.add_row(vec![
             "total".to_string(),
             s.wavefronts().to_string(),
             s.bank_conflicts().to_string(),
-            (s.ld_instructions + s.st_instructions).to_string(),
+            (s.ld_instructions + s.st_instructions + s.atom_instructions).to_string(),
         ]);
         right_align(&mut t, 1..4);
         let _ = writeln!(o, "{t}");
@@ -178,7 +186,10 @@ impl Report {
                 let opt = |v: Option<u64>| v.map_or_else(|| dash.to_string(), |v| v.to_string());
                 t.add_row(vec![
                     format!("{}:{}:{}", self.file, i.line, i.col),
-                    format!("{} {space} {}B", i.op, i.width),
+                    match &i.atomic {
+                        Some(a) => format!("{a} {space}"),
+                        None => format!("{} {space} {}B", i.op, i.width),
+                    },
                     i.text.clone(),
                     i.executions.to_string(),
                     opt(i.wavefronts),

@@ -189,6 +189,20 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
                 StaticInst::new(class, Some(data), &srcs)
             }
         }
+        // An atomic goes through the pipe of its space like a load (it returns the old value);
+        // a shared one's wavefronts (a loop's loads included) are reported at run time.
+        Atomic { m, .. } => {
+            let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
+                .iter()
+                .map(|&r| r1(r))
+                .collect();
+            srcs.push((m.data.0, 2));
+            let class = match m.space {
+                Space::Shared => Class::SharedLd,
+                Space::Global => Class::GlobalLd,
+            };
+            StaticInst::new(class, Some((m.data.0, 1)), &srcs)
+        }
         If { c, .. } | LoopTest { c, .. } => StaticInst::new(Class::Branch, None, &[r1(c)]),
         Else { .. } | LoopBack { .. } => StaticInst::new(Class::Branch, None, &[]),
         ForTest { a, b, .. } => StaticInst::new(Class::Branch, None, &[r1(a), r1(b)]),

@@ -97,6 +97,13 @@ pub struct PcStats {
     pub wavefronts: u64,
     /// Shared-memory bank conflicts (shared accesses only).
     pub conflicts: u64,
+    /// Shared atomics compiled to a compare-and-swap loop: the wavefronts of the loop's loads
+    /// (part of `wavefronts`; Nsight counts them as loads).
+    pub loop_load_wavefronts: u64,
+    /// Shared atomics: the bank conflicts of a loop's loads (part of `conflicts`).
+    pub loop_load_conflicts: u64,
+    /// Shared atomics: `ATOMS` instructions executed (a loop's trips; one per native atomic).
+    pub atoms: u64,
 }
 
 /// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
@@ -178,6 +185,9 @@ impl Stats {
             a.lanes += b.lanes;
             a.wavefronts += b.wavefronts;
             a.conflicts += b.conflicts;
+            a.loop_load_wavefronts += b.loop_load_wavefronts;
+            a.loop_load_conflicts += b.loop_load_conflicts;
+            a.atoms += b.atoms;
         }
         if self.per_bank.len() < other.per_bank.len() {
             self.per_bank.resize(other.per_bank.len(), 0);

@@ -231,6 +231,20 @@ pub(super) fn fma_f32<const HW: bool>(a: f32, b: f32, c: f32) -> f32 {
 #[inline(always)]
 pub(super) fn cvt(r: &mut [Lanes], dst: Reg, a: Reg, from: Elem, to: Elem, mask: u32) {
     let int = |e: Elem| matches!(e, Elem::U32 | Elem::I32);
+    let half = |e: Elem| matches!(e, Elem::F16 | Elem::BF16);
+    if half(from) && half(to) && from != to {
+        // Through f32 (exact), then one rounding.
+        let (hf, ht) = (from.half(), to.half());
+        if let (Some(hf), Some(ht)) = (hf, ht) {
+            let s = r[a.0 as usize];
+            put(
+                &mut r[dst.0 as usize],
+                per_lane(|l| ht.from_f32(hf.to_f32(s[l] as u16)) as u32),
+                mask,
+            );
+        }
+        return;
+    }
     if from == to || (int(from) && int(to)) {
         // Same bits: i32 <-> u32 wraps, as in C.
         for k in 0..elem_words(to) {
@@ -249,9 +263,18 @@ pub(super) fn cvt(r: &mut [Lanes], dst: Reg, a: Reg, from: Elem, to: Elem, mask:
             let s = r[a.0 as usize];
             per_lane(|l| s[l] as f64)
         }
-        Elem::I32 => {
+        Elem::I32 | Elem::I8 | Elem::I16 => {
             let s = r[a.0 as usize];
             per_lane(|l| s[l] as i32 as f64)
+        }
+        Elem::U8 | Elem::U16 => {
+            let s = r[a.0 as usize];
+            per_lane(|l| s[l] as f64)
+        }
+        Elem::F16 | Elem::BF16 => {
+            let s = r[a.0 as usize];
+            let h = from.half().unwrap_or(crate::fp16::Half::F16);
+            per_lane(|l| h.to_f64(s[l] as u16))
         }
     };
     let out: Lanes = match to {
@@ -259,6 +282,15 @@ pub(super) fn cvt(r: &mut [Lanes], dst: Reg, a: Reg, from: Elem, to: Elem, mask:
         Elem::F32 => per_lane(|l| (x[l] as f32).to_bits()),
         Elem::U32 => per_lane(|l| x[l] as u32),
         Elem::I32 => per_lane(|l| x[l] as i32 as u32),
+        // (Narrow registers hold widened values: the loader converts to them only from halves.)
+        Elem::U8 | Elem::U16 => per_lane(|l| x[l] as u32 & crate::narrow::mask(to.bytes())),
+        Elem::I8 | Elem::I16 => per_lane(|l| {
+            crate::narrow::widen(to, (x[l] as i32 as u32) & crate::narrow::mask(to.bytes()))
+        }),
+        Elem::F16 | Elem::BF16 => {
+            let h = to.half().unwrap_or(crate::fp16::Half::F16);
+            per_lane(|l| h.from_f64(x[l]) as u32)
+        }
     };
     put(&mut r[dst.0 as usize], out, mask);
 }

@@ -135,7 +135,19 @@ fn shared_access<const V3: bool>(
     let data = m.data.0 as usize;
     let words = m.words(s.elem) as usize;
     if let Some(race) = cx.race.as_mut() {
-        race.access(pc, w, store, active, &addrs, words);
+        // (The shadow is per 32-bit word: a narrow access marks the word its bytes are in.)
+        let shadow_words = if eb < 4 {
+            (width as usize).div_ceil(4)
+        } else {
+            words
+        };
+        race.access(pc, w, store, active, &addrs, shadow_words);
+    }
+    if eb < 4 {
+        // 1- and 2-byte elements: packed in memory, one register each (exec/narrow.rs).
+        let regs = &mut r[data..data + words];
+        super::narrow::shared_move(cx.shared, regs, &addrs, active, s.elem, store);
+        return Ok(cost);
     }
     if uniform {
         let at = addrs[0] as usize / 4;
@@ -162,6 +174,22 @@ fn shared_access<const V3: bool>(
         );
     }
     Ok(cost)
+}
+
+/// The checked byte addresses of a shared access by the `active` lanes (an atomic's), or the
+/// fault of the first lane that fails a check.
+pub(super) fn shared_addresses(
+    cx: &Ctx,
+    pc: usize,
+    w: usize,
+    m: &Mem,
+    active: u32,
+    r: &[Lanes],
+) -> Result<Lanes, Fault> {
+    let s = &cx.prog.shared[m.array as usize];
+    let end =
+        (s.base as u64 + s.bytes as u64).min((cx.shared.len() - SPARE_WORDS) as u64 * 4) as u32;
+    spread_addresses(s, m, r, active, end).map_err(|lane| shared_fault(cx, pc, w, *m, lane, r))
 }
 
 /// The byte addresses of a shared access whose lanes' indices differ, or the first active lane
@@ -398,6 +426,9 @@ fn global_access(
     r: &mut [Lanes],
 ) -> Result<(), Fault> {
     let b = &cx.prog.buffers[m.array as usize];
+    if b.elem.is_narrow() {
+        return super::narrow::global_access(cx, pc, w, m, store, active, r);
+    }
     let mem = &cx.global.buffers[m.array as usize][..];
     let vec = m.vec as u32;
     let ix = r[m.idx[0].0 as usize];

@@ -47,6 +47,7 @@ use warpsim_smem::WARP;
 
 mod api;
 mod arith;
+mod atomic;
 mod block;
 mod fault;
 mod flow;
@@ -55,6 +56,7 @@ mod hook;
 mod jump;
 mod lanes;
 mod memory;
+mod narrow;
 mod verify;
 mod warp;
 mod warpops;

@@ -50,7 +50,10 @@ pub(super) fn check(
             .map_err(|m| bad(None, format!("shared array {i}: {m}")))?;
     }
     for (i, b) in prog.buffers.iter().enumerate() {
-        let need = b.len.checked_mul(b.elem.bytes() as u64 / 4);
+        let need = b
+            .len
+            .checked_mul(b.elem.bytes() as u64)
+            .map(|n| n.div_ceil(4));
         let have = global.buffers.get(i).map_or(0, |g| g.len() as u64);
         if need.is_none_or(|n| have < n) {
             return Err(Fault::new(
@@ -122,7 +125,7 @@ fn check_shared(s: &SharedInfo, shared_bytes: u32) -> Result<(), String> {
 }
 
 pub(super) fn elem_words(e: Elem) -> usize {
-    e.bytes() as usize / 4
+    e.regs() as usize
 }
 
 /// Checks one instruction's registers, jump targets and memory operands.
@@ -192,13 +195,36 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     m.rank
                 ));
             }
-            if !matches!(m.vec, 1 | 2 | 4) || elem.bytes() * m.vec as u32 > 16 {
+            if !matches!(m.vec, 1 | 2 | 4 | 8 | 16)
+                || !matches!(elem.bytes() * m.vec as u32, 1 | 2 | 4 | 8 | 16)
+                || (m.vec > 1 && elem.bytes() * (m.vec as u32) < 4)
+            {
                 return Err(format!("a vector of {} {elem} elements", m.vec));
             }
             for &r in &m.idx[..rank] {
                 reg(r, 1)?;
             }
             reg(m.data, m.words(elem) as usize)
+        }
+        Atomic { m, .. } => {
+            let (elem, rank) = match m.space {
+                Space::Shared => prog
+                    .shared
+                    .get(m.array as usize)
+                    .map(|s| (s.elem, s.dims.len())),
+                Space::Global => prog.buffers.get(m.array as usize).map(|b| (b.elem, 1)),
+            }
+            .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
+            if !matches!(elem, Elem::I32 | Elem::U32 | Elem::F32) {
+                return Err(format!("an atomic on {elem} elements"));
+            }
+            if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 {
+                return Err("an atomic with the wrong number of indices or a vector".into());
+            }
+            for &r in &m.idx[..rank] {
+                reg(r, 1)?;
+            }
+            reg(m.data, 2)
         }
         If { c, else_pc, end_pc } => {
             reg(c, 1)?;

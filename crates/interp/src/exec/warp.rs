@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{flow, jump, memory, warpops, Lanes};
+use super::{atomic, flow, jump, memory, narrow, warpops, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -191,7 +191,7 @@ fn observe_issue<H: Hook>(
     hook: &mut H,
 ) -> Option<(u64, u64)> {
     hook.inst(at.w, at.pc);
-    let (Inst::Load(m) | Inst::Store(m)) = *ip else {
+    let (Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. }) = *ip else {
         return None;
     };
     if m.space == Space::Shared {
@@ -322,7 +322,17 @@ fn execute<const V3: bool>(
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 
+        Half {
+            op,
+            fmt,
+            dst,
+            a,
+            b,
+            c,
+        } => narrow::half(r, at, op, fmt, dst, a, b, c),
+
         Load(_) | Store(_) => memory::load_store::<V3>(cx, at, ip, r, ps)?,
+        Atomic { m, op } => atomic::atomic(cx, at, &m, op, r, ps)?,
 
         If { c, else_pc, .. } => flow::branch(cx, at, frames, r, c, else_pc)?,
         Else { end_pc } => flow::other_side(cx, at, frames, end_pc)?,

@@ -65,6 +65,10 @@ pub enum Builtin {
     Popc,
     /// `activemask()`: the lanes executing it, as a u32.
     ActiveMask,
+    /// `f16(x)`: conversion to IEEE half, rounding to nearest even (`__float2half_rn`).
+    F16,
+    /// `bf16(x)`: conversion to bfloat16, rounding to nearest even (`__float2bfloat16_rn`).
+    Bf16,
 }
 
 impl Builtin {
@@ -140,7 +144,7 @@ const fn row(
 }
 
 /// Every built-in function, in the order messages list them.
-pub const BUILTINS: [BuiltinInfo; 21] = [
+pub const BUILTINS: [BuiltinInfo; 23] = [
     row(Builtin::Sum, "sum", 4, Returns::Term, [false, true, false]),
     row(Builtin::Min, "min", 2, Returns::Common, [true, true, true]),
     row(Builtin::Max, "max", 2, Returns::Common, [true, true, true]),
@@ -218,6 +222,20 @@ pub const BUILTINS: [BuiltinInfo; 21] = [
         Returns::Convert(Elem::I32),
         [true, false, false],
     ),
+    row(
+        Builtin::F16,
+        "f16",
+        1,
+        Returns::Convert(Elem::F16),
+        [true, true, false],
+    ),
+    row(
+        Builtin::Bf16,
+        "bf16",
+        1,
+        Returns::Convert(Elem::BF16),
+        [true, true, false],
+    ),
 ];
 
 /// What every warp-level operation's row says: its result type, and callable in kernels only.
@@ -265,7 +283,7 @@ mod tests {
         assert_eq!(
             names(Context::Kernel),
             "min, max, abs, sqrt, fma, select, i32, u32, f32, f64, shfl_sync, shfl_up_sync, \
-             shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, activemask"
+             shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, activemask, f16, bf16"
         );
         assert_eq!(names(Context::Constant), "min, max");
         assert!(lookup("sum", Context::Kernel).is_none());

@@ -118,9 +118,9 @@ impl Compiler<'_> {
                 let i = self.compile(ix)?;
                 let (i, it) = self.int(ix, i, "an index")?;
                 let t = match self.prog.buffers[buf].elem {
-                    Elem::F32 | Elem::F64 => RefTy::F,
-                    Elem::U32 => RefTy::U32,
-                    Elem::I32 => RefTy::I32,
+                    Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16 => RefTy::F,
+                    Elem::U32 | Elem::U8 | Elem::U16 => RefTy::U32,
+                    Elem::I32 | Elem::I8 | Elem::I16 => RefTy::I32,
                 };
                 (
                     E::Load {
@@ -345,6 +345,15 @@ impl Compiler<'_> {
             Builtin::F32 => {
                 let x = next();
                 (E::U(Un::FRound32, b(self.to_f(x))), RefTy::F)
+            }
+            Builtin::F16 | Builtin::Bf16 => {
+                let x = next();
+                let un = if info.builtin == Builtin::F16 {
+                    Un::FRound16
+                } else {
+                    Un::FRoundBf16
+                };
+                (E::U(un, b(self.to_f(x))), RefTy::F)
             }
             _ => {
                 let x = next();

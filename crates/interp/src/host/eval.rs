@@ -78,6 +78,10 @@ pub(super) enum Un {
     FExp,
     /// Round to f32 precision.
     FRound32,
+    /// Rounding to `f16` precision (nearest even).
+    FRound16,
+    /// Rounding to `bf16` precision (nearest even).
+    FRoundBf16,
     /// Signed integer → float.
     S2F,
     /// Unsigned integer → float.
@@ -299,6 +303,13 @@ pub(super) fn load<'a>(
         Elem::F32 => ld!(|w, k| fb(f32::from_bits(w[k]) as f64)),
         Elem::F64 => ld!(|w, k| w[2 * k] as u64 | (w[2 * k + 1] as u64) << 32),
         Elem::U32 | Elem::I32 => ld!(|w, k| w[k] as u64),
+        Elem::U8 | Elem::U16 | Elem::I8 | Elem::I16 => {
+            ld!(|w, k| crate::narrow::element(elem, w, k as u64).unwrap_or(0) as u64)
+        }
+        Elem::F16 | Elem::BF16 => {
+            let h = elem.half().unwrap_or(crate::fp16::Half::F16);
+            ld!(|w, k| fb(h.to_f64(crate::narrow::element(elem, w, k as u64).unwrap_or(0) as u16)))
+        }
     }
 }
 
@@ -406,6 +417,14 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
             Un::FSqrt => un(a, srcs, |v| fb(f(v).sqrt())),
             Un::FExp => un(a, srcs, |v| fb(f(v).exp())),
             Un::FRound32 => un(a, srcs, |v| fb(f(v) as f32 as f64)),
+            Un::FRound16 => un(a, srcs, |v| {
+                let h = crate::fp16::Half::F16;
+                fb(h.to_f64(h.from_f64(f(v))))
+            }),
+            Un::FRoundBf16 => un(a, srcs, |v| {
+                let h = crate::fp16::Half::Bf16;
+                fb(h.to_f64(h.from_f64(f(v))))
+            }),
             Un::S2F => un(a, srcs, |v| fb(v as u32 as i32 as f64)),
             Un::U2F => un(a, srcs, |v| fb(v as u32 as f64)),
             Un::F2S => un(a, srcs, |v| f(v) as i32 as u32 as u64),

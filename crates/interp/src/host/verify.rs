@@ -49,7 +49,7 @@ pub fn check_slices(
     for (k, bi) in prog.buffers.iter().enumerate() {
         let words = initial.get(k).copied().unwrap_or_default();
         // A buffer with fewer words than declared is read as if shorter.
-        let len = (words.len() as u64 / (bi.elem.bytes() as u64 / 4)).min(bi.len);
+        let len = (words.len() as u64 * 4 / bi.elem.bytes() as u64).min(bi.len);
         srcs.push(Src {
             words,
             elem: bi.elem,
@@ -88,6 +88,14 @@ pub(super) fn elem_value(elem: Elem, words: &[u32], k: usize) -> Option<Num> {
         }
         Elem::U32 => Num::Int(*words.get(k)? as i64),
         Elem::I32 => Num::Int(*words.get(k)? as i32 as i64),
+        Elem::U8 | Elem::U16 => Num::Int(crate::narrow::element(elem, words, k as u64)? as i64),
+        Elem::I8 | Elem::I16 => {
+            Num::Int(crate::narrow::element(elem, words, k as u64)? as i32 as i64)
+        }
+        Elem::F16 | Elem::BF16 => {
+            let h = elem.half()?;
+            Num::Float(h.to_f64(crate::narrow::element(elem, words, k as u64)? as u16))
+        }
     })
 }
 
@@ -236,7 +244,7 @@ pub(super) fn check_buffer(
         len: bi.len as usize,
     };
     let fail = |(i, f): (u64, EvalFault)| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
-    let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64) {
+    let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16) {
         let (acc, tol, want) = check_floats(&r, c.ty, bi.elem, got, ex.tolerance).map_err(fail)?;
         (acc, Some(tol), want)
     } else {
@@ -342,11 +350,24 @@ fn check_ints(
     elem: Elem,
     got: &[u32],
 ) -> Result<(Acc, Option<Num>), (u64, EvalFault)> {
-    let signed = elem == Elem::I32;
-    let to_bits = |v: u64| match (ty, signed) {
-        (RefTy::F, true) => f(v) as i32 as u32,
-        (RefTy::F, false) => f(v) as u32,
-        _ => v as u32,
+    let signed = matches!(elem, Elem::I32 | Elem::I8 | Elem::I16);
+    // (A narrow element compares its own bits: the reference is truncated to them, as a C
+    // cast to the element type would.)
+    let to_bits = |v: u64| {
+        let v = match (ty, signed) {
+            (RefTy::F, true) => f(v) as i32 as u32,
+            (RefTy::F, false) => f(v) as u32,
+            _ => v as u32,
+        };
+        crate::narrow::widen(elem, v & crate::narrow::mask(elem.bytes()))
+    };
+    let narrow = elem.is_narrow();
+    let got_at = |i: usize| {
+        if narrow {
+            crate::narrow::element(elem, got, i as u64)
+        } else {
+            got.get(i).copied()
+        }
     };
     let chunks: Vec<ChunkResult> = (0..r.chunks())
         .into_par_iter()
@@ -355,7 +376,7 @@ fn check_ints(
             let mut first_want = None;
             r.eval_chunk(ci, |i, v| {
                 let w = to_bits(v);
-                if got.get(i) != Some(&w) {
+                if got_at(i) != Some(w) {
                     if a.first.is_none() {
                         first_want = Some(w);
                     }

@@ -86,6 +86,17 @@ impl Loader<'_> {
                     Inst::DMax { dst, a, b }
                 }
             }
+            KernelTy::F16 | KernelTy::BF16 => {
+                let op = if min {
+                    crate::fp16::HalfOp::Min
+                } else {
+                    crate::fp16::HalfOp::Max
+                };
+                match self.half_op(op, t, dst, a, b, a) {
+                    Some(i) => i,
+                    None => unreachable!("a half type has a format"),
+                }
+            }
         });
         Ok(Val::Reg(dst, t))
     }
@@ -116,6 +127,14 @@ impl Loader<'_> {
             (true, KernelTy::F64) => Inst::DAbs { dst, a },
             (false, KernelTy::F32) => Inst::FSqrt { dst, a },
             (false, KernelTy::F64) => Inst::DSqrt { dst, a },
+            (true, KernelTy::F16 | KernelTy::BF16) => Inst::Half {
+                op: crate::fp16::HalfOp::Abs,
+                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                dst,
+                a,
+                b: a,
+                c: a,
+            },
             _ => {
                 return Err(self.err_node(
                     site,
@@ -144,10 +163,17 @@ impl Loader<'_> {
         let b = self.materialize(y, t)?;
         let c = self.materialize(z, t)?;
         let dst = self.alloc_temp(t.words())?;
-        self.emit(if t == KernelTy::F32 {
-            Inst::FFma { dst, a, b, c }
-        } else {
-            Inst::DFma { dst, a, b, c }
+        self.emit(match t {
+            KernelTy::F32 => Inst::FFma { dst, a, b, c },
+            KernelTy::F16 | KernelTy::BF16 => Inst::Half {
+                op: crate::fp16::HalfOp::Fma,
+                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                dst,
+                a,
+                b,
+                c,
+            },
+            _ => Inst::DFma { dst, a, b, c },
         });
         Ok(Val::Reg(dst, t))
     }
@@ -174,7 +200,7 @@ impl Loader<'_> {
                 (Const::Float(x, _), KernelTy::U32) => {
                     Const::Int(x as u32 as i64, Some(KernelTy::U32))
                 }
-                (c, t) => Const::Float(const_f64(c), Some(t)),
+                (c, t) => Const::Float(super::lower_half::round_const(const_f64(c), t), Some(t)),
             })),
             Val::Reg(a, from) => {
                 if from == to

@@ -453,6 +453,10 @@ impl Loader<'_> {
                 Le | Ge => Inst::DLe { dst, a, b },
                 _ => return bad(self),
             },
+            KernelTy::F16 | KernelTy::BF16 => match self.half_binary(op, t, dst, a, b) {
+                Some(i) => i,
+                None => return bad(self),
+            },
         };
         let product = matches!(inst, Inst::Mul { .. });
         // Point faults (division by zero) at the operation itself.
@@ -607,6 +611,14 @@ impl Loader<'_> {
             (UnOp::Neg, KernelTy::I32 | KernelTy::U32) => Inst::Neg { dst, a },
             (UnOp::Neg, KernelTy::F32) => Inst::FNeg { dst, a },
             (UnOp::Neg, KernelTy::F64) => Inst::DNeg { dst, a },
+            (UnOp::Neg, KernelTy::F16 | KernelTy::BF16) => Inst::Half {
+                op: crate::fp16::HalfOp::Neg,
+                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                dst,
+                a,
+                b: a,
+                c: a,
+            },
             (UnOp::BitNot, KernelTy::I32 | KernelTy::U32) => Inst::Not { dst, a },
             (UnOp::Not, KernelTy::Bool) => {
                 let one = self.const_reg(1, KernelTy::Bool)?;
@@ -667,5 +679,6 @@ pub(super) fn const_bits(c: Const, ty: KernelTy) -> u64 {
         },
         KernelTy::F32 => (const_f64(c) as f32).to_bits() as u64,
         KernelTy::F64 => const_f64(c).to_bits(),
+        KernelTy::F16 | KernelTy::BF16 => ty.half().map_or(0, |h| h.from_f64(const_f64(c))) as u64,
     }
 }

@@ -10,6 +10,7 @@ impl Loader<'_> {
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
             Stmt::SyncWarp(m) => m.span,
+            Stmt::Atomic { op, .. } => op.span,
             Stmt::Barrier => self.src[self.cursor..]
                 .find("Barrier")
                 .map(|i| self.cursor + i),
@@ -47,6 +48,9 @@ impl Loader<'_> {
             Stmt::Continue => "continue".into(),
             Stmt::Return => "return".into(),
             Stmt::Call(t) => t.text.clone(),
+            Stmt::Atomic { op, at, value, .. } => {
+                format!("atomic {} {} {}", op.text, at.text, value.text)
+            }
         };
         self.cur = (line, col, text);
     }
@@ -164,6 +168,13 @@ impl Loader<'_> {
             Stmt::Continue => self.jump(jump::Jump::Continue),
             Stmt::Return => self.jump(jump::Jump::Return),
             Stmt::Call(t) => self.call_stmt(t),
+            Stmt::Atomic {
+                op,
+                at,
+                value,
+                compare,
+                old,
+            } => self.atomic(op, at, value, compare.as_ref(), old.as_ref()),
         }
     }
 
@@ -470,11 +481,31 @@ impl Loader<'_> {
         array: u16,
     ) -> R<u8> {
         let width = n as u32 * elem.bytes();
-        if !(n == 2 || n == 4) || !(width == 8 || width == 16) {
+        let narrow = elem.is_narrow();
+        let ok = if narrow {
+            // 1- and 2-byte elements: 4, 8 or 16 bytes in all (u8 x4, f16 x2 …).
+            matches!(n, 2 | 4 | 8 | 16) && matches!(width, 4 | 8 | 16)
+        } else {
+            (n == 2 || n == 4) && (width == 8 || width == 16)
+        };
+        if !ok {
             return Err(self.err_text(
                 t,
-                format!("a vector access of {n} {elem} elements is {width} bytes; vector accesses are 8 or 16 bytes"),
-                Some("use 2 or 4 elements of f32/i32/u32, or 2 of f64".to_owned()),
+                if narrow {
+                    format!("a vector access of {n} {elem} elements is {width} bytes; vector accesses of {elem} are 4, 8 or 16 bytes")
+                } else {
+                    format!("a vector access of {n} {elem} elements is {width} bytes; vector accesses are 8 or 16 bytes")
+                },
+                Some(if narrow {
+                    format!(
+                        "use {}, {} or {} elements of {elem}",
+                        4 / elem.bytes(),
+                        8 / elem.bytes(),
+                        16 / elem.bytes()
+                    )
+                } else {
+                    "use 2 or 4 elements of f32/i32/u32, or 2 of f64".to_owned()
+                }),
             ));
         }
         if space == Space::Shared {

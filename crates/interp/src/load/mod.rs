@@ -18,7 +18,9 @@ mod defines;
 mod func;
 mod host_refs;
 mod jump;
+mod lower_atomic;
 mod lower_expr;
+mod lower_half;
 mod lower_stmt;
 mod mathfn;
 mod regs;
@@ -204,6 +206,10 @@ pub(crate) enum KernelTy {
     F64,
     /// A comparison result, 0 or 1.
     Bool,
+    /// IEEE half precision: the 16 bits in the low half of a register.
+    F16,
+    /// bfloat16: the 16 bits in the low half of a register.
+    BF16,
 }
 
 impl KernelTy {
@@ -213,6 +219,11 @@ impl KernelTy {
             Elem::F64 => KernelTy::F64,
             Elem::U32 => KernelTy::U32,
             Elem::I32 => KernelTy::I32,
+            // Narrow integers are loaded widened (zero- or sign-extended).
+            Elem::U8 | Elem::U16 => KernelTy::U32,
+            Elem::I8 | Elem::I16 => KernelTy::I32,
+            Elem::F16 => KernelTy::F16,
+            Elem::BF16 => KernelTy::BF16,
         }
     }
     fn name(self) -> &'static str {
@@ -222,13 +233,22 @@ impl KernelTy {
             KernelTy::F32 => "f32",
             KernelTy::F64 => "f64",
             KernelTy::Bool => "bool",
+            KernelTy::F16 => "f16",
+            KernelTy::BF16 => "bf16",
         }
     }
     fn is_int(self) -> bool {
         matches!(self, KernelTy::I32 | KernelTy::U32)
     }
     fn is_float(self) -> bool {
-        matches!(self, KernelTy::F32 | KernelTy::F64)
+        matches!(
+            self,
+            KernelTy::F32 | KernelTy::F64 | KernelTy::F16 | KernelTy::BF16
+        )
+    }
+    /// The half format of `F16`/`BF16`.
+    fn half(self) -> Option<crate::fp16::Half> {
+        self.elem().half()
     }
     fn words(self) -> u16 {
         if self == KernelTy::F64 {
@@ -243,6 +263,8 @@ impl KernelTy {
             KernelTy::F64 => Elem::F64,
             KernelTy::U32 => Elem::U32,
             KernelTy::I32 | KernelTy::Bool => Elem::I32,
+            KernelTy::F16 => Elem::F16,
+            KernelTy::BF16 => Elem::BF16,
         }
     }
 }

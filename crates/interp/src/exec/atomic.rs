@@ -1,0 +1,191 @@
+//! The handler of [`Inst::Atomic`](crate::ir::Inst::Atomic): CUDA's `atomicAdd`, `Sub`,
+//! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements.
+//!
+//! **Semantics.** Every active lane's update is applied, one lane after the other in lane
+//! order (lane 0 first), each reading the value the previous one left: the old value a lane
+//! gets back is the element before its own update. Lanes hitting one address therefore see
+//! 0, 1, 2 … for an `add` of 1 from zero. For `f32` `add` the order decides the rounding; the
+//! GPU's order is its own (on shared memory a compare-and-swap loop's, trip by trip), so a
+//! float sum of values that round can differ from the H200's in the last bits, as two GPU
+//! runs can.
+//!
+//! **Shared** atomics are priced by [`warpsim_smem::atomic_cost`] (README rules 7–8: native
+//! `ATOMS` queue lanes per bank; `add.f32` is a loop of loads and `ATOMS.CAST.SPIN` priced trip
+//! by trip). The instruction's `wavefronts`/`conflicts` are its atomic and loop-load wavefronts
+//! together (what the shared pipe serves); [`PcStats`] keeps the loop's loads and the `ATOMS`
+//! executed apart, as Nsight counts them.
+//!
+//! **Global** atomics are functional and counted: the words are host atomics, so blocks that
+//! run in parallel on several threads never lose an update; integer results do not depend on
+//! the order the blocks run in, but the old values returned, and a float sum that rounds, do
+//! (as on the GPU).
+
+use super::api::PcStats;
+use super::block::Ctx;
+use super::fault::{global_fault, Fault, FaultKind};
+use super::warp::At;
+use super::Lanes;
+use crate::ast::Elem;
+use crate::ir::{Mem, Space};
+use std::sync::atomic::Ordering::Relaxed;
+use warpsim_smem::{AtomOp, AtomTy, Atomic};
+
+/// One atomic by the active lanes.
+pub(super) fn atomic(
+    cx: &mut Ctx,
+    at: &At,
+    m: &Mem,
+    op: AtomOp,
+    r: &mut [Lanes],
+    ps: &mut PcStats,
+) -> Result<(), Fault> {
+    if at.active == 0 {
+        return Ok(());
+    }
+    match m.space {
+        Space::Shared => shared(cx, at, m, op, r, ps),
+        Space::Global => global(cx, at, m, op, r),
+    }
+}
+
+/// `op(old, v)` (`c`: `cas`'s compare value) on an element of type `elem`.
+#[inline]
+pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
+    let signed = elem == Elem::I32;
+    match op {
+        AtomOp::Add if elem == Elem::F32 => (f32::from_bits(old) + f32::from_bits(v)).to_bits(),
+        AtomOp::Add => old.wrapping_add(v),
+        AtomOp::Sub => old.wrapping_sub(v),
+        AtomOp::Min if signed => (old as i32).min(v as i32) as u32,
+        AtomOp::Min => old.min(v),
+        AtomOp::Max if signed => (old as i32).max(v as i32) as u32,
+        AtomOp::Max => old.max(v),
+        AtomOp::And => old & v,
+        AtomOp::Or => old | v,
+        AtomOp::Xor => old ^ v,
+        AtomOp::Exch => v,
+        AtomOp::Cas => {
+            if old == c {
+                v
+            } else {
+                old
+            }
+        }
+        // atomicInc: ((old >= v) ? 0 : (old + 1)); atomicDec: (((old == 0) || (old > v)) ? v : (old - 1)).
+        AtomOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
+    }
+}
+
+/// The smem description of an atomic on `elem` (the old value is always returned: a `red`
+/// costs the same, README rule 7).
+fn described(op: AtomOp, elem: Elem) -> Atomic {
+    let ty = match elem {
+        Elem::F32 => AtomTy::F32,
+        Elem::I32 => AtomTy::S32,
+        _ => AtomTy::U32,
+    };
+    Atomic {
+        returns: true,
+        op,
+        ty: Some(ty),
+    }
+}
+
+fn shared(
+    cx: &mut Ctx,
+    at: &At,
+    m: &Mem,
+    op: AtomOp,
+    r: &mut [Lanes],
+    ps: &mut PcStats,
+) -> Result<(), Fault> {
+    let (pc, w, active) = (at.pc, at.w, at.active);
+    let elem = cx.prog.shared[m.array as usize].elem;
+    let addrs = super::memory::shared_addresses(cx, pc, w, m, active, r)?;
+    let cost = warpsim_smem::atomic_cost(&cx.cfg.geometry, &described(op, elem), 4, &addrs, active)
+        .map_err(|e| {
+            cx.fault(
+                pc,
+                FaultKind::Unpriceable(format!("cannot price this shared atomic: {e}")),
+                None,
+            )
+        })?;
+    let total = cost.total();
+    ps.wavefronts += total.wavefronts as u64;
+    ps.conflicts += total.conflicts as u64;
+    ps.loop_load_wavefronts += cost.loads.wavefronts as u64;
+    ps.loop_load_conflicts += cost.loads.conflicts as u64;
+    ps.atoms += cost.trips as u64;
+    if let Some(race) = cx.race.as_mut() {
+        race.atomic(pc, w, active, &addrs);
+    }
+    let d = m.data.0 as usize;
+    let mut lanes = active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let word = (addrs[l] / 4) as usize;
+        if let Some(cell) = cx.shared.get_mut(word) {
+            let old = *cell;
+            *cell = apply(op, elem, old, r[d][l], r[d + 1][l]);
+            r[d][l] = old;
+        }
+    }
+    Ok(())
+}
+
+fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result<(), Fault> {
+    let (pc, w, active) = (at.pc, at.w, at.active);
+    let b = &cx.prog.buffers[m.array as usize];
+    let ix = r[m.idx[0].0 as usize];
+    let lim = b.len.min(1 << 31);
+    let bad = (0..32).find(|&l| active >> l & 1 != 0 && ix[l] as u64 >= lim);
+    if let Some(l) = bad {
+        return Err(global_fault(cx, pc, w, *m, l as u32, r));
+    }
+    let (elem, mem) = (b.elem, &cx.global.buffers[m.array as usize]);
+    let d = m.data.0 as usize;
+    let mut lanes = active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let Some(cell) = mem.get(ix[l] as usize) else {
+            continue;
+        };
+        let (v, c) = (r[d][l], r[d + 1][l]);
+        let old = match (op, elem) {
+            (AtomOp::Add, Elem::I32 | Elem::U32) => cell.fetch_add(v, Relaxed),
+            (AtomOp::Sub, _) => cell.fetch_sub(v, Relaxed),
+            (AtomOp::And, _) => cell.fetch_and(v, Relaxed),
+            (AtomOp::Or, _) => cell.fetch_or(v, Relaxed),
+            (AtomOp::Xor, _) => cell.fetch_xor(v, Relaxed),
+            (AtomOp::Exch, _) => cell.swap(v, Relaxed),
+            (AtomOp::Min | AtomOp::Max, Elem::U32) if op == AtomOp::Min => {
+                cell.fetch_min(v, Relaxed)
+            }
+            (AtomOp::Max, Elem::U32) => cell.fetch_max(v, Relaxed),
+            (AtomOp::Cas, _) => match cell.compare_exchange(c, v, Relaxed, Relaxed) {
+                Ok(o) | Err(o) => o,
+            },
+            // The rest (f32 add, signed min/max, inc, dec) as a compare-and-swap loop.
+            _ => match cell.fetch_update(Relaxed, Relaxed, |o| Some(apply(op, elem, o, v, c))) {
+                Ok(o) | Err(o) => o,
+            },
+        };
+        r[d][l] = old;
+    }
+    Ok(())
+}

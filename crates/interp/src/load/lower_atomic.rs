@@ -1,0 +1,111 @@
+//! Lowering `Atomic(op: …, at: …, value: …, compare: …, old: …)` to [`Inst::Atomic`]: the
+//! operand (and `cas`'s compare value) go to two consecutive registers, the atomic writes the
+//! old value over the first, and `old` names a copy of it.
+
+use super::*;
+use warpsim_smem::AtomOp;
+
+/// The operations, as written in `op:` (PTX's and CUDA's names without `atomic`).
+const OPS: [(&str, AtomOp); 11] = [
+    ("add", AtomOp::Add),
+    ("sub", AtomOp::Sub),
+    ("min", AtomOp::Min),
+    ("max", AtomOp::Max),
+    ("and", AtomOp::And),
+    ("or", AtomOp::Or),
+    ("xor", AtomOp::Xor),
+    ("exch", AtomOp::Exch),
+    ("cas", AtomOp::Cas),
+    ("inc", AtomOp::Inc),
+    ("dec", AtomOp::Dec),
+];
+
+impl Loader<'_> {
+    /// `Atomic(op, at, value, compare, old)`.
+    pub(super) fn atomic(
+        &mut self,
+        op: &Text,
+        at: &Text,
+        value: &Text,
+        compare: Option<&Text>,
+        old: Option<&Text>,
+    ) -> R<()> {
+        let names = OPS.map(|p| p.0).join(" ");
+        let Some(&(name, aop)) = OPS.iter().find(|p| p.0 == op.text) else {
+            return Err(self.err_text(
+                op,
+                format!("`{}` is not an atomic operation", op.text),
+                Some(format!("use one of: {names}")),
+            ));
+        };
+        let (tn, tsite) = self.parse_expr(at)?;
+        let (space, array, elem, rank) = self.array_of(&tn, tsite)?;
+        let Kind::Index(_, idx) = &tn.kind else {
+            unreachable!("array_of checks")
+        };
+        // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned.
+        let allowed = match (elem, aop) {
+            (Elem::I32 | Elem::U32, AtomOp::Inc | AtomOp::Dec) => elem == Elem::U32,
+            (Elem::I32 | Elem::U32, _) => true,
+            (Elem::F32, AtomOp::Add | AtomOp::Exch) => true,
+            _ => false,
+        };
+        if !allowed {
+            let help = match elem {
+                Elem::F32 => "f32 elements take `add` and `exch` (CUDA's float atomics)".to_owned(),
+                Elem::I32 => {
+                    "`inc` and `dec` are unsigned (atomicInc/atomicDec): use a u32 array".to_owned()
+                }
+                _ => "atomics work on i32, u32 and f32 elements (4 bytes)".to_owned(),
+            };
+            return Err(self.err_text(
+                op,
+                format!("there is no atomic `{name}` on {elem} elements"),
+                Some(help),
+            ));
+        }
+        match (aop == AtomOp::Cas, compare) {
+            (true, None) => {
+                return Err(self.err_text(
+                    op,
+                    "`cas` needs `compare:` (the value the element must hold) besides `value:` (the new one)",
+                    Some("write Atomic(op: \"cas\", at: \"…\", compare: \"c\", value: \"v\", old: \"o\")".to_owned()),
+                ))
+            }
+            (false, Some(c)) => {
+                return Err(self.err_text(
+                    c,
+                    format!("only `cas` takes `compare:`, not `{name}`"),
+                    Some("remove `compare:`".to_owned()),
+                ))
+            }
+            _ => {}
+        }
+        let ty = KernelTy::of(elem);
+        let data = self.alloc_temp(2)?;
+        for (k, t) in std::iter::once(value).chain(compare).enumerate() {
+            let (vn, vsite) = self.parse_expr(t)?;
+            let v = self.expr(&vn, vsite)?;
+            let v = self.coerce(v, ty, vsite, &vn, "the element type")?;
+            // (A loaded or computed operand is written there directly; a variable or a
+            // constant is moved.)
+            self.write_to(Reg(data.0 + k as u16), ty, v, vsite, &vn)?;
+        }
+        let idx = self.indices(space, array, idx, tsite, 1)?;
+        let m = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec: 1,
+            data,
+        };
+        let text = format!("atomic {name} {} {}", at.text, value.text);
+        self.emit_at(Inst::Atomic { m, op: aop }, tsite, &tn, text);
+        if let Some(o) = old {
+            let reg = self.declare(o, ty)?;
+            self.emit(Inst::Mov { dst: reg, a: data });
+        }
+        Ok(())
+    }
+}

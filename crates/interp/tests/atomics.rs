@@ -1,0 +1,249 @@
+//! Atomics and narrow types in kernels: results against hand-computed values, and the shared
+//! counters against the H200 rule worked out by hand (README rules 6–8).
+
+use warpsim_interp::exec::{run_block, Config, Global, Stats};
+use warpsim_interp::host::init_words;
+use warpsim_interp::{load_str, Options, Program};
+
+/// One block of `threads` threads over `buffers` (RON) and `shared`, running `body`.
+fn prog(threads: u32, buffers: &str, shared: &str, body: &str) -> Program {
+    let src = format!(
+        "Program(name: \"t\", launch: (grid: [1], block: [{threads}]), buffers: [{buffers}], shared: [{shared}], body: [{body}])"
+    );
+    load_str("t.ron", &src, &Options::default()).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+/// Runs block 0 (and `blocks - 1` more along x); returns every buffer's words and the stats.
+fn run(p: &Program, blocks: u32) -> (Vec<Vec<u32>>, Stats) {
+    let cfg = Config {
+        racecheck: true,
+        ..Config::default()
+    };
+    let g = Global::new(p);
+    for (k, b) in p.buffers.iter().enumerate() {
+        g.write(k, &init_words(b));
+    }
+    let mut st = Stats::new(p, &cfg.geometry);
+    for b in 0..blocks {
+        run_block(p, &cfg, [b, 0, 0], &g, &mut st).unwrap();
+    }
+    ((0..p.buffers.len()).map(|k| g.read(k)).collect(), st)
+}
+
+/// The shared atomic's counters: (atom wavefronts, atom conflicts, loop-load wavefronts,
+/// loop-load conflicts, ATOMS executed), summed over the program's atomics.
+fn atom_counts(p: &Program, st: &Stats) -> [u64; 5] {
+    let mut out = [0; 5];
+    for (pc, i) in p.code.iter().enumerate() {
+        if i.atomic().is_some() {
+            let s = &st.per_pc[pc];
+            out[0] += s.wavefronts - s.loop_load_wavefronts;
+            out[1] += s.conflicts - s.loop_load_conflicts;
+            out[2] += s.loop_load_wavefronts;
+            out[3] += s.loop_load_conflicts;
+            out[4] += s.atoms;
+        }
+    }
+    out
+}
+
+const OLD: &str = "(name: \"old\", ty: U32, len: 32)";
+
+#[test]
+fn all_lanes_on_one_address_apply_every_update_in_lane_order() {
+    let p = prog(
+        32,
+        OLD,
+        "(name: \"s\", ty: U32, dims: [4])",
+        "Store(\"s[tid.x % 4]\", \"0u\"), Atomic(op: \"add\", at: \"s[0]\", value: \"1u\", old: \"o\"), Store(\"old[tid.x]\", \"o + s[0] * 100u\")",
+    );
+    let (mem, st) = run(&p, 1);
+    // Lane l sees l lanes before it; every lane then reads the final 32.
+    let want: Vec<u32> = (0..32).map(|l| l + 3200).collect();
+    assert_eq!(mem[0], want);
+    // Rule 7: 32 lanes queue on bank 0 (a load would take 1).
+    assert_eq!(atom_counts(&p, &st), [32, 31, 0, 0, 1]);
+}
+
+#[test]
+fn every_operation_matches_cuda_lane_by_lane() {
+    // Lane l updates s[0] (starting at 10) with operand l; `old` shows the chain.
+    type Case = (&'static str, &'static str, fn(u32, u32) -> u32);
+    let cases: &[Case] = &[
+        ("add", "U32", |o, v| o.wrapping_add(v)),
+        ("sub", "U32", |o, v| o.wrapping_sub(v)),
+        ("min", "I32", |o, v| (o as i32).min(v as i32 - 16) as u32),
+        ("max", "U32", |o, v| o.max(v)),
+        ("and", "U32", |o, v| o & (v | 0x10)),
+        ("or", "U32", |o, v| o | v),
+        ("xor", "U32", |o, v| o ^ v),
+        ("exch", "U32", |_, v| v),
+        ("inc", "U32", |o, v| if o >= v { 0 } else { o + 1 }),
+        ("dec", "U32", |o, v| if o == 0 || o > v { v } else { o - 1 }),
+    ];
+    for &(op, ty, f) in cases {
+        let value = match op {
+            "min" => "i32(laneid) - 16",
+            "and" => "u32(laneid) | 16u",
+            _ => "u32(laneid)",
+        };
+        let value = if ty == "I32" {
+            value.to_owned()
+        } else {
+            format!("u32({value})")
+        };
+        let p = prog(
+            32,
+            OLD,
+            &format!("(name: \"s\", ty: {ty}, dims: [1])"),
+            &format!(
+                "If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"10\")]), Atomic(op: \"{op}\", at: \"s[0]\", value: \"{value}\", old: \"o\"), Store(\"old[tid.x]\", \"u32(o)\")"
+            ),
+        );
+        let (mem, _) = run(&p, 1);
+        let mut x = 10u32;
+        let mut want = Vec::new();
+        for l in 0..32 {
+            want.push(x);
+            x = f(x, l);
+        }
+        assert_eq!(mem[0], want, "{op}");
+    }
+}
+
+#[test]
+fn cas_swaps_only_where_the_element_holds_the_compare_value() {
+    // s[0] = 0; lane l swaps in l + 1 if it holds l: every lane succeeds in turn.
+    // s[1] = 0; every lane swaps in 7 if it holds 0: only lane 0 succeeds.
+    let p = prog(
+        32,
+        &format!("{OLD}, (name: \"old2\", ty: U32, len: 32)"),
+        "(name: \"s\", ty: U32, dims: [2])",
+        "If(cond: \"tid.x < 2\", then: [Store(\"s[tid.x]\", \"0u\")]), \
+         Atomic(op: \"cas\", at: \"s[0]\", compare: \"u32(laneid)\", value: \"u32(laneid) + 1u\", old: \"a\"), \
+         Atomic(op: \"cas\", at: \"s[1]\", compare: \"0u\", value: \"7u\", old: \"b\"), \
+         Store(\"old[tid.x]\", \"a\"), Store(\"old2[tid.x]\", \"b\")",
+    );
+    let (mem, st) = run(&p, 1);
+    assert_eq!(mem[0], (0..32).collect::<Vec<u32>>());
+    assert_eq!(
+        mem[1],
+        std::iter::once(0).chain([7; 31]).collect::<Vec<u32>>()
+    );
+    // cas: twice the queue, 32 lanes on one bank, twice.
+    assert_eq!(atom_counts(&p, &st), [128, 62, 0, 0, 2]);
+}
+
+#[test]
+fn shared_atomic_queues_as_the_h200_does() {
+    // (index, wavefronts, conflicts): README rule 7 and its table.
+    for (idx, wf, bc) in [
+        ("tid.x", 1, 0),                             // spread: one lane a bank
+        ("tid.x / 2", 2, 1),                         // two lanes a bank (and a word)
+        ("(tid.x % 4) * 32", 32, 31),                // four words, all 32 lanes on bank 0
+        ("(tid.x % 2) * 32 + tid.x / 2 % 16", 2, 1), // different words of one bank: 2 a bank
+    ] {
+        let p = prog(
+            32,
+            OLD,
+            "(name: \"s\", ty: U32, dims: [128])",
+            &format!("Atomic(op: \"add\", at: \"s[{idx}]\", value: \"1u\")"),
+        );
+        let (_, st) = run(&p, 1);
+        assert_eq!(atom_counts(&p, &st), [wf, bc, 0, 0, 1], "{idx}");
+    }
+}
+
+#[test]
+fn float_add_is_a_compare_and_swap_loop() {
+    // README: atomicAdd(&f[0], 1.0f), 32 lanes: 32 trips, 64 atom + 32 load wavefronts.
+    let p = prog(
+        32,
+        "(name: \"out\", ty: F32, len: 1)",
+        "(name: \"f\", ty: F32, dims: [1024])",
+        "If(cond: \"tid.x == 0\", then: [Store(\"f[0]\", \"0.5\")]), Atomic(op: \"add\", at: \"f[0]\", value: \"1.0\"), If(cond: \"tid.x == 0\", then: [Store(\"out[0]\", \"f[0]\")])",
+    );
+    let (mem, st) = run(&p, 1);
+    assert_eq!(f32::from_bits(mem[0][0]), 32.5);
+    assert_eq!(atom_counts(&p, &st), [64, 0, 32, 0, 32]);
+    // atomicAdd(&f[tid*32], 1.0f): 64 atom + 528 load wavefronts, 496 load conflicts.
+    let p = prog(
+        32,
+        "(name: \"out\", ty: F32, len: 1)",
+        "(name: \"f\", ty: F32, dims: [1024])",
+        "Atomic(op: \"add\", at: \"f[tid.x * 32]\", value: \"1.0\")",
+    );
+    let (_, st) = run(&p, 1);
+    assert_eq!(atom_counts(&p, &st), [64, 0, 528, 496, 32]);
+}
+
+#[test]
+fn global_atomics_from_many_blocks_add_up() {
+    let p = prog(
+        64,
+        "(name: \"h\", ty: U32, len: 4), (name: \"m\", ty: I32, len: 1), (name: \"f\", ty: F32, len: 1)",
+        "",
+        "Atomic(op: \"add\", at: \"h[tid.x % 4]\", value: \"1u\"), Atomic(op: \"max\", at: \"m[0]\", value: \"i32(tid.x) - 100\"), Atomic(op: \"add\", at: \"f[0]\", value: \"0.5\")",
+    );
+    let (mem, _) = run(&p, 8);
+    assert_eq!(mem[0], vec![128; 4]);
+    assert_eq!(mem[1][0] as i32, 0); // max(0, -100 … -37) stays 0
+    assert_eq!(f32::from_bits(mem[2][0]), 256.0);
+}
+
+#[test]
+fn racecheck_atomics_race_with_plain_accesses_only() {
+    let run_races = |body: &str| {
+        let p = prog(64, OLD, "(name: \"s\", ty: U32, dims: [4])", body);
+        let (_, st) = run(&p, 1);
+        st.races.hazards.len()
+    };
+    // Two warps' atomics on one word: no race.
+    assert_eq!(
+        run_races("Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")"),
+        0
+    );
+    // A plain store by warp 0 and atomics by warp 1 without a barrier: a race.
+    assert!(run_races("If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"5u\")]), If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")])") > 0);
+    // Atomics, then a plain load by another warp without a barrier: a race; with one, none.
+    assert!(run_races("If(cond: \"tid.x < 32\", then: [Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")]), If(cond: \"tid.x >= 32\", then: [Store(\"old[0]\", \"s[0]\")])") > 0);
+    assert_eq!(run_races("If(cond: \"tid.x < 32\", then: [Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")]), Barrier, If(cond: \"tid.x >= 32\", then: [Store(\"old[0]\", \"s[0]\")])"), 0);
+}
+
+#[test]
+fn narrow_loads_stores_and_vectors() {
+    // u8 tile: lane l stores l * 3 to t[l]; a 4-byte vector of u8 reads 4 of them back.
+    let p = prog(
+        32,
+        "(name: \"o\", ty: U32, len: 32), (name: \"s8\", ty: I8, len: 32, init: Iota), (name: \"oi\", ty: I32, len: 32), (name: \"h\", ty: F16, len: 32)",
+        "(name: \"t\", ty: U8, dims: [128]), (name: \"th\", ty: F16, dims: [64])",
+        "Store(\"t[tid.x]\", \"u32(tid.x) * 3u + 250u\"), \
+         If(cond: \"tid.x % 4 == 0\", then: [LoadVec([\"a\", \"b\", \"c\", \"d\"], \"t[tid.x]\"), Store(\"o[tid.x]\", \"a + b * 256u + c * 65536u + d * 16777216u\")]), \
+         Store(\"oi[tid.x]\", \"s8[tid.x] - 200\"), \
+         Store(\"th[tid.x * 2]\", \"f16(f32(tid.x) * 0.5)\"), Store(\"th[tid.x * 2 + 1]\", \"f16(-1.0)\"), \
+         If(cond: \"tid.x % 4 == 0\", then: [LoadVec([\"h0\", \"h1\", \"h2\", \"h3\", \"h4\", \"h5\", \"h6\", \"h7\"], \"th[tid.x * 2]\"), Store(\"h[tid.x]\", \"h0 + h2 * h4 + h6\")])",
+    );
+    let (mem, st) = run(&p, 1);
+    for l in (0..32u32).step_by(4) {
+        let bytes: Vec<u32> = (l..l + 4).map(|k| (k * 3 + 250) & 0xff).collect();
+        assert_eq!(
+            mem[0][l as usize],
+            bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
+        );
+    }
+    // i8 Iota holds 0..31 sign-extended; i8 - 200 is an i32.
+    assert_eq!(mem[2][5] as i32, 5 - 200);
+    // h[l] (f16, packed two a word) = l/2 + (l+1)/2 * (l+2)/2 + (l+3)/2.
+    let h = |k: usize| {
+        let w = mem[3][k / 2];
+        half::f16::from_bits((w >> (16 * (k % 2))) as u16).to_f32()
+    };
+    for l in (0..32).step_by(4) {
+        let x = |k: usize| (l + k) as f32 * 0.5;
+        assert_eq!(h(l), x(0) + x(1) * x(2) + x(3), "lane {l}");
+    }
+    // The u8 store: 32 lanes in 8 words, one wavefront; the 4-byte vector loads one each.
+    let shared: u64 = st.per_pc.iter().map(|s| s.wavefronts).sum();
+    assert!(shared > 0);
+    assert!(st.races.is_empty());
+}
