@@ -301,10 +301,15 @@ pub(super) fn run<H: Hook>(
         if waiting == 0 {
             return Ok(());
         }
-        if waiting < warps.len() {
+        // (Warps whose every lane returned early, by a PTX `ret`, do not hold a barrier up.)
+        let returned = warps
+            .iter()
+            .filter(|w| w.state == State::Done && w.live == 0)
+            .count();
+        if waiting + returned < warps.len() {
             return Err(fault::deadlock(&cx, warps));
         }
-        for w in warps.iter_mut() {
+        for w in warps.iter_mut().filter(|w| w.state == State::Waiting) {
             w.state = State::Ready;
         }
         if let Some(race) = cx.race.as_mut() {

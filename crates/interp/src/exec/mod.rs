@@ -43,6 +43,8 @@ use warpsim_smem::WARP;
 mod api;
 mod arith;
 mod block;
+mod branch;
+mod bytes;
 mod fault;
 mod flow;
 mod gather;

@@ -16,9 +16,14 @@ mod builtins;
 mod decls;
 mod defines;
 mod host_refs;
+mod kernel;
 mod lower_expr;
 mod lower_stmt;
 mod regs;
+
+pub use kernel::{
+    kernel_diag, register_frontend, Frontend, KernelArg, KernelCode, KernelError, KernelRequest,
+};
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
@@ -300,6 +305,8 @@ struct Loader<'a> {
     cursor: usize,
     /// Location of the statement being compiled (line, col, text).
     cur: (u32, u32, String),
+    /// Shared memory of a `cuda:`/`ptx:` kernel (static and dynamic), in bytes.
+    kernel_shared_bytes: Option<u32>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -329,6 +336,7 @@ impl<'a> Loader<'a> {
             max_depth: 0,
             cursor: 0,
             cur: (1, 1, String::new()),
+            kernel_shared_bytes: None,
         }
     }
 
