@@ -9,6 +9,7 @@ mod fuzz_corpus;
 mod hostile;
 mod kernels;
 mod limits;
+mod ptx;
 mod racecheck;
 mod run;
 mod timing;

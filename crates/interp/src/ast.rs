@@ -191,7 +191,7 @@ pub(crate) struct KernelSource {
     /// The kernel's parameters in order: a buffer name, a buffer plus an element offset
     /// (`"d_in + 3"`), or an integer expression of the defines.
     #[serde(default)]
-    pub args: Vec<Text>,
+    pub args: Vec<Expr>,
 }
 
 /// A define's value as written: an integer, or an expression of earlier defines.

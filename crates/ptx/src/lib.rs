@@ -47,31 +47,54 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         message: format!("no kernel `{}` in {}", req.kernel, req.file),
         help: Some(format!(
             "kernels there: {}",
-            module.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+            module
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     })?;
     let low = lower::lower(req, entry, &module.globals).map_err(|(o, m)| {
         if o == usize::MAX {
-            KernelError::Launch { arg: None, message: m, help: None }
+            KernelError::Launch {
+                arg: None,
+                message: m,
+                help: None,
+            }
         } else if o > usize::MAX - 1000 {
-            KernelError::Launch { arg: Some(usize::MAX - 1 - o), message: m, help: None }
+            KernelError::Launch {
+                arg: Some(usize::MAX - 1 - o),
+                message: m,
+                help: None,
+            }
         } else {
             diag(o, m)
         }
     })?;
     // Positions: the CUDA file named by `.file 1` when it is there, else the PTX lines.
-    let dir = std::path::Path::new(&req.file).parent().unwrap_or(std::path::Path::new(""));
+    let dir = std::path::Path::new(&req.file)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
     let cu = module.files.iter().find(|f| f.0 == 1).and_then(|f| {
         let p = dir.join(std::path::Path::new(&f.1).file_name()?);
         let t = std::fs::read_to_string(&p).ok()?;
-        Some((p.to_string_lossy().into_owned(), Arc::<str>::from(t.as_str())))
+        Some((
+            p.to_string_lossy().into_owned(),
+            Arc::<str>::from(t.as_str()),
+        ))
     });
     let ptx_lines: Vec<usize> = std::iter::once(0)
         .chain(src.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
     let info = |(line, col, off): (u32, u32, usize)| -> InstInfo {
         let pl = ptx_lines.partition_point(|&s| s <= off).max(1);
-        let stmt = src[off.min(src.len())..].split(';').next().unwrap_or("").trim().to_owned();
+        let stmt = src[off.min(src.len())..]
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
         match &cu {
             Some((_, t)) if line > 0 => InstInfo {
                 line,
@@ -82,7 +105,11 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
                     stmt
                 ),
             },
-            _ => InstInfo { line: pl as u32, col: (off - ptx_lines[pl - 1] + 1) as u32, text: stmt },
+            _ => InstInfo {
+                line: pl as u32,
+                col: (off - ptx_lines[pl - 1] + 1) as u32,
+                text: stmt,
+            },
         }
     };
     let infos = low.info.iter().map(|&i| info(i)).collect();

@@ -70,7 +70,11 @@ fn words_of(ty: &str) -> u8 {
 }
 
 /// Lowers `entry`.
-pub fn lower(req: &KernelRequest, entry: &Entry, globals: &[(usize, Vec<String>)]) -> Result<Lowered, Err> {
+pub fn lower(
+    req: &KernelRequest,
+    entry: &Entry,
+    globals: &[(usize, Vec<String>)],
+) -> Result<Lowered, Err> {
     let mut l = Lower {
         req,
         entry,
@@ -83,43 +87,62 @@ pub fn lower(req: &KernelRequest, entry: &Entry, globals: &[(usize, Vec<String>)
         views: HashMap::new(),
         shared: Vec::new(),
         prov: HashMap::new(),
-        blocks: vec![Block { code: Vec::new(), term: Term::Fall, term_at: (0, 0, 0) }],
+        blocks: vec![Block {
+            code: Vec::new(),
+            term: Term::Fall,
+            term_at: (0, 0, 0),
+        }],
         labels: HashMap::new(),
         at: (0, 0, 0),
     };
     let mut top = 0u32;
     let mut dynamic = Vec::new();
-    let decls = globals.iter().map(|(o, w)| (*o, w.clone())).chain(entry.body.iter().filter_map(|s| match &s.kind {
-        StmtKind::Directive(w) => Some((s.off, w.clone())),
-        _ => None,
-    }));
+    let decls = globals
+        .iter()
+        .map(|(o, w)| (*o, w.clone()))
+        .chain(entry.body.iter().filter_map(|s| match &s.kind {
+            StmtKind::Directive(w) => Some((s.off, w.clone())),
+            _ => None,
+        }));
     for (off, w) in decls {
         if w.first().map(String::as_str) == Some(".reg") {
             let ty = w.get(1).cloned().unwrap_or_default();
             for name in w[2..].join(" ").split(',') {
                 let name = name.trim();
                 let base = name.split('<').next().unwrap_or(name).to_owned();
-                l.classes.push((base, if ty == ".pred" { 1 } else { words_of(&ty) }));
+                l.classes
+                    .push((base, if ty == ".pred" { 1 } else { words_of(&ty) }));
             }
         } else if w.contains(&".shared".to_owned()) {
-            let align = w.iter().position(|x| x == ".align").and_then(|i| w.get(i + 1)).and_then(|a| a.parse::<u32>().ok()).unwrap_or(4).max(4);
+            let align = w
+                .iter()
+                .position(|x| x == ".align")
+                .and_then(|i| w.get(i + 1))
+                .and_then(|a| a.parse::<u32>().ok())
+                .unwrap_or(4)
+                .max(4);
             let decl = w.last().cloned().unwrap_or_default();
             let (name, size) = match decl.split_once('[') {
                 Some((n, s)) => (n.to_owned(), s.trim_end_matches(']').to_owned()),
                 None => (decl.clone(), "0".into()),
             };
-            let elem: u32 = w.iter().find_map(|x| match x.as_str() {
-                ".b8" | ".u8" | ".s8" => Some(1),
-                ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
-                ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
-                ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
-                _ => None,
-            }).unwrap_or(1);
+            let elem: u32 = w
+                .iter()
+                .find_map(|x| match x.as_str() {
+                    ".b8" | ".u8" | ".s8" => Some(1),
+                    ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
+                    ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
+                    ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
+                    _ => None,
+                })
+                .unwrap_or(1);
             if w.contains(&".extern".to_owned()) || size.is_empty() {
                 dynamic.push((name, align));
                 continue;
             }
-            let n: u32 = size.parse().map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
+            let n: u32 = size
+                .parse()
+                .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
             top = top.div_ceil(align) * align;
             l.vars.push((name, top, n * elem));
             top += n * elem;
@@ -131,20 +154,44 @@ pub fn lower(req: &KernelRequest, entry: &Entry, globals: &[(usize, Vec<String>)
         top += req.dynamic_shared;
     }
     if top > req.shared_limit {
-        return Err((entry.off, format!("the kernel uses {top} bytes of shared memory, more than the block's {}", req.shared_limit)));
+        return Err((
+            entry.off,
+            format!(
+                "the kernel uses {top} bytes of shared memory, more than the block's {}",
+                req.shared_limit
+            ),
+        ));
     }
     if req.args.len() != entry.params.len() {
-        return Err((usize::MAX, format!(
-            "the kernel takes {} parameters ({}); the launch gives {} args",
-            entry.params.len(),
-            entry.params.iter().map(|p| p.1.trim_start_matches('.')).collect::<Vec<_>>().join(", "),
-            req.args.len()
-        )));
+        return Err((
+            usize::MAX,
+            format!(
+                "the kernel takes {} parameters ({}); the launch gives {} args",
+                entry.params.len(),
+                entry
+                    .params
+                    .iter()
+                    .map(|p| p.1.trim_start_matches('.'))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                req.args.len()
+            ),
+        ));
     }
     for (i, (arg, (_, ty))) in req.args.iter().zip(&entry.params).enumerate() {
-        let ok = matches!((arg, words_of(ty)), (KernelArg::Buffer { .. }, 2) | (KernelArg::Int(_), _));
+        let ok = matches!(
+            (arg, words_of(ty)),
+            (KernelArg::Buffer { .. }, 2) | (KernelArg::Int(_), _)
+        );
         if !ok {
-            return Err((usize::MAX - 1 - i, format!("parameter {} is a {}, not a pointer: pass an integer", i + 1, ty.trim_start_matches('.'))));
+            return Err((
+                usize::MAX - 1 - i,
+                format!(
+                    "parameter {} is a {}, not a pointer: pass an integer expression, not a buffer",
+                    i + 1,
+                    ty.trim_start_matches('.')
+                ),
+            ));
         }
     }
     for s in &entry.body {
@@ -164,7 +211,9 @@ impl Lower<'_> {
         if let Some(&r) = self.regs.get(name) {
             return Ok(r);
         }
-        let base: String = name.trim_end_matches(|c: char| c.is_ascii_digit()).to_owned();
+        let base: String = name
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_owned();
         let w = self
             .classes
             .iter()
@@ -183,7 +232,8 @@ impl Lower<'_> {
         let r = self.alloc(w);
         self.init.push((r, RegInit::Const(v as u32)));
         if w == 2 {
-            self.init.push((Reg(r.0 + 1), RegInit::Const((v >> 32) as u32)));
+            self.init
+                .push((Reg(r.0 + 1), RegInit::Const((v >> 32) as u32)));
         }
         self.consts.insert((v, w), r);
         r
@@ -251,7 +301,11 @@ impl Lower<'_> {
         let b = self.blocks.last_mut().expect("a block");
         b.term = t;
         b.term_at = self.at;
-        self.blocks.push(Block { code: Vec::new(), term: Term::Fall, term_at: self.at });
+        self.blocks.push(Block {
+            code: Vec::new(),
+            term: Term::Fall,
+            term_at: self.at,
+        });
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Err> {
@@ -280,7 +334,10 @@ impl Lower<'_> {
                     if parts[0] == "ret" || parts[0] == "exit" {
                         // `@p ret`: a branch over a return.
                     }
-                    return Err((s.off, format!("a predicated `{op}` is not supported yet (only `@p bra`)")));
+                    return Err((
+                        s.off,
+                        format!("a predicated `{op}` is not supported yet (only `@p bra`)"),
+                    ));
                 }
                 if parts[0] == "ret" || parts[0] == "exit" {
                     self.end_block(Term::Ret);
@@ -309,8 +366,12 @@ impl Lower<'_> {
         }
         let dst_name = a(0).to_owned();
         let dst = self.reg(&dst_name, off)?.0;
-        let src_prov = args[1..].iter().find_map(|x| self.prov.get(x.trim()).copied());
-        let sym_prov = args[1..].iter().find_map(|x| self.vars.iter().position(|v| v.0 == x.trim()));
+        let src_prov = args[1..]
+            .iter()
+            .find_map(|x| self.prov.get(x.trim()).copied());
+        let sym_prov = args[1..]
+            .iter()
+            .find_map(|x| self.vars.iter().position(|v| v.0 == x.trim()));
         match (src_prov, sym_prov) {
             (Some(p), _) => {
                 self.prov.insert(dst_name.clone(), p);
@@ -324,7 +385,11 @@ impl Lower<'_> {
         let inst = match (name, parts.get(1).copied()) {
             ("mov", _) | ("cvta", _) => {
                 let x = self.val(a(1), w, off)?;
-                if w == 2 { Mov64 { dst, a: x } } else { Mov { dst, a: x } }
+                if w == 2 {
+                    Mov64 { dst, a: x }
+                } else {
+                    Mov { dst, a: x }
+                }
             }
             ("cvt", _) => {
                 let to = parts[parts.len() - 2];
@@ -339,10 +404,23 @@ impl Lower<'_> {
                 };
                 match (to, from) {
                     ("u32" | "s32" | "b32", "u64" | "s64" | "b64") => Mov { dst, a: x },
-                    ("u64" | "s64", "u32") => Ext64 { dst, a: x, signed: false },
-                    ("u64" | "s64", "s32") => Ext64 { dst, a: x, signed: true },
+                    ("u64" | "s64", "u32") => Ext64 {
+                        dst,
+                        a: x,
+                        signed: false,
+                    },
+                    ("u64" | "s64", "s32") => Ext64 {
+                        dst,
+                        a: x,
+                        signed: true,
+                    },
                     _ => match (elem(from), elem(to)) {
-                        (Some(f), Some(t)) if f != t => Cvt { dst, a: x, from: f, to: t },
+                        (Some(f), Some(t)) if f != t => Cvt {
+                            dst,
+                            a: x,
+                            from: f,
+                            to: t,
+                        },
                         (Some(_), Some(_)) => Mov { dst, a: x },
                         _ => return Err(unsup()),
                     },
@@ -352,11 +430,36 @@ impl Lower<'_> {
                 let sw = words_of(&format!(".{ty}"));
                 let x = self.val(a(1), sw, off)?;
                 let y = self.val(a(2), sw, off)?;
-                let (lt, le, eq, ne): (fn(Reg, Reg, Reg) -> Inst, fn(Reg, Reg, Reg) -> Inst, fn(Reg, Reg, Reg) -> Inst, fn(Reg, Reg, Reg) -> Inst) = match ty {
-                    "s32" => (|d, a, b| LtS { dst: d, a, b }, |d, a, b| LeS { dst: d, a, b }, |d, a, b| Eq { dst: d, a, b }, |d, a, b| Ne { dst: d, a, b }),
-                    "u32" | "b32" => (|d, a, b| LtU { dst: d, a, b }, |d, a, b| LeU { dst: d, a, b }, |d, a, b| Eq { dst: d, a, b }, |d, a, b| Ne { dst: d, a, b }),
-                    "f32" => (|d, a, b| FLt { dst: d, a, b }, |d, a, b| FLe { dst: d, a, b }, |d, a, b| FEq { dst: d, a, b }, |d, a, b| FNe { dst: d, a, b }),
-                    "f64" => (|d, a, b| DLt { dst: d, a, b }, |d, a, b| DLe { dst: d, a, b }, |d, a, b| DEq { dst: d, a, b }, |d, a, b| DNe { dst: d, a, b }),
+                let (lt, le, eq, ne): (
+                    fn(Reg, Reg, Reg) -> Inst,
+                    fn(Reg, Reg, Reg) -> Inst,
+                    fn(Reg, Reg, Reg) -> Inst,
+                    fn(Reg, Reg, Reg) -> Inst,
+                ) = match ty {
+                    "s32" => (
+                        |d, a, b| LtS { dst: d, a, b },
+                        |d, a, b| LeS { dst: d, a, b },
+                        |d, a, b| Eq { dst: d, a, b },
+                        |d, a, b| Ne { dst: d, a, b },
+                    ),
+                    "u32" | "b32" => (
+                        |d, a, b| LtU { dst: d, a, b },
+                        |d, a, b| LeU { dst: d, a, b },
+                        |d, a, b| Eq { dst: d, a, b },
+                        |d, a, b| Ne { dst: d, a, b },
+                    ),
+                    "f32" => (
+                        |d, a, b| FLt { dst: d, a, b },
+                        |d, a, b| FLe { dst: d, a, b },
+                        |d, a, b| FEq { dst: d, a, b },
+                        |d, a, b| FNe { dst: d, a, b },
+                    ),
+                    "f64" => (
+                        |d, a, b| DLt { dst: d, a, b },
+                        |d, a, b| DLe { dst: d, a, b },
+                        |d, a, b| DEq { dst: d, a, b },
+                        |d, a, b| DNe { dst: d, a, b },
+                    ),
                     _ => return Err(unsup()),
                 };
                 match cmp {
@@ -373,21 +476,45 @@ impl Lower<'_> {
                 let x = self.val(a(1), w, off)?;
                 let y = self.val(a(2), w, off)?;
                 let c = self.val(a(3), 1, off)?;
-                if w == 2 { Select64 { dst, c, a: x, b: y } } else { Select { dst, c, a: x, b: y } }
+                if w == 2 {
+                    Select64 { dst, c, a: x, b: y }
+                } else {
+                    Select { dst, c, a: x, b: y }
+                }
             }
             ("mul", Some("wide")) => {
                 let x = self.val(a(1), 1, off)?;
                 let y = self.val(a(2), 1, off)?;
-                MulWide { dst, a: x, b: y, signed }
+                MulWide {
+                    dst,
+                    a: x,
+                    b: y,
+                    signed,
+                }
             }
             ("mad" | "fma", _) => {
                 let x = self.val(a(1), w, off)?;
                 let y = self.val(a(2), w, off)?;
                 let z = self.val(a(3), w, off)?;
                 match ty {
-                    "f32" => FFma { dst, a: x, b: y, c: z },
-                    "f64" => DFma { dst, a: x, b: y, c: z },
-                    "s32" | "u32" if parts.get(1) == Some(&"lo") => Mad { dst, a: x, b: y, c: z },
+                    "f32" => FFma {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
+                    "f64" => DFma {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
+                    "s32" | "u32" if parts.get(1) == Some(&"lo") => Mad {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
                     _ => return Err(unsup()),
                 }
             }
@@ -414,6 +541,13 @@ impl Lower<'_> {
                 }
             }
             _ => {
+                let known = [
+                    "add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", "shl",
+                    "shr",
+                ];
+                if args.len() != 3 || !known.contains(&name) {
+                    return Err(unsup());
+                }
                 let bw = if matches!(name, "shl" | "shr") { 1 } else { w };
                 let x = self.val(a(1), w, off)?;
                 let y = self.val(a(2), bw, off)?;
@@ -433,8 +567,18 @@ impl Lower<'_> {
                     ("sub", "s64" | "u64", _) => Sub64 { dst: d, a: x, b: y },
                     ("mul", "s64" | "u64", _) => Mul64 { dst: d, a: x, b: y },
                     ("shl", "b64", _) => Shl64 { dst: d, a: x, b: y },
-                    ("shr", "u64" | "b64", _) => Shr64 { dst: d, a: x, b: y, signed: false },
-                    ("shr", "s64", _) => Shr64 { dst: d, a: x, b: y, signed: true },
+                    ("shr", "u64" | "b64", _) => Shr64 {
+                        dst: d,
+                        a: x,
+                        b: y,
+                        signed: false,
+                    },
+                    ("shr", "s64", _) => Shr64 {
+                        dst: d,
+                        a: x,
+                        b: y,
+                        signed: true,
+                    },
                     ("add", _, false) if w == 1 => Add { dst: d, a: x, b: y },
                     ("sub", _, false) if w == 1 => Sub { dst: d, a: x, b: y },
                     ("mul", _, false) if w == 1 => Mul { dst: d, a: x, b: y },
@@ -463,35 +607,74 @@ impl Lower<'_> {
     /// `ld`/`st` of `.param`, `.shared` or `.global`.
     fn mem(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
         let store = parts[0] == "st";
-        let space = parts.iter().find(|p| matches!(**p, "param" | "shared" | "global" | "local" | "const"));
+        let space = parts
+            .iter()
+            .find(|p| matches!(**p, "param" | "shared" | "global" | "local" | "const"));
         let ty = parts.last().copied().unwrap_or("");
         let bytes: u32 = match ty {
             "f32" | "b32" | "u32" | "s32" => 4,
             "f64" | "b64" | "u64" | "s64" => 8,
-            _ => return Err((off, format!("PTX instruction `{op}`: {ty} accesses are not supported yet"))),
+            _ => {
+                return Err((
+                    off,
+                    format!("PTX instruction `{op}`: {ty} accesses are not supported yet"),
+                ))
+            }
         };
-        let vec: u8 = if parts.contains(&"v4") { 4 } else if parts.contains(&"v2") { 2 } else { 1 };
-        let (data_s, addr_s) = if store { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
-        let addr = addr_s.trim().trim_start_matches('[').trim_end_matches(']').trim();
+        let vec: u8 = if parts.contains(&"v4") {
+            4
+        } else if parts.contains(&"v2") {
+            2
+        } else {
+            1
+        };
+        let (data_s, addr_s) = if store {
+            (&args[1], &args[0])
+        } else {
+            (&args[0], &args[1])
+        };
+        let addr = addr_s
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim();
         let (base, disp) = match addr.rsplit_once('+') {
-            Some((b, d)) => (b.trim(), int(d.trim()).ok_or((off, format!("bad address `{addr_s}`")))?),
+            Some((b, d)) => (
+                b.trim(),
+                int(d.trim()).ok_or((off, format!("bad address `{addr_s}`")))?,
+            ),
             None => (addr, 0),
         };
         if space == Some(&"param") {
-            let k = self.entry.params.iter().position(|p| p.0 == base).ok_or((off, format!("`{base}` is not a parameter")))?;
+            let k = self
+                .entry
+                .params
+                .iter()
+                .position(|p| p.0 == base)
+                .ok_or((off, format!("`{base}` is not a parameter")))?;
             let w = (bytes / 4) as u8;
             let v = match self.req.args.get(k) {
                 Some(KernelArg::Buffer { index, offset }) => {
-                    let eb = self.req.buffers.get(*index as usize).map_or(4, |b| b.elem.bytes()) as i64;
-                    self.prov.insert(data_s.trim().to_owned(), Prov::Buffer(*index));
-                    ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT).wrapping_add((offset * eb) as u64)
+                    let eb = self
+                        .req
+                        .buffers
+                        .get(*index as usize)
+                        .map_or(4, |b| b.elem.bytes()) as i64;
+                    self.prov
+                        .insert(data_s.trim().to_owned(), Prov::Buffer(*index));
+                    ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT)
+                        .wrapping_add((offset * eb) as u64)
                 }
                 Some(KernelArg::Int(v)) => *v as u64,
                 None => 0,
             };
             let src = self.konst(v, w);
             let dst = self.reg(data_s.trim(), off)?.0;
-            self.emit(if w == 2 { Inst::Mov64 { dst, a: src } } else { Inst::Mov { dst, a: src } });
+            self.emit(if w == 2 {
+                Inst::Mov64 { dst, a: src }
+            } else {
+                Inst::Mov { dst, a: src }
+            });
             return Ok(());
         }
         let space = match space {
@@ -499,7 +682,11 @@ impl Lower<'_> {
             Some(&"global") => Space::Global,
             _ => return Err((off, format!("PTX instruction `{op}`: only .param, .shared and .global accesses are supported (generic addressing is not)"))),
         };
-        let prov = self.prov.get(base).copied().or_else(|| self.vars.iter().position(|v| v.0 == base).map(Prov::Shared));
+        let prov = self
+            .prov
+            .get(base)
+            .copied()
+            .or_else(|| self.vars.iter().position(|v| v.0 == base).map(Prov::Shared));
         let (addr_reg, extra) = if base.starts_with('%') {
             (self.reg(base, off)?.0, 0u64)
         } else if let Some(k) = self.vars.iter().position(|v| v.0 == base) {
@@ -521,7 +708,11 @@ impl Lower<'_> {
         };
         let elem_bytes = match space {
             Space::Shared => bytes,
-            Space::Global => self.req.buffers.get(array as usize).map_or(4, |b| b.elem.bytes()),
+            Space::Global => self
+                .req
+                .buffers
+                .get(array as usize)
+                .map_or(4, |b| b.elem.bytes()),
         };
         let total = bytes * vec as u32;
         if !total.is_multiple_of(elem_bytes) {
@@ -529,16 +720,39 @@ impl Lower<'_> {
         }
         let mvec = (total / elem_bytes) as u8;
         // Data registers: consecutive, or through temporaries.
-        let names: Vec<String> = data_s.trim().trim_start_matches('{').trim_end_matches('}').split(',').map(|s| s.trim().to_owned()).collect();
+        let names: Vec<String> = data_s
+            .trim()
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .collect();
         let w = (bytes / 4) as u8;
         let mut regs = Vec::new();
         for n in &names {
             regs.push(self.val(n, w, off)?);
         }
         let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
-        let data = if consecutive { regs[0] } else { self.alloc((total / 4) as u8) };
-        let m = Mem { space, array, rank: 0, idx: [addr_reg, offr, Reg(0)], vec: mvec, data };
-        let mv = |d: Reg, s: Reg| if w == 2 { Inst::Mov64 { dst: d, a: s } } else { Inst::Mov { dst: d, a: s } };
+        let data = if consecutive {
+            regs[0]
+        } else {
+            self.alloc((total / 4) as u8)
+        };
+        let m = Mem {
+            space,
+            array,
+            rank: 0,
+            idx: [addr_reg, offr, Reg(0)],
+            vec: mvec,
+            data,
+        };
+        let mv = |d: Reg, s: Reg| {
+            if w == 2 {
+                Inst::Mov64 { dst: d, a: s }
+            } else {
+                Inst::Mov { dst: d, a: s }
+            }
+        };
         if store {
             if !consecutive {
                 for (i, &r) in regs.iter().enumerate() {
@@ -563,7 +777,11 @@ impl Lower<'_> {
         if let Some(&v) = self.views.get(&key) {
             return v;
         }
-        let (name, base, size) = self.vars.get(var).cloned().unwrap_or(("shared".into(), 0, 0));
+        let (name, base, size) = self
+            .vars
+            .get(var)
+            .cloned()
+            .unwrap_or(("shared".into(), 0, 0));
         let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
         let n = (size / bytes).max(1);
         let short = demangle_var(&name);
@@ -588,7 +806,10 @@ impl Lower<'_> {
     fn finish(mut self, shared_bytes: u32) -> Result<Lowered, Err> {
         let n = self.blocks.len();
         let target = |l: &Self, name: &str, at: usize| -> Result<usize, Err> {
-            l.labels.get(name).copied().ok_or((at, format!("no label `{name}`")))
+            l.labels
+                .get(name)
+                .copied()
+                .ok_or((at, format!("no label `{name}`")))
         };
         let mut succ: Vec<Vec<usize>> = Vec::new();
         for (i, b) in self.blocks.iter().enumerate() {
@@ -628,7 +849,11 @@ impl Lower<'_> {
         // post-dominates.
         let ipdom = |b: usize| -> usize {
             let strict: Vec<usize> = (0..=n).filter(|&k| k != b && pdom[b][k]).collect();
-            strict.iter().copied().find(|&c| strict.iter().all(|&o| pdom[c][o])).unwrap_or(n)
+            strict
+                .iter()
+                .copied()
+                .find(|&c| strict.iter().all(|&o| pdom[c][o]))
+                .unwrap_or(n)
         };
         let mut join_at = vec![false; n + 1];
         let mut joins = vec![n; n];
@@ -667,8 +892,15 @@ impl Lower<'_> {
             let t = match &self.blocks[b].term {
                 Term::Fall => None,
                 Term::Ret => Some(Inst::Ret),
-                Term::Jump(_) => Some(Inst::Jump { target: start[succ[b][0]] as Pc }),
-                Term::Branch(c, neg, _) => Some(Inst::Branch { c: *c, neg: *neg, target: start[succ[b][1]] as Pc, join: start[joins[b]] as Pc }),
+                Term::Jump(_) => Some(Inst::Jump {
+                    target: start[succ[b][0]] as Pc,
+                }),
+                Term::Branch(c, neg, _) => Some(Inst::Branch {
+                    c: *c,
+                    neg: *neg,
+                    target: start[succ[b][1]] as Pc,
+                    join: start[joins[b]] as Pc,
+                }),
             };
             if let Some(t) = t {
                 code.push(t);

@@ -153,8 +153,11 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         // A statement runs to `;`, or a label to `:`, or a `.loc`/`.file` line to its end.
         let line_end = text[i..].find('\n').map_or(text.len(), |e| i + e);
         let line = &text[i..line_end];
-        if line.starts_with(".loc") || line.starts_with(".file") || line.starts_with(".version")
-            || line.starts_with(".target") || line.starts_with(".address_size")
+        if line.starts_with(".loc")
+            || line.starts_with(".file")
+            || line.starts_with(".version")
+            || line.starts_with(".target")
+            || line.starts_with(".address_size")
             || line.starts_with(".section")
         {
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -170,12 +173,20 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
                             .split_whitespace()
                             .filter_map(|w| w.trim_end_matches(',').parse().ok())
                             .collect();
-                        (n.get(1).copied().unwrap_or(0), n.get(2).copied().unwrap_or(0))
+                        (
+                            n.get(1).copied().unwrap_or(0),
+                            n.get(2).copied().unwrap_or(0),
+                        )
                     }
-                    None => (nums.get(1).copied().unwrap_or(0), nums.get(2).copied().unwrap_or(0)),
+                    None => (
+                        nums.get(1).copied().unwrap_or(0),
+                        nums.get(2).copied().unwrap_or(0),
+                    ),
                 };
             } else if words[0] == ".file" {
-                if let (Some(n), Some(k)) = (words.get(1).and_then(|w| w.parse().ok()), line.find('"')) {
+                if let (Some(n), Some(k)) =
+                    (words.get(1).and_then(|w| w.parse().ok()), line.find('"'))
+                {
                     let name = line[k + 1..].split('"').next().unwrap_or("").to_owned();
                     m.files.push((n, name));
                 }
@@ -204,15 +215,26 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         }
         // Entry header: `.visible .entry NAME(` / `.weak .entry NAME(`
         if depth == 0 && !in_params {
-            let end = text[i..].find(['(', ';', '{']).map_or(text.len(), |e| i + e);
+            let end = text[i..]
+                .find(['(', ';', '{'])
+                .map_or(text.len(), |e| i + e);
             let head = &text[i..end];
             if head.contains(".entry") || head.contains(".func") {
                 if head.contains(".func") {
-                    return Err((start, "`.func` (device functions that are not inlined) is not supported yet".into()));
+                    return Err((
+                        start,
+                        "`.func` (device functions that are not inlined) is not supported yet"
+                            .into(),
+                    ));
                 }
                 let name = head.split_whitespace().last().unwrap_or("").to_owned();
                 let off = i + head.rfind(&name).unwrap_or(0);
-                cur = Some(Entry { name, off, params: Vec::new(), body: Vec::new() });
+                cur = Some(Entry {
+                    name,
+                    off,
+                    params: Vec::new(),
+                    body: Vec::new(),
+                });
                 in_params = b.get(end) == Some(&b'(');
                 i = end + 1;
                 continue;
@@ -222,7 +244,16 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             let end = text[i..].find([',', ')']).map_or(text.len(), |e| i + e);
             let words: Vec<&str> = text[i..end].split_whitespace().collect();
             if let (Some(e), Some(name)) = (cur.as_mut(), words.last()) {
-                let ty = words.iter().find(|w| w.starts_with('.') && *w != &".param" && !w.starts_with(".align") && !w.starts_with(".ptr")).copied().unwrap_or(".u32");
+                let ty = words
+                    .iter()
+                    .find(|w| {
+                        w.starts_with('.')
+                            && *w != &".param"
+                            && !w.starts_with(".align")
+                            && !w.starts_with(".ptr")
+                    })
+                    .copied()
+                    .unwrap_or(".u32");
                 e.params.push((name.to_string(), ty.to_owned()));
             }
             i = end + 1;
@@ -237,7 +268,11 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             .map_or(text.len(), |e| i + e);
         if b.get(word_end) == Some(&b':') && depth > 0 {
             if let Some(e) = cur.as_mut() {
-                e.body.push(Stmt { off: start, loc, kind: StmtKind::Label(text[i..word_end].to_owned()) });
+                e.body.push(Stmt {
+                    off: start,
+                    loc,
+                    kind: StmtKind::Label(text[i..word_end].to_owned()),
+                });
             }
             i = word_end + 1;
             continue;
@@ -246,13 +281,18 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         let s = text[i..end].trim();
         i = end + 1;
         if depth == 0 {
-            m.globals.push((start, s.split_whitespace().map(str::to_owned).collect()));
+            m.globals
+                .push((start, s.split_whitespace().map(str::to_owned).collect()));
             continue;
         }
         let Some(e) = cur.as_mut() else { continue };
         if s.starts_with('.') {
             let words = s.split_whitespace().map(str::to_owned).collect();
-            e.body.push(Stmt { off: start, loc, kind: StmtKind::Directive(words) });
+            e.body.push(Stmt {
+                off: start,
+                loc,
+                kind: StmtKind::Directive(words),
+            });
             continue;
         }
         let (guard, rest) = if let Some(r) = s.strip_prefix('@') {
@@ -269,7 +309,11 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         e.body.push(Stmt {
             off: start,
             loc,
-            kind: StmtKind::Inst { guard, op: op.to_owned(), args: split_args(args) },
+            kind: StmtKind::Inst {
+                guard,
+                op: op.to_owned(),
+                args: split_args(args),
+            },
         });
     }
     Ok(m)

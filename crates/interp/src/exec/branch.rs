@@ -91,7 +91,13 @@ pub(super) fn branch(
         };
         push(cx, at, frames, f)?;
     }
-    let sides = [(fall, other), (target, taken)];
+    // A forward branch's side runs first (an exit from a loop finishes before the loop's
+    // next trip can split again, so loops with several exits keep the stack short).
+    let sides = if target > fall {
+        [(target, taken), (fall, other)]
+    } else {
+        [(fall, other), (target, taken)]
+    };
     let mut going = sides.iter().filter(|s| s.0 != join);
     match (going.next(), going.next()) {
         (None, _) => at.next = join as usize,

@@ -172,7 +172,7 @@ impl Loader<'_> {
         let args = k
             .args
             .iter()
-            .map(|a| self.kernel_arg(a))
+            .map(|a| self.kernel_arg(&a.0))
             .collect::<R<Vec<_>>>()?;
         let Some(front) = FRONTEND.get() else {
             return Err(self.err_text(
@@ -198,7 +198,7 @@ impl Loader<'_> {
             Ok(c) => c,
             Err(KernelError::Diag(d)) => return Err(*d),
             Err(KernelError::Launch { arg, message, help }) => {
-                let at = arg.and_then(|i| k.args.get(i)).unwrap_or(&k.kernel);
+                let at = arg.and_then(|i| k.args.get(i)).map_or(&k.kernel, |a| &a.0);
                 return Err(self.err_text(at, message, help));
             }
         };
