@@ -430,12 +430,8 @@ impl Lower<'_> {
                 let sw = words_of(&format!(".{ty}"));
                 let x = self.val(a(1), sw, off)?;
                 let y = self.val(a(2), sw, off)?;
-                let (lt, le, eq, ne): (
-                    fn(Reg, Reg, Reg) -> Inst,
-                    fn(Reg, Reg, Reg) -> Inst,
-                    fn(Reg, Reg, Reg) -> Inst,
-                    fn(Reg, Reg, Reg) -> Inst,
-                ) = match ty {
+                type Cmp = fn(Reg, Reg, Reg) -> Inst;
+                let (lt, le, eq, ne): (Cmp, Cmp, Cmp, Cmp) = match ty {
                     "s32" => (
                         |d, a, b| LtS { dst: d, a, b },
                         |d, a, b| LeS { dst: d, a, b },
@@ -879,7 +875,7 @@ impl Lower<'_> {
         let mut code = Vec::new();
         let mut info = Vec::new();
         for b in 0..n {
-            let blk = std::mem::replace(&mut self.blocks[b].code, Vec::new());
+            let blk = std::mem::take(&mut self.blocks[b].code);
             if join_at[b] {
                 code.push(Inst::Join);
                 info.push(blk.first().map_or(self.blocks[b].term_at, |c| c.1));

@@ -78,8 +78,8 @@ fn strip_comments(src: &str) -> String {
                 }
                 i += 1;
             }
-            for k in i..(i + 2).min(b.len()) {
-                out[k] = b' ';
+            for c in &mut out[i..(i + 2).min(b.len())] {
+                *c = b' ';
             }
             i += 2;
         } else {
