@@ -345,6 +345,19 @@ fn absurd_sizes_are_refused_before_allocating() {
         &transpose_with("").replace("dims: [32, 32]", "dims: [32, 4294967295]"),
     );
     case(&["check", &p], 2, Some(&p), "dimension 2 of `tile`");
+    // Past the executor's 2 GiB of shared memory per block: the loader says where, and the
+    // flag refuses a larger limit.
+    let p = write(
+        "shared_3gib.ron",
+        &transpose_with("").replace("dims: [32, 32]", "dims: [700, 1048576]"),
+    );
+    case(
+        &["check", &p, "--shared-limit", "2147483648"],
+        2,
+        Some(&p),
+        "at most 2 GiB",
+    );
+    case(&["run", t, "--shared-limit", "4294967295"], 2, None, "2147483648");
     for (flag, v) in [
         ("--banks", "0"),
         ("--banks", "99999"),

@@ -7,7 +7,7 @@ use crate::print;
 use crate::run::parse_define;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use warpsim_interp::load::H200_SHARED_BYTES;
+use warpsim_interp::load::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
 use warpsim_interp::{Diag, Options, Phase};
 use warpsim_runner::experiment::{self, SweepSpec};
 use warpsim_runner::progress::Progress;
@@ -41,7 +41,8 @@ pub struct SweepArgs {
     #[arg(short = 'D', long = "define", value_name = "NAME=VALUES")]
     defines: Vec<String>,
     /// Shared memory a block may use, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     shared_limit: u32,
     /// Most warp instructions one block may execute.
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
@@ -79,7 +80,8 @@ pub struct AdviseArgs {
     #[arg(long)]
     no_verify: bool,
     /// Shared memory a block may use, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     shared_limit: u32,
     /// Output format: table (the advice), csv (every layout tried) or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]

@@ -12,7 +12,7 @@
 use crate::print;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use warpsim_interp::load::H200_SHARED_BYTES;
+use warpsim_interp::load::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
 use warpsim_interp::{Diag, Options, Phase, Program};
 use warpsim_runner::{RunOptions, TableStyle};
 use warpsim_smem::Geometry;
@@ -27,7 +27,8 @@ pub struct LoadArgs {
     #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
     defines: Vec<String>,
     /// Shared memory a block may use, in bytes (default: the H200's 227 KiB).
-    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     shared_limit: u32,
     /// Most bytes all global buffers together may take (default 4 GiB); a program asking
     /// for more is refused before anything is allocated.

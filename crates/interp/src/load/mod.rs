@@ -30,6 +30,9 @@ use lower_expr::{const_bits, const_f64, default_ty};
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
+/// The most shared memory a block may be given with `--shared-limit` (2 GiB): the executor
+/// addresses shared memory with 32-bit byte offsets and keeps one spare word past the end.
+pub const MAX_SHARED_LIMIT: u32 = 1 << 31;
 
 /// Most threads a block may have.
 pub(crate) const MAX_THREADS_PER_BLOCK: u32 = 1024;
