@@ -166,8 +166,18 @@ pub(crate) struct ProgramSource {
     /// model's residency (`--regs` overrides it).
     #[serde(default)]
     pub regs_per_thread: Option<u32>,
-    /// What every thread runs.
+    /// What every thread runs (absent when `cuda` or `ptx` gives the kernel).
+    #[serde(default)]
     pub body: Vec<Stmt>,
+    /// A CUDA kernel, compiled by NVRTC, in place of `shared` and `body` (crates/ptx).
+    #[serde(default)]
+    pub cuda: Option<KernelSource>,
+    /// A PTX kernel, in place of `shared` and `body` (crates/ptx).
+    #[serde(default)]
+    pub ptx: Option<KernelSource>,
+    /// The defines passed to NVRTC as `-DNAME=VALUE` macros (only these).
+    #[serde(default)]
+    pub macros: Vec<Text>,
     /// Named helpers (`__device__ __forceinline__` functions), expanded where they are
     /// called: `functions: { "name": (params: ["a", "b"], body: [...], returns: "expr") }`.
     #[serde(default, deserialize_with = "function_map")]
@@ -209,6 +219,20 @@ fn function_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, Function)>
         }
     }
     d.deserialize_map(V)
+}
+
+/// `cuda: (file, kernel, args)` or `ptx: (…)`: where the kernel is and what it is passed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KernelSource {
+    /// The `.cu` or `.ptx` file, relative to the program file.
+    pub file: Text,
+    /// The kernel: its name, or a name expression of a template (`"reduce<256>"`).
+    pub kernel: Text,
+    /// The kernel's parameters in order: a buffer name, a buffer plus an element offset
+    /// (`"d_in + 3"`), or an integer expression of the defines.
+    #[serde(default)]
+    pub args: Vec<Expr>,
 }
 
 /// A define's value as written: an integer, or an expression of earlier defines.
@@ -280,6 +304,9 @@ pub(crate) struct Launch {
     pub grid: Vec<Expr>,
     /// Threads in a block, per dimension.
     pub block: Vec<Expr>,
+    /// Bytes of dynamic shared memory (`extern __shared__`), an expression; 0 when absent.
+    #[serde(default)]
+    pub dynamic_shared: Option<Expr>,
 }
 
 /// Element types.

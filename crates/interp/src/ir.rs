@@ -39,7 +39,12 @@ pub struct Mem {
     pub space: Space,
     /// Index into [`crate::Program::shared`] or [`crate::Program::buffers`].
     pub array: u16,
-    /// Number of index registers used (the array's rank; 1 for buffers).
+    /// Number of index registers used (the array's rank; 1 for buffers). 0: a
+    /// byte-addressed access (the PTX front end): `idx[0]` holds the byte address (a shared
+    /// memory offset; for global memory the low word of a 64-bit pointer, whose high word is
+    /// in the next register: see [`Mem::GLOBAL_BASE_SHIFT`]) and `idx[1]` a register holding a
+    /// constant byte offset added to it; `array` names the shared array or buffer for
+    /// reports only.
     pub rank: u8,
     /// Logical index per dimension, outermost first (unused entries are `Reg(0)`).
     pub idx: [Reg; 3],
@@ -51,6 +56,15 @@ pub struct Mem {
 }
 
 impl Mem {
+    /// A byte-addressed global pointer into buffer `k` is `((k + 1) << GLOBAL_BASE_SHIFT) +
+    /// byte offset` (buffers are at most 4 GiB together).
+    pub const GLOBAL_BASE_SHIFT: u32 = 40;
+
+    /// Whether the access is byte-addressed (`rank` 0, from the PTX front end).
+    pub fn byte_addressed(&self) -> bool {
+        self.rank == 0
+    }
+
     /// 32-bit registers per lane (a narrow element takes one register, widened).
     pub fn words(&self, elem: Elem) -> u32 {
         self.vec as u32 * elem.regs()
@@ -342,6 +356,50 @@ pub enum Inst {
     /// Before a loop's step or back-edge: the lanes that took a `Continue` in this trip join
     /// the active ones again.
     LoopJoin,
+    // ---- PTX front end (crates/ptx): 64-bit integers and unstructured control flow. A
+    // 64-bit integer lives in two registers like an f64 (`r` low word, `r + 1` high word).
+    /// 64-bit wrapping `a + b`.
+    Add64 { dst: Reg, a: Reg, b: Reg },
+    /// 64-bit wrapping `a - b`.
+    Sub64 { dst: Reg, a: Reg, b: Reg },
+    /// 64-bit wrapping `a * b` (low 64 bits).
+    Mul64 { dst: Reg, a: Reg, b: Reg },
+    /// `dst:dst+1 = a * b`, 32 × 32 → 64 bits, signed or not (PTX `mul.wide`).
+    MulWide {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        signed: bool,
+    },
+    /// 64-bit `a << b` (`b` a 32-bit amount; 0 when `b >= 64`).
+    Shl64 { dst: Reg, a: Reg, b: Reg },
+    /// 64-bit `a >> b`, arithmetic when `signed` (`b` a 32-bit amount).
+    Shr64 {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        signed: bool,
+    },
+    /// `dst:dst+1 = a`, sign- or zero-extended to 64 bits (PTX `cvt.s64.s32`, `cvt.u64.u32`).
+    Ext64 { dst: Reg, a: Reg, signed: bool },
+    /// An unstructured branch (PTX `@%p bra`): active lanes where `c != 0` (where `c == 0` if
+    /// `neg`) go to `target`, the others to the next instruction. When both sides have lanes
+    /// the warp splits; the sides meet again at `join`, the branch's immediate
+    /// post-dominator (a [`Inst::Join`]), computed when the program is loaded.
+    Branch {
+        c: Reg,
+        neg: bool,
+        target: Pc,
+        join: Pc,
+    },
+    /// An unconditional jump of the active lanes (PTX `bra`).
+    Jump { target: Pc },
+    /// A reconvergence point of `Branch`es: lanes that split at a branch whose `join` is
+    /// here wait until every side has arrived (or finished), then go on together.
+    Join,
+    /// PTX `ret`/`exit`: the active lanes finish; the warp goes on with the lanes that wait
+    /// at a reconvergence point, and is done when none is left.
+    Ret,
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -506,6 +564,25 @@ impl Inst {
                 f(a, 1);
             }
             ActiveMask { dst } => f(dst, 1),
+            Add64 { dst, a, b } | Sub64 { dst, a, b } | Mul64 { dst, a, b } => {
+                f(dst, 2);
+                f(a, 2);
+                f(b, 2);
+            }
+            MulWide { dst, a, b, .. } => {
+                f(dst, 2);
+                f(a, 1);
+                f(b, 1);
+            }
+            Shl64 { dst, a, b } | Shr64 { dst, a, b, .. } => {
+                f(dst, 2);
+                f(a, 2);
+                f(b, 1);
+            }
+            Ext64 { dst, a, .. } => {
+                f(dst, 2);
+                f(a, 1);
+            }
             SyncWarp { .. }
             | Load(_)
             | Store(_)
@@ -526,6 +603,7 @@ impl Inst {
             | Return { .. }
             | Scope { .. }
             | LoopJoin => return false,
+            Branch { .. } | Jump { .. } | Join | Ret => return false,
         }
         true
     }
@@ -658,12 +736,15 @@ impl fmt::Display for Inst {
                 } else {
                     String::new()
                 };
-                let idx: Vec<String> = m
+                let mut idx: Vec<String> = m
                     .idx
                     .iter()
                     .take(m.rank as usize)
                     .map(|r| format!("[{r}]"))
                     .collect();
+                if m.byte_addressed() {
+                    idx.push(format!("[{} + {}]", m.idx[0], m.idx[1]));
+                }
                 let at = format!("{space}#{}{}", m.array, idx.concat());
                 if matches!(self, Load(_)) {
                     write!(f, "ld.{space}{vec} {}, {at}", m.data)
@@ -699,6 +780,17 @@ impl fmt::Display for Inst {
             ),
             ForNext { var, step, head_pc } => write!(f, "fornext {var} += {step}, @{head_pc}"),
             SyncWarp { mask } => write!(f, "syncwarp {mask}"),
+            Branch {
+                c,
+                neg,
+                target,
+                join,
+            } => write!(
+                f,
+                "branch {}{c}, @{target}, join @{join}",
+                if neg { "!" } else { "" }
+            ),
+            Jump { target } => write!(f, "jump @{target}"),
             EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
             Break { n } | Continue { n } | Return { n } => write!(f, "{op}, {n} frames"),
             Scope {

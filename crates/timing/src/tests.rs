@@ -294,6 +294,8 @@ fn recorder_sectors_match_the_lane_by_lane_walk() {
         assert_eq!(t.warps[0].sectors, want, "case {case}");
         assert_eq!(t.warps[0].ev[0].a as usize, want.len(), "case {case}");
     }
+}
+
 /// A dependent chain of shuffles costs what a chain of one-wavefront shared loads does: each
 /// takes the shared pipe for one wavefront (the executor reports none: a shuffle touches no
 /// bank) and its result waits on the short scoreboard.

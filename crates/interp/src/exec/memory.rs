@@ -32,6 +32,9 @@ pub(super) fn load_store<const V3: bool>(
         unreachable!("only loads and stores are dispatched here")
     };
     let store = matches!(inst, Inst::Store(_));
+    if m.byte_addressed() {
+        return super::bytes::access::<V3>(cx, at, m, store, r, ps);
+    }
     let cost = access::<V3>(cx, at.pc, at.w, m, store, at.active, r)?;
     ps.wavefronts += cost.wavefronts as u64;
     ps.conflicts += cost.conflicts as u64;
@@ -292,7 +295,7 @@ fn spread_addresses(
 /// lanes as one block, else a scatter (store) or gather (load) over all 32 lanes. `regs` are
 /// the data registers (one per word of a lane's access, `width` bytes in all).
 #[inline(always)]
-fn move_lanes<const V3: bool>(
+pub(super) fn move_lanes<const V3: bool>(
     shared: &mut [u32],
     regs: &mut [Lanes],
     addrs: &Lanes,

@@ -49,6 +49,8 @@ mod api;
 mod arith;
 mod atomic;
 mod block;
+mod branch;
+mod bytes;
 mod fault;
 mod flow;
 mod gather;

@@ -172,6 +172,34 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         DivS2 { k, .. } | RemS2 { k, .. } if !(1..=30).contains(&k) => {
             Err(format!("a division by 2^{k}"))
         }
+        Load(m) | Store(m) if m.byte_addressed() => {
+            let elem = match m.space {
+                Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
+                Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
+            }
+            .ok_or_else(|| {
+                format!(
+                    "array {} of a byte-addressed access does not exist",
+                    m.array
+                )
+            })?;
+            if !matches!(m.vec, 1 | 2 | 4) || elem.bytes() * m.vec as u32 > 16 {
+                return Err(format!("a vector of {} {elem} elements", m.vec));
+            }
+            let addr_words = if m.space == Space::Global { 2 } else { 1 };
+            reg(m.idx[0], addr_words)?;
+            reg(m.idx[1], 1)?;
+            reg(m.data, m.words(elem) as usize)
+        }
+        Branch {
+            c, target: t, join, ..
+        } => {
+            reg(c, 1)?;
+            target(t)?;
+            target(join)
+        }
+        Jump { target: t } => target(t),
+        Join | Ret => Ok(()),
         Load(m) | Store(m) => {
             let (elem, rank) = match m.space {
                 Space::Shared => {

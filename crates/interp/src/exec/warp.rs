@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{atomic, flow, jump, memory, narrow, warpops, Lanes};
+use super::{atomic, branch, flow, jump, memory, narrow, warpops, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -197,6 +197,11 @@ fn observe_issue<H: Hook>(
     if m.space == Space::Shared {
         return Some((ps.wavefronts, ps.conflicts));
     }
+    if m.byte_addressed() {
+        let (k, idx, bytes) = super::bytes::global_lanes(cx, &m, r, at.active);
+        hook.global(at.w, k, &idx, bytes, at.active);
+        return None;
+    }
     let elem = cx
         .prog
         .buffers
@@ -358,6 +363,35 @@ fn execute<const V3: bool>(
         Return { n } => return jump::leave(cx, at, warp, frames, jump::How::Return, n),
         LoopJoin => jump::join(cx, at, frames)?,
         Scope { .. } => return Err(jump::stray_scope(cx, at)),
+        Add64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
+        Sub64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
+        Mul64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
+        MulWide { dst, a, b, signed } => branch::mul_wide(r, at, dst, a, b, signed),
+        Shl64 { dst, a, b } => {
+            branch::shift64(r, at, dst, a, b, |x, y| x.checked_shl(y).unwrap_or(0))
+        }
+        Shr64 {
+            dst,
+            a,
+            b,
+            signed: false,
+        } => branch::shift64(r, at, dst, a, b, |x, y| x.checked_shr(y).unwrap_or(0)),
+        Shr64 {
+            dst,
+            a,
+            b,
+            signed: true,
+        } => branch::shift64(r, at, dst, a, b, |x, y| ((x as i64) >> y.min(63)) as u64),
+        Ext64 { dst, a, signed } => branch::extend(r, at, dst, a, signed),
+        Branch {
+            c,
+            neg,
+            target,
+            join,
+        } => branch::branch(cx, at, frames, r, (c, neg), target, join)?,
+        Jump { target } => branch::jump(cx, at, target)?,
+        Join => branch::join(at, frames),
+        Ret => return Ok(branch::ret(at, warp, frames)),
     }
     Ok(ControlFlow::Continue(()))
 }

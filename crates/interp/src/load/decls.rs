@@ -24,6 +24,7 @@ impl Loader<'_> {
         self.buffers(p)?;
         self.shared_arrays(p)?;
         self.cursor = p.name.span.unwrap_or(0);
+        let kernel_file = self.kernel(p, grid, block)?;
         if !p.functions.is_empty() {
             self.functions(&p.functions)?;
             self.cursor = self.main_body_offset().unwrap_or(self.cursor);
@@ -65,13 +66,17 @@ impl Loader<'_> {
         }
         Ok(Program {
             name: p.name.text.clone(),
-            path: self.path.to_owned(),
-            source: self.src.clone(),
+            path: kernel_file
+                .as_ref()
+                .map_or_else(|| self.path.to_owned(), |f| f.0.clone()),
+            source: kernel_file.map_or_else(|| self.src.clone(), |f| f.1),
             defines: self.defines,
             grid,
             block,
             buffers: self.buffers,
-            shared_bytes: self.shared.last().map_or(0, |s| s.base + s.bytes),
+            shared_bytes: self
+                .kernel_shared_bytes
+                .unwrap_or_else(|| self.shared.last().map_or(0, |s| s.base + s.bytes)),
             shared: self.shared,
             code: self.code,
             info: self.info,

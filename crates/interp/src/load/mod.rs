@@ -18,6 +18,7 @@ mod defines;
 mod func;
 mod host_refs;
 mod jump;
+mod kernel;
 mod lower_atomic;
 mod lower_expr;
 mod lower_half;
@@ -25,6 +26,10 @@ mod lower_stmt;
 mod mathfn;
 mod regs;
 mod warpops;
+
+pub use kernel::{
+    kernel_diag, register_frontend, Frontend, KernelArg, KernelCode, KernelError, KernelRequest,
+};
 
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
@@ -336,6 +341,8 @@ struct Loader<'a> {
     open: Vec<jump::Open>,
     /// The program's functions and the calls being expanded.
     funcs: func::Funcs,
+    /// Shared memory of a `cuda:`/`ptx:` kernel (static and dynamic), in bytes.
+    kernel_shared_bytes: Option<u32>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -367,6 +374,7 @@ impl<'a> Loader<'a> {
             cur: (1, 1, String::new()),
             open: Vec::new(),
             funcs: func::Funcs::default(),
+            kernel_shared_bytes: None,
         }
     }
 

@@ -1,0 +1,145 @@
+//! The PTX front end of warpsim: PTX text → the executor's lowered code.
+//!
+//! # Brief overview
+//!
+//! * `parse`: the PTX of a module → its entries (parameters, body statements with their
+//!   `.loc` source lines), module-level declarations and `.file` names.
+//! * `lower`: one entry → [`warpsim_interp::ir::Inst`]s: PTX registers to the executor's
+//!   (64-bit ones as pairs), `ld`/`st` to byte-addressed accesses (shared addresses are offsets
+//!   in the block's shared window; a global pointer is `(buffer + 1) << 40` plus a byte
+//!   offset), and basic blocks whose conditional branches reconverge at their immediate
+//!   post-dominator (a `Join` there).
+//!
+//! [`register`] installs [`frontend`] in the loader, so that a program file with
+//! `ptx: (file, kernel, args)` loads like any other.
+
+pub mod lower;
+pub mod parse;
+
+use std::sync::Arc;
+use warpsim_interp::load::{kernel_diag, KernelCode, KernelError, KernelRequest};
+use warpsim_interp::InstInfo;
+
+/// Installs the front end in the loader (idempotent).
+pub fn register() {
+    warpsim_interp::load::register_frontend(frontend);
+}
+
+/// Compiles a kernel request: PTX (or, later, CUDA through NVRTC).
+pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
+    if req.cuda {
+        return Err(KernelError::Launch {
+            arg: None,
+            message: "CUDA source through NVRTC is not supported yet in this build".into(),
+            help: Some("compile the kernel to PTX (nvcc -ptx -lineinfo) and use `ptx:`".into()),
+        });
+    }
+    let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
+        arg: None,
+        message: format!("cannot read {}: {e}", req.file),
+        help: None,
+    })?;
+    let src: Arc<str> = Arc::from(text.as_str());
+    let diag = |off: usize, m: String| kernel_diag(&req.file, &src, off, 1, m, None);
+    let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
+    let entry = find_entry(&module, &req.kernel).ok_or_else(|| KernelError::Launch {
+        arg: None,
+        message: format!("no kernel `{}` in {}", req.kernel, req.file),
+        help: Some(format!(
+            "kernels there: {}",
+            module
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    })?;
+    let low = lower::lower(req, entry, &module.globals).map_err(|(o, m)| {
+        if o == usize::MAX {
+            KernelError::Launch {
+                arg: None,
+                message: m,
+                help: None,
+            }
+        } else if o > usize::MAX - 1000 {
+            KernelError::Launch {
+                arg: Some(usize::MAX - 1 - o),
+                message: m,
+                help: None,
+            }
+        } else {
+            diag(o, m)
+        }
+    })?;
+    // Positions: the CUDA file named by `.file 1` when it is there, else the PTX lines.
+    let dir = std::path::Path::new(&req.file)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let cu = module.files.iter().find(|f| f.0 == 1).and_then(|f| {
+        let p = dir.join(std::path::Path::new(&f.1).file_name()?);
+        let t = std::fs::read_to_string(&p).ok()?;
+        Some((
+            p.to_string_lossy().into_owned(),
+            Arc::<str>::from(t.as_str()),
+        ))
+    });
+    let ptx_lines: Vec<usize> = std::iter::once(0)
+        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let info = |(line, col, off): (u32, u32, usize)| -> InstInfo {
+        let pl = ptx_lines.partition_point(|&s| s <= off).max(1);
+        let stmt = src[off.min(src.len())..]
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        match &cu {
+            Some((_, t)) if line > 0 => InstInfo {
+                line,
+                col: col.max(1),
+                text: format!(
+                    "{}  [{}]",
+                    t.lines().nth(line as usize - 1).unwrap_or("").trim(),
+                    stmt
+                ),
+            },
+            _ => InstInfo {
+                line: pl as u32,
+                col: (off - ptx_lines[pl - 1] + 1) as u32,
+                text: stmt,
+            },
+        }
+    };
+    let infos = low.info.iter().map(|&i| info(i)).collect();
+    let (path, source) = match cu {
+        Some(c) if low.info.iter().any(|i| i.0 > 0) => c,
+        _ => (req.file.clone(), src.clone()),
+    };
+    Ok(KernelCode {
+        code: low.code,
+        info: infos,
+        init: low.init,
+        nregs: low.nregs,
+        shared: low.shared,
+        shared_bytes: low.shared_bytes,
+        max_depth: low.max_depth,
+        path,
+        source,
+    })
+}
+
+/// The entry named `name`: exactly, or the one whose mangled name is `_Z<len><name>…`.
+fn find_entry<'m>(m: &'m parse::Module, name: &str) -> Option<&'m parse::Entry> {
+    if let Some(e) = m.entries.iter().find(|e| e.name == name) {
+        return Some(e);
+    }
+    let plain = name.split('<').next().unwrap_or(name);
+    let pre = format!("_Z{}{}", plain.len(), plain);
+    let mut it = m.entries.iter().filter(|e| e.name.starts_with(&pre));
+    match (it.next(), it.next()) {
+        (Some(e), None) => Some(e),
+        _ => None,
+    }
+}

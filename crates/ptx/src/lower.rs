@@ -1,0 +1,953 @@
+//! PTX statements → the executor's code: registers, operands, one lowering per opcode, and
+//! basic blocks whose branches reconverge at immediate post-dominators.
+
+use crate::parse::{Entry, Stmt, StmtKind};
+use std::collections::HashMap;
+use warpsim_interp::ast::Elem;
+use warpsim_interp::ir::{Inst, Mem, Pc, Reg, Space, Special};
+use warpsim_interp::load::{KernelArg, KernelRequest};
+use warpsim_interp::{InstInfo, RegInit, SharedInfo};
+
+/// An error at a byte offset of the PTX.
+pub type Err = (usize, String);
+
+/// How a block ends.
+#[derive(Clone, Debug)]
+enum Term {
+    Fall,
+    Jump(String),
+    Branch(Reg, bool, String),
+    Ret,
+}
+
+struct Block {
+    code: Vec<(Inst, (u32, u32, usize))>,
+    term: Term,
+    term_at: (u32, u32, usize),
+}
+
+/// The lowered kernel.
+pub struct Lowered {
+    pub code: Vec<Inst>,
+    pub info: Vec<(u32, u32, usize)>,
+    pub init: Vec<(Reg, RegInit)>,
+    pub nregs: usize,
+    pub shared: Vec<SharedInfo>,
+    pub shared_bytes: u32,
+    pub max_depth: usize,
+}
+
+struct Lower<'a> {
+    req: &'a KernelRequest<'a>,
+    entry: &'a Entry,
+    regs: HashMap<String, (Reg, u8)>,
+    classes: Vec<(String, u8)>,
+    next: usize,
+    init: Vec<(Reg, RegInit)>,
+    consts: HashMap<(u64, u8), Reg>,
+    /// Shared variables: name → (byte base, bytes).
+    vars: Vec<(String, u32, u32)>,
+    views: HashMap<(usize, u8), u16>,
+    shared: Vec<SharedInfo>,
+    /// Which shared variable or buffer a register's value was computed from.
+    prov: HashMap<String, Prov>,
+    blocks: Vec<Block>,
+    labels: HashMap<String, usize>,
+    at: (u32, u32, usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Prov {
+    Shared(usize),
+    Buffer(u16),
+}
+
+fn words_of(ty: &str) -> u8 {
+    match ty {
+        ".b64" | ".u64" | ".s64" | ".f64" => 2,
+        _ => 1,
+    }
+}
+
+/// Lowers `entry`.
+pub fn lower(
+    req: &KernelRequest,
+    entry: &Entry,
+    globals: &[(usize, Vec<String>)],
+) -> Result<Lowered, Err> {
+    let mut l = Lower {
+        req,
+        entry,
+        regs: HashMap::new(),
+        classes: Vec::new(),
+        next: 0,
+        init: Vec::new(),
+        consts: HashMap::new(),
+        vars: Vec::new(),
+        views: HashMap::new(),
+        shared: Vec::new(),
+        prov: HashMap::new(),
+        blocks: vec![Block {
+            code: Vec::new(),
+            term: Term::Fall,
+            term_at: (0, 0, 0),
+        }],
+        labels: HashMap::new(),
+        at: (0, 0, 0),
+    };
+    let mut top = 0u32;
+    let mut dynamic = Vec::new();
+    let decls = globals
+        .iter()
+        .map(|(o, w)| (*o, w.clone()))
+        .chain(entry.body.iter().filter_map(|s| match &s.kind {
+            StmtKind::Directive(w) => Some((s.off, w.clone())),
+            _ => None,
+        }));
+    for (off, w) in decls {
+        if w.first().map(String::as_str) == Some(".reg") {
+            let ty = w.get(1).cloned().unwrap_or_default();
+            for name in w[2..].join(" ").split(',') {
+                let name = name.trim();
+                let base = name.split('<').next().unwrap_or(name).to_owned();
+                l.classes
+                    .push((base, if ty == ".pred" { 1 } else { words_of(&ty) }));
+            }
+        } else if w.contains(&".shared".to_owned()) {
+            let align = w
+                .iter()
+                .position(|x| x == ".align")
+                .and_then(|i| w.get(i + 1))
+                .and_then(|a| a.parse::<u32>().ok())
+                .unwrap_or(4)
+                .max(4);
+            let decl = w.last().cloned().unwrap_or_default();
+            let (name, size) = match decl.split_once('[') {
+                Some((n, s)) => (n.to_owned(), s.trim_end_matches(']').to_owned()),
+                None => (decl.clone(), "0".into()),
+            };
+            let elem: u32 = w
+                .iter()
+                .find_map(|x| match x.as_str() {
+                    ".b8" | ".u8" | ".s8" => Some(1),
+                    ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
+                    ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
+                    ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
+                    _ => None,
+                })
+                .unwrap_or(1);
+            if w.contains(&".extern".to_owned()) || size.is_empty() {
+                dynamic.push((name, align));
+                continue;
+            }
+            let n: u32 = size
+                .parse()
+                .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
+            top = top.div_ceil(align) * align;
+            l.vars.push((name, top, n * elem));
+            top += n * elem;
+        }
+    }
+    for (name, align) in dynamic {
+        top = top.div_ceil(align.max(16)) * align.max(16);
+        l.vars.push((name, top, req.dynamic_shared));
+        top += req.dynamic_shared;
+    }
+    if top > req.shared_limit {
+        return Err((
+            entry.off,
+            format!(
+                "the kernel uses {top} bytes of shared memory, more than the block's {}",
+                req.shared_limit
+            ),
+        ));
+    }
+    if req.args.len() != entry.params.len() {
+        return Err((
+            usize::MAX,
+            format!(
+                "the kernel takes {} parameters ({}); the launch gives {} args",
+                entry.params.len(),
+                entry
+                    .params
+                    .iter()
+                    .map(|p| p.1.trim_start_matches('.'))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                req.args.len()
+            ),
+        ));
+    }
+    for (i, (arg, (_, ty))) in req.args.iter().zip(&entry.params).enumerate() {
+        let ok = matches!(
+            (arg, words_of(ty)),
+            (KernelArg::Buffer { .. }, 2) | (KernelArg::Int(_), _)
+        );
+        if !ok {
+            return Err((
+                usize::MAX - 1 - i,
+                format!(
+                    "parameter {} is a {}, not a pointer: pass an integer expression, not a buffer",
+                    i + 1,
+                    ty.trim_start_matches('.')
+                ),
+            ));
+        }
+    }
+    for s in &entry.body {
+        l.stmt(s)?;
+    }
+    l.finish(top)
+}
+
+impl Lower<'_> {
+    fn alloc(&mut self, w: u8) -> Reg {
+        let r = Reg(self.next as u16);
+        self.next += w as usize;
+        r
+    }
+
+    fn reg(&mut self, name: &str, off: usize) -> Result<(Reg, u8), Err> {
+        if let Some(&r) = self.regs.get(name) {
+            return Ok(r);
+        }
+        let base: String = name
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_owned();
+        let w = self
+            .classes
+            .iter()
+            .find(|(b, _)| *b == base || *b == name)
+            .map(|c| c.1)
+            .ok_or_else(|| (off, format!("register `{name}` is not declared")))?;
+        let r = self.alloc(w);
+        self.regs.insert(name.to_owned(), (r, w));
+        Ok((r, w))
+    }
+
+    fn konst(&mut self, v: u64, w: u8) -> Reg {
+        if let Some(&r) = self.consts.get(&(v, w)) {
+            return r;
+        }
+        let r = self.alloc(w);
+        self.init.push((r, RegInit::Const(v as u32)));
+        if w == 2 {
+            self.init
+                .push((Reg(r.0 + 1), RegInit::Const((v >> 32) as u32)));
+        }
+        self.consts.insert((v, w), r);
+        r
+    }
+
+    fn special(&mut self, s: Special) -> Reg {
+        let r = self.alloc(1);
+        self.init.push((r, RegInit::Special(s)));
+        r
+    }
+
+    /// An operand as a register (constants and special registers become registers).
+    fn val(&mut self, a: &str, w: u8, off: usize) -> Result<Reg, Err> {
+        let a = a.trim();
+        if a.starts_with('%') {
+            let axis = |s: &str| match s {
+                "x" => Some(0u8),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if let Some((base, d)) = a.split_once('.') {
+                if let Some(d) = axis(d) {
+                    let s = match base {
+                        "%tid" => Some(Special::Tid(d)),
+                        "%ntid" => Some(Special::Ntid(d)),
+                        "%ctaid" => Some(Special::Ctaid(d)),
+                        "%nctaid" => Some(Special::Nctaid(d)),
+                        _ => None,
+                    };
+                    if let Some(s) = s {
+                        return Ok(self.special(s));
+                    }
+                }
+            }
+            if a == "%laneid" {
+                return Ok(self.special(Special::LaneId));
+            }
+            return Ok(self.reg(a, off)?.0);
+        }
+        if let Some(h) = a.strip_prefix("0f").or_else(|| a.strip_prefix("0F")) {
+            let v = u32::from_str_radix(h, 16).map_err(|_| (off, format!("bad float `{a}`")))?;
+            return Ok(self.konst(v as u64, 1));
+        }
+        if let Some(h) = a.strip_prefix("0d").or_else(|| a.strip_prefix("0D")) {
+            let v = u64::from_str_radix(h, 16).map_err(|_| (off, format!("bad double `{a}`")))?;
+            return Ok(self.konst(v, 2));
+        }
+        if let Some(v) = int(a) {
+            return Ok(self.konst(v as u64, w));
+        }
+        if let Some(k) = self.vars.iter().position(|v| v.0 == a) {
+            let base = self.vars[k].1 as u64;
+            return Ok(self.konst(base, w));
+        }
+        Err((off, format!("operand `{a}` is not supported")))
+    }
+
+    fn emit(&mut self, i: Inst) {
+        let at = self.at;
+        self.blocks.last_mut().expect("a block").code.push((i, at));
+    }
+
+    fn end_block(&mut self, t: Term) {
+        let b = self.blocks.last_mut().expect("a block");
+        b.term = t;
+        b.term_at = self.at;
+        self.blocks.push(Block {
+            code: Vec::new(),
+            term: Term::Fall,
+            term_at: self.at,
+        });
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Err> {
+        self.at = (s.loc.0, s.loc.1, s.off);
+        match &s.kind {
+            StmtKind::Directive(_) => Ok(()),
+            StmtKind::Label(name) => {
+                if !self.blocks.last().expect("a block").code.is_empty() {
+                    self.end_block(Term::Fall);
+                }
+                self.labels.insert(name.clone(), self.blocks.len() - 1);
+                Ok(())
+            }
+            StmtKind::Inst { guard, op, args } => {
+                let parts: Vec<&str> = op.split('.').collect();
+                if parts[0] == "bra" {
+                    let target = args.first().cloned().unwrap_or_default();
+                    let t = match guard {
+                        None => Term::Jump(target),
+                        Some((p, neg)) => Term::Branch(self.reg(p, s.off)?.0, *neg, target),
+                    };
+                    self.end_block(t);
+                    return Ok(());
+                }
+                if guard.is_some() {
+                    if parts[0] == "ret" || parts[0] == "exit" {
+                        // `@p ret`: a branch over a return.
+                    }
+                    return Err((
+                        s.off,
+                        format!("a predicated `{op}` is not supported yet (only `@p bra`)"),
+                    ));
+                }
+                if parts[0] == "ret" || parts[0] == "exit" {
+                    self.end_block(Term::Ret);
+                    return Ok(());
+                }
+                self.inst(s.off, op, &parts, args)
+            }
+        }
+    }
+
+    fn inst(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+        let ty = parts.last().copied().unwrap_or("");
+        let w = words_of(&format!(".{ty}"));
+        let float = ty.starts_with('f');
+        let signed = ty.starts_with('s');
+        let unsup = || (off, format!("PTX instruction `{op}` is not supported"));
+        let a = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
+        let name = parts[0];
+        match name {
+            "ld" | "st" => return self.mem(off, op, parts, args),
+            "bar" | "barrier" => {
+                self.emit(Inst::Barrier);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let dst_name = a(0).to_owned();
+        let dst = self.reg(&dst_name, off)?.0;
+        let src_prov = args[1..]
+            .iter()
+            .find_map(|x| self.prov.get(x.trim()).copied());
+        let sym_prov = args[1..]
+            .iter()
+            .find_map(|x| self.vars.iter().position(|v| v.0 == x.trim()));
+        match (src_prov, sym_prov) {
+            (Some(p), _) => {
+                self.prov.insert(dst_name.clone(), p);
+            }
+            (None, Some(k)) => {
+                self.prov.insert(dst_name.clone(), Prov::Shared(k));
+            }
+            _ => {}
+        }
+        use Inst::*;
+        let inst = match (name, parts.get(1).copied()) {
+            ("mov", _) | ("cvta", _) => {
+                let x = self.val(a(1), w, off)?;
+                if w == 2 {
+                    Mov64 { dst, a: x }
+                } else {
+                    Mov { dst, a: x }
+                }
+            }
+            ("cvt", _) => {
+                let to = parts[parts.len() - 2];
+                let from = ty;
+                let x = self.val(a(1), words_of(&format!(".{from}")), off)?;
+                let elem = |t: &str| match t {
+                    "f32" => Some(Elem::F32),
+                    "f64" => Some(Elem::F64),
+                    "s32" => Some(Elem::I32),
+                    "u32" => Some(Elem::U32),
+                    _ => None,
+                };
+                match (to, from) {
+                    ("u32" | "s32" | "b32", "u64" | "s64" | "b64") => Mov { dst, a: x },
+                    ("u64" | "s64", "u32") => Ext64 {
+                        dst,
+                        a: x,
+                        signed: false,
+                    },
+                    ("u64" | "s64", "s32") => Ext64 {
+                        dst,
+                        a: x,
+                        signed: true,
+                    },
+                    _ => match (elem(from), elem(to)) {
+                        (Some(f), Some(t)) if f != t => Cvt {
+                            dst,
+                            a: x,
+                            from: f,
+                            to: t,
+                        },
+                        (Some(_), Some(_)) => Mov { dst, a: x },
+                        _ => return Err(unsup()),
+                    },
+                }
+            }
+            ("setp", Some(cmp)) => {
+                let sw = words_of(&format!(".{ty}"));
+                let x = self.val(a(1), sw, off)?;
+                let y = self.val(a(2), sw, off)?;
+                type Cmp = fn(Reg, Reg, Reg) -> Inst;
+                let (lt, le, eq, ne): (Cmp, Cmp, Cmp, Cmp) = match ty {
+                    "s32" => (
+                        |d, a, b| LtS { dst: d, a, b },
+                        |d, a, b| LeS { dst: d, a, b },
+                        |d, a, b| Eq { dst: d, a, b },
+                        |d, a, b| Ne { dst: d, a, b },
+                    ),
+                    "u32" | "b32" => (
+                        |d, a, b| LtU { dst: d, a, b },
+                        |d, a, b| LeU { dst: d, a, b },
+                        |d, a, b| Eq { dst: d, a, b },
+                        |d, a, b| Ne { dst: d, a, b },
+                    ),
+                    "f32" => (
+                        |d, a, b| FLt { dst: d, a, b },
+                        |d, a, b| FLe { dst: d, a, b },
+                        |d, a, b| FEq { dst: d, a, b },
+                        |d, a, b| FNe { dst: d, a, b },
+                    ),
+                    "f64" => (
+                        |d, a, b| DLt { dst: d, a, b },
+                        |d, a, b| DLe { dst: d, a, b },
+                        |d, a, b| DEq { dst: d, a, b },
+                        |d, a, b| DNe { dst: d, a, b },
+                    ),
+                    _ => return Err(unsup()),
+                };
+                match cmp {
+                    "lt" => lt(dst, x, y),
+                    "le" => le(dst, x, y),
+                    "gt" => lt(dst, y, x),
+                    "ge" => le(dst, y, x),
+                    "eq" => eq(dst, x, y),
+                    "ne" => ne(dst, x, y),
+                    _ => return Err(unsup()),
+                }
+            }
+            ("selp", _) => {
+                let x = self.val(a(1), w, off)?;
+                let y = self.val(a(2), w, off)?;
+                let c = self.val(a(3), 1, off)?;
+                if w == 2 {
+                    Select64 { dst, c, a: x, b: y }
+                } else {
+                    Select { dst, c, a: x, b: y }
+                }
+            }
+            ("mul", Some("wide")) => {
+                let x = self.val(a(1), 1, off)?;
+                let y = self.val(a(2), 1, off)?;
+                MulWide {
+                    dst,
+                    a: x,
+                    b: y,
+                    signed,
+                }
+            }
+            ("mad" | "fma", _) => {
+                let x = self.val(a(1), w, off)?;
+                let y = self.val(a(2), w, off)?;
+                let z = self.val(a(3), w, off)?;
+                match ty {
+                    "f32" => FFma {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
+                    "f64" => DFma {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
+                    "s32" | "u32" if parts.get(1) == Some(&"lo") => Mad {
+                        dst,
+                        a: x,
+                        b: y,
+                        c: z,
+                    },
+                    _ => return Err(unsup()),
+                }
+            }
+            ("neg" | "not" | "abs" | "sqrt", _) => {
+                let x = self.val(a(1), w, off)?;
+                match (name, ty) {
+                    ("neg", "f32") => FNeg { dst, a: x },
+                    ("neg", "f64") => DNeg { dst, a: x },
+                    ("neg", "s32") => Neg { dst, a: x },
+                    ("not", "b32" | "pred") => {
+                        if ty == "pred" {
+                            let one = self.konst(1, 1);
+                            Xor { dst, a: x, b: one }
+                        } else {
+                            Not { dst, a: x }
+                        }
+                    }
+                    ("abs", "f32") => FAbs { dst, a: x },
+                    ("abs", "f64") => DAbs { dst, a: x },
+                    ("abs", "s32") => AbsS { dst, a: x },
+                    ("sqrt", "f32") => FSqrt { dst, a: x },
+                    ("sqrt", "f64") => DSqrt { dst, a: x },
+                    _ => return Err(unsup()),
+                }
+            }
+            _ => {
+                let known = [
+                    "add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", "shl",
+                    "shr",
+                ];
+                if args.len() != 3 || !known.contains(&name) {
+                    return Err(unsup());
+                }
+                let bw = if matches!(name, "shl" | "shr") { 1 } else { w };
+                let x = self.val(a(1), w, off)?;
+                let y = self.val(a(2), bw, off)?;
+                let (d, x, y) = (dst, x, y);
+                match (name, ty, float) {
+                    ("add", "f32", _) => FAdd { dst: d, a: x, b: y },
+                    ("sub", "f32", _) => FSub { dst: d, a: x, b: y },
+                    ("mul", "f32", _) => FMul { dst: d, a: x, b: y },
+                    ("div", "f32", _) => FDiv { dst: d, a: x, b: y },
+                    ("min", "f32", _) => FMin { dst: d, a: x, b: y },
+                    ("max", "f32", _) => FMax { dst: d, a: x, b: y },
+                    ("add", "f64", _) => DAdd { dst: d, a: x, b: y },
+                    ("sub", "f64", _) => DSub { dst: d, a: x, b: y },
+                    ("mul", "f64", _) => DMul { dst: d, a: x, b: y },
+                    ("div", "f64", _) => DDiv { dst: d, a: x, b: y },
+                    ("add", "s64" | "u64", _) => Add64 { dst: d, a: x, b: y },
+                    ("sub", "s64" | "u64", _) => Sub64 { dst: d, a: x, b: y },
+                    ("mul", "s64" | "u64", _) => Mul64 { dst: d, a: x, b: y },
+                    ("shl", "b64", _) => Shl64 { dst: d, a: x, b: y },
+                    ("shr", "u64" | "b64", _) => Shr64 {
+                        dst: d,
+                        a: x,
+                        b: y,
+                        signed: false,
+                    },
+                    ("shr", "s64", _) => Shr64 {
+                        dst: d,
+                        a: x,
+                        b: y,
+                        signed: true,
+                    },
+                    ("add", _, false) if w == 1 => Add { dst: d, a: x, b: y },
+                    ("sub", _, false) if w == 1 => Sub { dst: d, a: x, b: y },
+                    ("mul", _, false) if w == 1 => Mul { dst: d, a: x, b: y },
+                    ("div", "s32", _) => DivS { dst: d, a: x, b: y },
+                    ("div", "u32", _) => DivU { dst: d, a: x, b: y },
+                    ("rem", "s32", _) => RemS { dst: d, a: x, b: y },
+                    ("rem", "u32", _) => RemU { dst: d, a: x, b: y },
+                    ("and", "b32" | "pred", _) => And { dst: d, a: x, b: y },
+                    ("or", "b32" | "pred", _) => Or { dst: d, a: x, b: y },
+                    ("xor", "b32" | "pred", _) => Xor { dst: d, a: x, b: y },
+                    ("shl", "b32", _) => Shl { dst: d, a: x, b: y },
+                    ("shr", "s32", _) => ShrS { dst: d, a: x, b: y },
+                    ("shr", "u32" | "b32", _) => ShrU { dst: d, a: x, b: y },
+                    ("min", "s32", _) => MinS { dst: d, a: x, b: y },
+                    ("min", "u32", _) => MinU { dst: d, a: x, b: y },
+                    ("max", "s32", _) => MaxS { dst: d, a: x, b: y },
+                    ("max", "u32", _) => MaxU { dst: d, a: x, b: y },
+                    _ => return Err(unsup()),
+                }
+            }
+        };
+        self.emit(inst);
+        Ok(())
+    }
+
+    /// `ld`/`st` of `.param`, `.shared` or `.global`.
+    fn mem(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+        let store = parts[0] == "st";
+        let space = parts
+            .iter()
+            .find(|p| matches!(**p, "param" | "shared" | "global" | "local" | "const"));
+        let ty = parts.last().copied().unwrap_or("");
+        let bytes: u32 = match ty {
+            "f32" | "b32" | "u32" | "s32" => 4,
+            "f64" | "b64" | "u64" | "s64" => 8,
+            _ => {
+                return Err((
+                    off,
+                    format!("PTX instruction `{op}`: {ty} accesses are not supported yet"),
+                ))
+            }
+        };
+        let vec: u8 = if parts.contains(&"v4") {
+            4
+        } else if parts.contains(&"v2") {
+            2
+        } else {
+            1
+        };
+        let (data_s, addr_s) = if store {
+            (&args[1], &args[0])
+        } else {
+            (&args[0], &args[1])
+        };
+        let addr = addr_s
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim();
+        let (base, disp) = match addr.rsplit_once('+') {
+            Some((b, d)) => (
+                b.trim(),
+                int(d.trim()).ok_or((off, format!("bad address `{addr_s}`")))?,
+            ),
+            None => (addr, 0),
+        };
+        if space == Some(&"param") {
+            let k = self
+                .entry
+                .params
+                .iter()
+                .position(|p| p.0 == base)
+                .ok_or((off, format!("`{base}` is not a parameter")))?;
+            let w = (bytes / 4) as u8;
+            let v = match self.req.args.get(k) {
+                Some(KernelArg::Buffer { index, offset }) => {
+                    let eb = self
+                        .req
+                        .buffers
+                        .get(*index as usize)
+                        .map_or(4, |b| b.elem.bytes()) as i64;
+                    self.prov
+                        .insert(data_s.trim().to_owned(), Prov::Buffer(*index));
+                    ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT)
+                        .wrapping_add((offset * eb) as u64)
+                }
+                Some(KernelArg::Int(v)) => *v as u64,
+                None => 0,
+            };
+            let src = self.konst(v, w);
+            let dst = self.reg(data_s.trim(), off)?.0;
+            self.emit(if w == 2 {
+                Inst::Mov64 { dst, a: src }
+            } else {
+                Inst::Mov { dst, a: src }
+            });
+            return Ok(());
+        }
+        let space = match space {
+            Some(&"shared") => Space::Shared,
+            Some(&"global") => Space::Global,
+            _ => return Err((off, format!("PTX instruction `{op}`: only .param, .shared and .global accesses are supported (generic addressing is not)"))),
+        };
+        let prov = self
+            .prov
+            .get(base)
+            .copied()
+            .or_else(|| self.vars.iter().position(|v| v.0 == base).map(Prov::Shared));
+        let (addr_reg, extra) = if base.starts_with('%') {
+            (self.reg(base, off)?.0, 0u64)
+        } else if let Some(k) = self.vars.iter().position(|v| v.0 == base) {
+            (self.konst(0, 2), self.vars[k].1 as u64)
+        } else {
+            return Err((off, format!("bad address `{addr_s}`")));
+        };
+        let offr = self.konst((disp as u64).wrapping_add(extra) & 0xffff_ffff, 1);
+        let array = match (space, prov) {
+            (Space::Shared, p) => {
+                let var = match p {
+                    Some(Prov::Shared(k)) => k,
+                    _ => 0,
+                };
+                self.view(var, bytes)
+            }
+            (Space::Global, Some(Prov::Buffer(b))) => b,
+            (Space::Global, _) => 0,
+        };
+        let elem_bytes = match space {
+            Space::Shared => bytes,
+            Space::Global => self
+                .req
+                .buffers
+                .get(array as usize)
+                .map_or(4, |b| b.elem.bytes()),
+        };
+        let total = bytes * vec as u32;
+        if !total.is_multiple_of(elem_bytes) {
+            return Err((off, format!("PTX instruction `{op}`: a {total}-byte access to a buffer of {elem_bytes}-byte elements is not supported")));
+        }
+        let mvec = (total / elem_bytes) as u8;
+        // Data registers: consecutive, or through temporaries.
+        let names: Vec<String> = data_s
+            .trim()
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .collect();
+        let w = (bytes / 4) as u8;
+        let mut regs = Vec::new();
+        for n in &names {
+            regs.push(self.val(n, w, off)?);
+        }
+        let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
+        let data = if consecutive {
+            regs[0]
+        } else {
+            self.alloc((total / 4) as u8)
+        };
+        let m = Mem {
+            space,
+            array,
+            rank: 0,
+            idx: [addr_reg, offr, Reg(0)],
+            vec: mvec,
+            data,
+        };
+        let mv = |d: Reg, s: Reg| {
+            if w == 2 {
+                Inst::Mov64 { dst: d, a: s }
+            } else {
+                Inst::Mov { dst: d, a: s }
+            }
+        };
+        if store {
+            if !consecutive {
+                for (i, &r) in regs.iter().enumerate() {
+                    self.emit(mv(Reg(data.0 + i as u16 * w as u16), r));
+                }
+            }
+            self.emit(Inst::Store(m));
+        } else {
+            self.emit(Inst::Load(m));
+            if !consecutive {
+                for (i, &r) in regs.iter().enumerate() {
+                    self.emit(mv(r, Reg(data.0 + i as u16 * w as u16)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The shared array that names accesses of `bytes` to variable `var` in reports.
+    fn view(&mut self, var: usize, bytes: u32) -> u16 {
+        let key = (var, bytes as u8);
+        if let Some(&v) = self.views.get(&key) {
+            return v;
+        }
+        let (name, base, size) = self
+            .vars
+            .get(var)
+            .cloned()
+            .unwrap_or(("shared".into(), 0, 0));
+        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
+        let n = (size / bytes).max(1);
+        let short = demangle_var(&name);
+        self.shared.push(SharedInfo {
+            name: short,
+            elem,
+            dims: vec![n],
+            pad: 0,
+            swizzle: 0,
+            base,
+            row_len: n,
+            rows: 1,
+            bytes: size,
+            line: 0,
+        });
+        let v = (self.shared.len() - 1) as u16;
+        self.views.insert(key, v);
+        v
+    }
+
+    /// Lays the blocks out: a `Join` at every reconvergence point, branches patched.
+    fn finish(mut self, shared_bytes: u32) -> Result<Lowered, Err> {
+        let n = self.blocks.len();
+        let target = |l: &Self, name: &str, at: usize| -> Result<usize, Err> {
+            l.labels
+                .get(name)
+                .copied()
+                .ok_or((at, format!("no label `{name}`")))
+        };
+        let mut succ: Vec<Vec<usize>> = Vec::new();
+        for (i, b) in self.blocks.iter().enumerate() {
+            let next = if i + 1 < n { vec![i + 1] } else { vec![n] };
+            succ.push(match &b.term {
+                Term::Fall => next,
+                Term::Ret => vec![n],
+                Term::Jump(t) => vec![target(&self, t, b.term_at.2)?],
+                Term::Branch(_, _, t) => {
+                    let mut s = next;
+                    s.push(target(&self, t, b.term_at.2)?);
+                    s
+                }
+            });
+        }
+        // Post-dominators (node n = the exit), iteratively.
+        let mut pdom: Vec<Vec<bool>> = vec![vec![true; n + 1]; n + 1];
+        pdom[n] = (0..=n).map(|k| k == n).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..n).rev() {
+                let mut s: Vec<bool> = vec![true; n + 1];
+                for &x in &succ[b] {
+                    for k in 0..=n {
+                        s[k] &= pdom[x][k];
+                    }
+                }
+                s[b] = true;
+                if s != pdom[b] {
+                    pdom[b] = s;
+                    changed = true;
+                }
+            }
+        }
+        // The immediate post-dominator: the strict post-dominator that every other one
+        // post-dominates.
+        let ipdom = |b: usize| -> usize {
+            let strict: Vec<usize> = (0..=n).filter(|&k| k != b && pdom[b][k]).collect();
+            strict
+                .iter()
+                .copied()
+                .find(|&c| strict.iter().all(|&o| pdom[c][o]))
+                .unwrap_or(n)
+        };
+        let mut join_at = vec![false; n + 1];
+        let mut joins = vec![n; n];
+        let mut branches = 0;
+        for b in 0..n {
+            if matches!(self.blocks[b].term, Term::Branch(..)) {
+                joins[b] = ipdom(b);
+                join_at[joins[b]] = true;
+                branches += 1;
+            }
+        }
+        let mut start = vec![0usize; n + 1];
+        let mut pc = 0;
+        for b in 0..n {
+            start[b] = pc;
+            pc += join_at[b] as usize + self.blocks[b].code.len();
+            pc += !matches!(self.blocks[b].term, Term::Fall) as usize;
+        }
+        // The last block falls off the end: a `Ret`.
+        let last_falls = matches!(self.blocks[n - 1].term, Term::Fall);
+        pc += last_falls as usize;
+        start[n] = pc; // the loader's final `Exit`
+        let mut code = Vec::new();
+        let mut info = Vec::new();
+        for b in 0..n {
+            let blk = std::mem::take(&mut self.blocks[b].code);
+            if join_at[b] {
+                code.push(Inst::Join);
+                info.push(blk.first().map_or(self.blocks[b].term_at, |c| c.1));
+            }
+            for (i, at) in blk {
+                code.push(i);
+                info.push(at);
+            }
+            let at = self.blocks[b].term_at;
+            let t = match &self.blocks[b].term {
+                Term::Fall => None,
+                Term::Ret => Some(Inst::Ret),
+                Term::Jump(_) => Some(Inst::Jump {
+                    target: start[succ[b][0]] as Pc,
+                }),
+                Term::Branch(c, neg, _) => Some(Inst::Branch {
+                    c: *c,
+                    neg: *neg,
+                    target: start[succ[b][1]] as Pc,
+                    join: start[joins[b]] as Pc,
+                }),
+            };
+            if let Some(t) = t {
+                code.push(t);
+                info.push(at);
+            }
+        }
+        if last_falls {
+            code.push(Inst::Ret);
+            info.push(self.at);
+        }
+        Ok(Lowered {
+            code,
+            info,
+            init: self.init,
+            nregs: self.next.max(1),
+            shared: self.shared,
+            shared_bytes,
+            max_depth: (2 * branches + 2).min(1024),
+        })
+    }
+}
+
+/// An integer literal (decimal, hex, negative).
+fn int(s: &str) -> Option<i64> {
+    let (neg, t) = match s.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, s),
+    };
+    let t = t.trim_end_matches('U');
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// `_ZZ9transposeILi0ELb0EEvPKfPfiE4tile` → `tile` (the last length-prefixed name).
+pub fn demangle_var(name: &str) -> String {
+    if let Some(e) = name.rfind('E') {
+        let tail = &name[e + 1..];
+        let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            if let Some(s) = tail.get(digits.len()..digits.len() + n) {
+                return s.to_owned();
+            }
+        }
+    }
+    name.to_owned()
+}
+
+/// Where each instruction came from, for the program.
+pub fn infos(l: &Lowered, lines: &dyn Fn(u32, u32, usize) -> InstInfo) -> Vec<InstInfo> {
+    l.info.iter().map(|&(a, b, c)| lines(a, b, c)).collect()
+}

@@ -1,0 +1,320 @@
+//! PTX text → statements of one `.entry`: directives, labels and instructions, each with its
+//! byte offset in the file and the `.loc` source line in force.
+
+/// One statement of a kernel's body.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// Byte offset in the PTX text.
+    pub off: usize,
+    /// `.loc` line and column in force (0 when none).
+    pub loc: (u32, u32),
+    /// What it is.
+    pub kind: StmtKind,
+}
+
+/// Statement kinds.
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `NAME:`
+    Label(String),
+    /// An instruction: guard (`@%p` / `@!%p`), opcode (`ld.shared.f32`) and operand texts.
+    Inst {
+        guard: Option<(String, bool)>,
+        op: String,
+        args: Vec<String>,
+    },
+    /// A directive inside the body (`.reg`, `.shared`, …): its words.
+    Directive(Vec<String>),
+}
+
+/// A kernel entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// Its (mangled) name.
+    pub name: String,
+    /// Byte offset of the name.
+    pub off: usize,
+    /// Parameters: name and type (`.u64`, `.u32`, …).
+    pub params: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+/// A parsed module: its entries, module-level `.shared` declarations and `.file` names.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// The kernels.
+    pub entries: Vec<Entry>,
+    /// Module-level directives (`.shared`, `.global`, …) with their offsets.
+    pub globals: Vec<(usize, Vec<String>)>,
+    /// `.file N "name"`.
+    pub files: Vec<(u32, String)>,
+}
+
+/// Replaces comments with spaces (offsets stay valid).
+fn strip_comments(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut in_str = false;
+    while i < b.len() {
+        if in_str {
+            if b[i] == b'"' {
+                in_str = false;
+            }
+            i += 1;
+        } else if b[i] == b'"' {
+            in_str = true;
+            i += 1;
+        } else if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            while i < b.len() && !b[i..].starts_with(b"*/") {
+                if b[i] != b'\n' {
+                    out[i] = b' ';
+                }
+                i += 1;
+            }
+            for c in &mut out[i..(i + 2).min(b.len())] {
+                *c = b' ';
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Splits operands at top-level commas (not inside `{}` or `[]`).
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            out.push(cur.trim().to_owned());
+            cur.clear();
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_owned());
+    }
+    out
+}
+
+/// Parses a module. Errors: (offset, message).
+pub fn parse(src: &str) -> Result<Module, (usize, String)> {
+    let text = strip_comments(src);
+    let mut m = Module::default();
+    let mut i = 0;
+    let b = text.as_bytes();
+    let mut loc = (0, 0);
+    let mut cur: Option<Entry> = None;
+    let mut in_params = false;
+    let mut depth = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c == b'{' {
+            depth += 1;
+            in_params = false;
+            i += 1;
+            continue;
+        }
+        if c == b'}' {
+            depth -= 1;
+            if depth == 0 {
+                if let Some(e) = cur.take() {
+                    m.entries.push(e);
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if c == b')' && in_params {
+            i += 1;
+            continue;
+        }
+        // A statement runs to `;`, or a label to `:`, or a `.loc`/`.file` line to its end.
+        let line_end = text[i..].find('\n').map_or(text.len(), |e| i + e);
+        let line = &text[i..line_end];
+        if line.starts_with(".loc")
+            || line.starts_with(".file")
+            || line.starts_with(".version")
+            || line.starts_with(".target")
+            || line.starts_with(".address_size")
+            || line.starts_with(".section")
+        {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words[0] == ".loc" {
+                // `.loc file line col[, function_name …, inlined_at file line col]`
+                let nums: Vec<u32> = line
+                    .split(|c: char| c.is_whitespace() || c == ',')
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                loc = match line.find("inlined_at") {
+                    Some(k) => {
+                        let n: Vec<u32> = line[k..]
+                            .split_whitespace()
+                            .filter_map(|w| w.trim_end_matches(',').parse().ok())
+                            .collect();
+                        (
+                            n.get(1).copied().unwrap_or(0),
+                            n.get(2).copied().unwrap_or(0),
+                        )
+                    }
+                    None => (
+                        nums.get(1).copied().unwrap_or(0),
+                        nums.get(2).copied().unwrap_or(0),
+                    ),
+                };
+            } else if words[0] == ".file" {
+                if let (Some(n), Some(k)) =
+                    (words.get(1).and_then(|w| w.parse().ok()), line.find('"'))
+                {
+                    let name = line[k + 1..].split('"').next().unwrap_or("").to_owned();
+                    m.files.push((n, name));
+                }
+            } else if words[0] == ".section" {
+                // Skip a whole `.section { … }` (debug information).
+                if let Some(open) = text[i..].find('{') {
+                    let mut d = 0;
+                    let mut k = i + open;
+                    while k < b.len() {
+                        if b[k] == b'{' {
+                            d += 1;
+                        } else if b[k] == b'}' {
+                            d -= 1;
+                            if d == 0 {
+                                break;
+                            }
+                        }
+                        k += 1;
+                    }
+                    i = k + 1;
+                    continue;
+                }
+            }
+            i = line_end;
+            continue;
+        }
+        // Entry header: `.visible .entry NAME(` / `.weak .entry NAME(`
+        if depth == 0 && !in_params {
+            let end = text[i..]
+                .find(['(', ';', '{'])
+                .map_or(text.len(), |e| i + e);
+            let head = &text[i..end];
+            if head.contains(".entry") || head.contains(".func") {
+                if head.contains(".func") {
+                    return Err((
+                        start,
+                        "`.func` (device functions that are not inlined) is not supported yet"
+                            .into(),
+                    ));
+                }
+                let name = head.split_whitespace().last().unwrap_or("").to_owned();
+                let off = i + head.rfind(&name).unwrap_or(0);
+                cur = Some(Entry {
+                    name,
+                    off,
+                    params: Vec::new(),
+                    body: Vec::new(),
+                });
+                in_params = b.get(end) == Some(&b'(');
+                i = end + 1;
+                continue;
+            }
+        }
+        if in_params {
+            let end = text[i..].find([',', ')']).map_or(text.len(), |e| i + e);
+            let words: Vec<&str> = text[i..end].split_whitespace().collect();
+            if let (Some(e), Some(name)) = (cur.as_mut(), words.last()) {
+                let ty = words
+                    .iter()
+                    .find(|w| {
+                        w.starts_with('.')
+                            && *w != &".param"
+                            && !w.starts_with(".align")
+                            && !w.starts_with(".ptr")
+                    })
+                    .copied()
+                    .unwrap_or(".u32");
+                e.params.push((name.to_string(), ty.to_owned()));
+            }
+            i = end + 1;
+            if b.get(end) == Some(&b')') {
+                in_params = false;
+            }
+            continue;
+        }
+        // A label?
+        let word_end = text[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_$.%".contains(c)))
+            .map_or(text.len(), |e| i + e);
+        if b.get(word_end) == Some(&b':') && depth > 0 {
+            if let Some(e) = cur.as_mut() {
+                e.body.push(Stmt {
+                    off: start,
+                    loc,
+                    kind: StmtKind::Label(text[i..word_end].to_owned()),
+                });
+            }
+            i = word_end + 1;
+            continue;
+        }
+        let end = text[i..].find(';').map_or(text.len(), |e| i + e);
+        let s = text[i..end].trim();
+        i = end + 1;
+        if depth == 0 {
+            m.globals
+                .push((start, s.split_whitespace().map(str::to_owned).collect()));
+            continue;
+        }
+        let Some(e) = cur.as_mut() else { continue };
+        if s.starts_with('.') {
+            let words = s.split_whitespace().map(str::to_owned).collect();
+            e.body.push(Stmt {
+                off: start,
+                loc,
+                kind: StmtKind::Directive(words),
+            });
+            continue;
+        }
+        let (guard, rest) = if let Some(r) = s.strip_prefix('@') {
+            let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+            let (neg, g) = match g.strip_prefix('!') {
+                Some(g) => (true, g),
+                None => (false, g),
+            };
+            (Some((g.to_owned(), neg)), rest.trim())
+        } else {
+            (None, s)
+        };
+        let (op, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        e.body.push(Stmt {
+            off: start,
+            loc,
+            kind: StmtKind::Inst {
+                guard,
+                op: op.to_owned(),
+                args: split_args(args),
+            },
+        });
+    }
+    Ok(m)
+}
