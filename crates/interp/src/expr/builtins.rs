@@ -283,7 +283,7 @@ mod tests {
         assert_eq!(
             names(Context::Kernel),
             "min, max, abs, sqrt, fma, select, i32, u32, f32, f64, shfl_sync, shfl_up_sync, \
-             shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, activemask, f16, bf16"
+             shfl_down_sync, shfl_xor_sync, ballot_sync, any_sync, all_sync, activemask, exp, popc, f16, bf16"
         );
         assert_eq!(names(Context::Constant), "min, max");
         assert!(lookup("sum", Context::Kernel).is_none());
