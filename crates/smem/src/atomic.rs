@@ -51,7 +51,9 @@ pub enum AtomOp {
     Dec,
 }
 
-const OPS: [(&str, AtomOp); 11] = [
+/// Every operation with its name as written (PTX's and CUDA's names without `atomic`): the
+/// one table that trace lines, `explain --op` and the loader's `Atomic(op: …)` read.
+pub const ATOM_OPS: [(&str, AtomOp); 11] = [
     ("add", AtomOp::Add),
     ("sub", AtomOp::Sub),
     ("min", AtomOp::Min),
@@ -109,7 +111,10 @@ pub struct Atomic {
 
 impl fmt::Display for Atomic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let op = OPS.iter().find(|(_, o)| *o == self.op).map_or("?", |p| p.0);
+        let op = ATOM_OPS
+            .iter()
+            .find(|(_, o)| *o == self.op)
+            .map_or("?", |p| p.0);
         write!(f, "{}.{op}", if self.returns { "atom" } else { "red" })?;
         if let Some(ty) = self.ty {
             let t = TYS.iter().find(|(_, t)| *t == ty).map_or("?", |p| p.0);
@@ -122,7 +127,7 @@ impl fmt::Display for Atomic {
 impl std::str::FromStr for Atomic {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let names = OPS.map(|p| p.0).join(" ");
+        let names = ATOM_OPS.map(|p| p.0).join(" ");
         let mut parts = s.split('.');
         let returns = match parts.next() {
             Some("atom") => true,
@@ -130,7 +135,7 @@ impl std::str::FromStr for Atomic {
             _ => return Err(format!("`{s}` is not an atomic: write atom.OP or red.OP")),
         };
         let op = parts.next().unwrap_or("");
-        let op = OPS
+        let op = ATOM_OPS
             .iter()
             .find(|(n, _)| *n == op)
             .map(|p| p.1)
@@ -189,7 +194,7 @@ impl std::str::FromStr for AccessKind {
             _ => Err(format!(
                 "`{s}` is not an access kind: write `ld`, `st`, `atom.OP` or `red.OP` (OP one \
                  of {}, optionally with a type such as `atom.add.f32`)",
-                OPS.map(|p| p.0).join(" ")
+                ATOM_OPS.map(|p| p.0).join(" ")
             )),
         }
     }

@@ -54,7 +54,7 @@ mod slow;
 pub use analysis::*;
 pub use atomic::{
     analyze_atomic, atomic_cost, AccessKind, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy,
-    Atomic, AtomicError, Form, Trip,
+    Atomic, AtomicError, Form, Trip, ATOM_OPS,
 };
 pub use counts::*;
 pub use geometry::*;

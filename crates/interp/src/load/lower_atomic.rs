@@ -3,22 +3,7 @@
 //! old value over the first, and `old` names a copy of it.
 
 use super::*;
-use warpsim_smem::AtomOp;
-
-/// The operations, as written in `op:` (PTX's and CUDA's names without `atomic`).
-const OPS: [(&str, AtomOp); 11] = [
-    ("add", AtomOp::Add),
-    ("sub", AtomOp::Sub),
-    ("min", AtomOp::Min),
-    ("max", AtomOp::Max),
-    ("and", AtomOp::And),
-    ("or", AtomOp::Or),
-    ("xor", AtomOp::Xor),
-    ("exch", AtomOp::Exch),
-    ("cas", AtomOp::Cas),
-    ("inc", AtomOp::Inc),
-    ("dec", AtomOp::Dec),
-];
+use warpsim_smem::{AtomOp, ATOM_OPS};
 
 impl Loader<'_> {
     /// `Atomic(op, at, value, compare, old)`.
@@ -30,8 +15,8 @@ impl Loader<'_> {
         compare: Option<&Text>,
         old: Option<&Text>,
     ) -> R<()> {
-        let names = OPS.map(|p| p.0).join(" ");
-        let Some(&(name, aop)) = OPS.iter().find(|p| p.0 == op.text) else {
+        let names = ATOM_OPS.map(|p| p.0).join(" ");
+        let Some(&(name, aop)) = ATOM_OPS.iter().find(|p| p.0 == op.text) else {
             return Err(self.err_text(
                 op,
                 format!("`{}` is not an atomic operation", op.text),
