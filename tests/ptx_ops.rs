@@ -5,7 +5,7 @@ use crate::util::warpsim;
 
 #[test]
 fn each_instruction_runs_verified() {
-    for k in ["warp_ops", "math_ops"] {
+    for k in ["warp_ops", "math_ops", "atomics"] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = warpsim()
             .args(["run", &path, "--format", "json", "--no-timing"])

@@ -14,6 +14,7 @@ mod kernels2;
 mod limits;
 mod ptx;
 mod ptx_classic;
+mod ptx_histogram;
 mod ptx_ops;
 mod racecheck;
 mod run;

@@ -63,6 +63,25 @@ def ptx_access(text):
     return "%s.%d" % (op, bits * vec)
 
 
+def entry_name(launch, kernel):
+    """The PTX entry a launch file's `kernel` names (the mangled name, as SASS has it)."""
+    import os
+    text = open(launch).read()
+    ptx = re.search(r'ptx:\s*\(\s*file:\s*"([^"]+)"', text)
+    if not ptx:
+        return kernel
+    path = os.path.join(os.path.dirname(launch), ptx.group(1))
+    try:
+        entries = re.findall(r"\.entry\s+([\w$]+)", open(path).read())
+    except OSError:
+        return kernel
+    if kernel in entries:
+        return kernel
+    plain = kernel.split("<")[0]
+    hits = [e for e in entries if e.startswith("_Z%d%s" % (len(plain), plain))]
+    return hits[0] if len(hits) == 1 else kernel
+
+
 def dump(launches, warpsim, no_merge):
     seen = {}
     for f in launches:
@@ -76,7 +95,7 @@ def dump(launches, warpsim, no_merge):
                 a = ptx_access(line[m.end():])
                 if a:
                     stream.append(a)
-        name = kernel.group(1) if kernel else f
+        name = entry_name(f, kernel.group(1)) if kernel else f
         seen.setdefault(name, stream)
     for k, s in seen.items():
         print(k + "\t" + " ".join(s))

@@ -23,7 +23,8 @@ if [ $# -eq 0 ]; then
          "programs/cuda/kernels.ptx=$S/kernels_nvrtc.stream" \
          "programs/cuda/classic.cu=$S/classic_nvcc.stream" \
          "tests/fixtures/ptx/merge.ptx=$S/merge_tests.stream" \
-         "programs/cuda/kernels.cu=$S/kernels_nvrtc.stream"
+         "programs/cuda/kernels.cu=$S/kernels_nvrtc.stream" \
+         "programs/cuda/histogram.ptx=$S/histogram_nvrtc.stream"
 fi
 { ptxas --version | tail -2; nvcc --version | tail -1; } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # warpsim's shared-access streams (after the merge model) of the shipped PTX, for
-# compare_sass.sh: calibration/ptx/streams/{classic_nvrtc,classic_nvcc,kernels_nvrtc}.stream.
+# compare_sass.sh: calibration/ptx/streams/{classic_nvrtc,classic_nvcc,kernels_nvrtc,histogram_nvrtc}.stream.
 # Run from the repository root after `cargo build --release`; add --no-merge to see the PTX
 # as written (written to streams/*.nomerge.stream instead).
 set -eu
@@ -16,5 +16,6 @@ py() { python3 calibration/ptx/compare_sass.py --dump --warpsim "$W" "$@"; }
 py ${1:-} programs/cuda/classic/*.ron > "$S/classic_nvrtc.$ext"
 py ${1:-} "$T"/*.ron > "$S/classic_nvcc.$ext"
 py ${1:-} programs/cuda/*.ron > "$S/kernels_nvrtc.$ext"
+py ${1:-} programs/cuda/histogram/*.ron > "$S/histogram_nvrtc.$ext"
 rm -rf "$T"
 wc -l "$S"/*."$ext"

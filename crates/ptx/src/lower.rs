@@ -1,6 +1,7 @@
 //! PTX statements → the executor's code: registers, operands, one lowering per opcode, and
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
+mod atomic;
 mod ops;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -51,7 +52,7 @@ struct Lower<'a> {
     consts: HashMap<(u64, u8), Reg>,
     /// Shared variables: name → (byte base, bytes).
     vars: Vec<(String, u32, u32)>,
-    views: HashMap<(usize, u8), u16>,
+    views: HashMap<(usize, Elem), u16>,
     shared: Vec<SharedInfo>,
     /// Which shared variable or buffer a register's value was computed from.
     prov: HashMap<String, Prov>,
@@ -642,6 +643,14 @@ impl Lower<'_> {
         let bytes: u32 = match ty {
             "f32" | "b32" | "u32" | "s32" => 4,
             "f64" | "b64" | "u64" | "s64" => 8,
+            "u8" | "s8" | "b8" | "u16" | "s16" | "b16"
+                if !store
+                    && space == Some(&"global")
+                    && !parts.contains(&"v2")
+                    && !parts.contains(&"v4") =>
+            {
+                return self.narrow_global_load(off, ty, args);
+            }
             _ => {
                 return Err((
                     off,
@@ -805,7 +814,14 @@ impl Lower<'_> {
 
     /// The shared array that names accesses of `bytes` to variable `var` in reports.
     fn view(&mut self, var: usize, bytes: u32) -> u16 {
-        let key = (var, bytes as u8);
+        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
+        self.view_as(var, elem)
+    }
+
+    /// The view of variable `var` as an array of `elem` (atomics need the element's type).
+    fn view_as(&mut self, var: usize, elem: Elem) -> u16 {
+        let bytes = elem.bytes();
+        let key = (var, elem);
         if let Some(&v) = self.views.get(&key) {
             return v;
         }
@@ -814,7 +830,6 @@ impl Lower<'_> {
             .get(var)
             .cloned()
             .unwrap_or(("shared".into(), 0, 0));
-        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
         let n = (size / bytes).max(1);
         let short = demangle_var(&name);
         self.shared.push(SharedInfo {
