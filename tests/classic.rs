@@ -64,7 +64,7 @@ fn slow_reference(kernel: &str) -> bool {
 /// (LDS.64/LDS.128, values kept in registers): their totals differ from the H200's until the
 /// port mirrors the SASS (`calibration/classic/raw/classic.sass`). The test fails if one of
 /// them starts to match (then take it off this list) or a mirrored one stops matching.
-const NOT_YET_MIRRORED: &[&str] = &["bitonic_sort_shared", "radix_split4"];
+const NOT_YET_MIRRORED: &[&str] = &["bitonic_sort_shared"];
 
 #[test]
 fn classic_kernels_match_the_h200_totals() {
@@ -145,7 +145,6 @@ const NOT_YET_IN_ORDER: &[&str] = &[
     "softmax_row",
     "nbody_tile",
     "bitonic_sort_shared",
-    "radix_split4",
 ];
 
 #[test]
