@@ -3,9 +3,11 @@
 //! `tests/fixtures/h200/classic_kernels.tsv` holds each kernel's shared-memory totals as Nsight
 //! Compute read them (calibration/classic/: CUDA source, script, raw outputs), and
 //! `classic_source.tsv` the per-instruction counts of the Source page: for every shared SASS
-//! instruction its executions and wavefronts. warpsim's whole-kernel counters must equal the
-//! totals, and its shared instructions (executions, wavefronts) must be the same multiset as
-//! the SASS's. Each port is also verified against its CPU reference.
+//! instruction its executions, threads and wavefronts. Every port mirrors the SASS nvcc produced
+//! (merged `LDS.64`/`LDS.128`/`STS.64`, unrolled loops, values kept in registers), so its
+//! whole-kernel counters equal the totals and its shared instructions, in program order, are the
+//! SASS's shared instructions in address order, one for one. Each port is also verified against
+//! its CPU reference.
 
 use crate::util::{root, run_json};
 
@@ -128,18 +130,11 @@ fn sass_access(f: &[String]) -> Access {
     (kind.to_owned(), width, n(6), n(4), ideal, executions)
 }
 
-/// Ports whose shared instructions are not yet one per SASS instruction (loops nvcc unrolled are
-/// still loops); their totals may already match.
-const NOT_YET_IN_ORDER: &[&str] = &["conv2d_tiled", "softmax_row", "nbody_tile"];
-
 #[test]
 fn classic_kernels_match_the_h200_per_instruction() {
     let rows = fixture("classic_source.tsv");
     let mut wrong = Vec::new();
     for (kernel, prog, defines) in PORTS {
-        if NOT_YET_IN_ORDER.contains(kernel) {
-            continue;
-        }
         // The shared instructions some lane executed, in SASS order.
         let want: Vec<Access> = rows
             .iter()
