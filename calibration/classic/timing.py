@@ -5,7 +5,7 @@
 
 runs every measured launch of tests/fixtures/h200/classic_kernels.tsv with the timing model on
 (`warpsim run … --format json --no-verify`, the default preset, H200) and writes
-calibration/classic/timing.tsv and a Markdown table on stdout: elapsed cycles
+calibration/classic/timing.tsv and the same as a Markdown table to timing.md and stdout: elapsed cycles
 (gpc__cycles_elapsed.max), SM active cycles (sm__cycles_active.avg) and duration
 (gpu__time_duration.sum), measured and modelled, with modelled / measured, and beside them the
 issued warp instructions (smsp__inst_executed.sum, from raw/ncu_totals.csv). These kernels are
@@ -56,6 +56,11 @@ def main():
         tsv.append("\t".join(row))
         md.append("| `%s` | " % f["name"] + " | ".join(cells) + " |")
     open(os.path.join(ROOT, "calibration", "classic", "timing.tsv"), "w").write("\n".join(tsv) + "\n")
+    head = ["# Classic kernels: the timing model against the H200", "",
+            "Written by `python3 calibration/classic/timing.py` (measured: raw/ncu_totals.csv via",
+            "tests/fixtures/h200/classic_kernels.tsv; modelled: `warpsim run`, preset H200). Held-out",
+            "data for the timing model: nothing in it was tuned to these kernels.", ""]
+    open(os.path.join(ROOT, "calibration", "classic", "timing.md"), "w").write("\n".join(head + md) + "\n")
     print("\n".join(md))
 
 
