@@ -196,7 +196,7 @@ fn classic_kernels_match_the_h200_per_instruction() {
 /// The timing model against the H200's measured time of every classic launch. These kernels are
 /// held-out data for the model (nothing in it was tuned to them). Elapsed cycles and duration are
 /// held within 25% of the H200's (they were 0.82 to 1.03 of it when this test was written); SM
-/// active cycles (0.72 to 1.51) are only reported, in `calibration/classic/timing.tsv` and the
+/// active cycles (0.72 to 1.50) are only reported, in `calibration/classic/timing.tsv` and the
 /// README's classic section.
 #[test]
 fn classic_kernels_time_within_a_quarter_of_the_h200() {
