@@ -220,6 +220,7 @@ fn classic_kernels_time_within_a_quarter_of_the_h200() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Every port verified (and race-checked) at a small size.
 #[test]
 fn classic_ports_verify() {
     for (prog, defines) in [
@@ -229,8 +230,13 @@ fn classic_ports_verify() {
         ("classic/scan_blelloch.ron", &["CF=1", "BLOCKS=3"][..]),
         ("classic/scan_hillis_steele.ron", &["N=64", "BLOCKS=7"][..]),
         ("classic/softmax_row.ron", &["ROWS=3"][..]),
+        ("classic/reduce_shfl.ron", &["BLOCKS=3"][..]),
+        ("classic/scan_blelloch.ron", &["CF=0", "BLOCKS=3"][..]),
+        ("classic/stencil5.ron", &["N=64"][..]),
+        ("classic/conv2d_tiled.ron", &["N=64"][..]),
     ] {
-        let r = run_json(prog, defines, &["--no-timing"]);
+        // The mirrored ports' extra loads and reorderings must stay race-free (exit 1 otherwise).
+        let r = run_json(prog, defines, &["--no-timing", "--racecheck"]);
         assert_eq!(
             r["verified"], true,
             "{prog} {defines:?}: {}",
