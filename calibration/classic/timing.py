@@ -37,6 +37,8 @@ def main():
     hdr = lines[0].split("\t")
     inst = issued()
     cols = COLS + [("issued_warp_instructions", "issued warp instructions")]
+    stalls = ["| kernel | warp cycles per issued instruction in each stall reason, H200 / warpsim (the H200's four largest) |",
+              "| --- | --- |"]
     tsv = ["kernel\t" + "\t".join("%s_h200\t%s_warpsim\t%s_ratio" % (c, c, c) for c, _ in cols)]
     md = ["| kernel | " + " | ".join("%s: H200 / warpsim (warpsim ÷ H200)" % n for _, n in cols) + " |",
           "| --- |" + " --- |" * len(cols)]
@@ -54,13 +56,19 @@ def main():
             row += ["%.0f" % h, "%.0f" % w, "%.2f" % (w / h)]
             cells.append("%s / %s (%.2f)" % (format(round(h), ","), format(round(w), ","), w / h))
         tsv.append("\t".join(row))
+        h200 = {k: float(f[k]) for k in hdr[10:] if k != "selected" and f[k] not in ("", "-")}
+        top = sorted(h200, key=lambda k: -h200[k])[:4]
+        stalls.append("| `%s` | " % f["name"] + ", ".join(
+            "%s %.1f / %.1f" % (k, h200[k], t["stalls"].get(k, 0.0)) for k in top) + " |")
         md.append("| `%s` | " % f["name"] + " | ".join(cells) + " |")
     open(os.path.join(ROOT, "calibration", "classic", "timing.tsv"), "w").write("\n".join(tsv) + "\n")
     head = ["# Classic kernels: the timing model against the H200", "",
             "Written by `python3 calibration/classic/timing.py` (measured: raw/ncu_totals.csv via",
             "tests/fixtures/h200/classic_kernels.tsv; modelled: `warpsim run`, preset H200). Held-out",
             "data for the timing model: nothing in it was tuned to these kernels.", ""]
-    open(os.path.join(ROOT, "calibration", "classic", "timing.md"), "w").write("\n".join(head + md) + "\n")
+    note = ["", "Stall reasons (Nsight's smsp__average_warps_issue_stalled_*_per_issue_active; the",
+            "model's `timing.stalls`), reported only:", ""]
+    open(os.path.join(ROOT, "calibration", "classic", "timing.md"), "w").write("\n".join(head + md + note + stalls) + "\n")
     print("\n".join(md))
 
 
