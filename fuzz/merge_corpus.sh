@@ -4,7 +4,8 @@
 # run's output directories that reach coverage the corpus does not reach yet, and leaves the
 # existing files (the hand-picked seeds) alone. Prints the corpus's size before and after.
 # libFuzzer counts hit-count buckets as features, so a long run can bring thousands of "new"
-# inputs; at most MAX_NEW of them (default 200, the smallest, which replay fastest) are kept.
+# inputs; at most MAX_NEW of them (default 200) are kept, spread evenly over the new inputs
+# sorted by size (small ones replay fast, large ones make `gen` write large programs).
 #
 #   fuzz/merge_corpus.sh TARGET OUTPUT_DIR...     (from anywhere; TARGET: load, run, gen or ptx)
 #   MAX_NEW=50 fuzz/merge_corpus.sh gen ../gen_out
@@ -38,6 +39,8 @@ cp -p "$corpus"/. "$tmp"/ -r
   grep -E '^MERGE-OUTER: [0-9]+ new files' || true
 mapfile -t new < <(cd "$tmp" && for f in *; do [ -e "$OLDPWD/$corpus/$f" ] || printf '%s %s\n' "$(stat -c %s "$f")" "$f"; done | sort -n | awk '{print $2}')
 max=${MAX_NEW:-200}
-echo "new inputs: ${#new[@]}; keeping $(( ${#new[@]} < max ? ${#new[@]} : max )) (MAX_NEW=$max, smallest first)"
-for f in "${new[@]:0:$max}"; do cp "$tmp/$f" "$corpus/$f"; done
+n=${#new[@]}
+keep=$(( n < max ? n : max ))
+echo "new inputs: $n; keeping $keep (MAX_NEW=$max, spread over their sizes)"
+for (( i = 0; i < keep; i++ )); do cp "$tmp/${new[i * n / keep]}" "$corpus/"; done
 echo "after:  $corpus: $(size "$corpus")"
