@@ -61,11 +61,13 @@ def main(raw, dest):
             n[ho] += 1
             cells = [str(int(float(vals[c]))) if c in vals else "" for c in COLS]
             (h if ho else m).write(f"{name}\t{kind}\t" + "\t".join(cells) + "\n")
-    vals = os.path.join(raw, "val.tsv")
-    if os.path.exists(vals):
+    vals = [p for p in (os.path.join(raw, "val.tsv"), os.path.join(raw, "val.tsv.gz"))
+            if os.path.exists(p)]
+    if vals:
+        op = gzip.open if vals[0].endswith(".gz") else open
         with open(os.path.join(dest, "values.tsv"), "w") as out:
             out.write("name\tkind\treturns\twords\n")
-            for line in open(vals):
+            for line in op(vals[0], "rt"):
                 if line.startswith("V\t"):
                     out.write(line[2:])
     print(f"{n[False]} measured, {n[True]} held out (not opened)", file=sys.stderr)
