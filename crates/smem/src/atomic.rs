@@ -49,11 +49,17 @@ pub enum AtomOp {
     Inc,
     /// Wrapping decrement (`atomicDec`).
     Dec,
+    /// `ATOMS.POPC.INC.32`: what ptxas emits for `atomicAdd(&x, 1)` on a 32-bit integer whose
+    /// result is unused — an add of 1 per lane, aggregated per address by the hardware (lanes
+    /// on one address are one update of their count). Only as `red` (it returns nothing).
+    PopcInc,
 }
 
-/// Every operation with its name as written (PTX's and CUDA's names without `atomic`): the
-/// one table that trace lines, `explain --op` and the loader's `Atomic(op: …)` read.
-pub const ATOM_OPS: [(&str, AtomOp); 11] = [
+/// Every operation with its name as written (PTX's and CUDA's names without `atomic`; `popc`
+/// is SASS's `ATOMS.POPC.INC`, which PTX has no name for): the one table that trace lines,
+/// `explain --op` and the loader's `Atomic(op: …)` read (the loader picks `popc` itself, as
+/// ptxas does, and refuses it written).
+pub const ATOM_OPS: [(&str, AtomOp); 12] = [
     ("add", AtomOp::Add),
     ("sub", AtomOp::Sub),
     ("min", AtomOp::Min),
@@ -65,6 +71,7 @@ pub const ATOM_OPS: [(&str, AtomOp); 11] = [
     ("cas", AtomOp::Cas),
     ("inc", AtomOp::Inc),
     ("dec", AtomOp::Dec),
+    ("popc", AtomOp::PopcInc),
 ];
 
 /// The element type of a shared atomic (PTX's type suffix).
@@ -220,6 +227,8 @@ pub enum Form {
     Native(u32),
     /// ptxas's loop of a load and `ATOMS.CAST.SPIN` (`add.f32`, 64-bit `add`).
     CasLoop,
+    /// `ATOMS.POPC.INC.32`: one `ATOMS`, lanes on one address served as one.
+    Popc,
 }
 
 impl Atomic {
@@ -246,6 +255,16 @@ impl Atomic {
         }
         if !self.returns && matches!(self.op, AtomOp::Exch | AtomOp::Cas) {
             return no("does not exist: `red` has no exch or cas (use atom)");
+        }
+        if self.op == AtomOp::PopcInc {
+            return match (self.returns, width, self.ty) {
+                (true, ..) => no(
+                    "does not exist: ATOMS.POPC.INC returns nothing (ptxas emits it only when \
+                     the result is unused): write red.popc",
+                ),
+                (_, 4, None | Some(AtomTy::U32 | AtomTy::S32 | AtomTy::B32)) => Ok(Form::Popc),
+                _ => no("does not exist: ATOMS.POPC.INC.32 is on 32-bit integers"),
+            };
         }
         let float = self.ty == Some(AtomTy::F32);
         match (width, self.op) {
@@ -338,16 +357,31 @@ pub fn atomic_cost(
     let form = atomic.form(width)?;
     check(geom, width, addrs, mask)?;
     Ok(match form {
-        Form::Native(per) => native(geom, per, width, addrs, mask),
+        Form::Native(per) => native(geom, per, false, width, addrs, mask),
+        Form::Popc => native(geom, 1, true, width, addrs, mask),
         Form::CasLoop => cas_loop(geom, width, addrs, mask, |_| {})?,
     })
 }
 
-/// Rule 1: each phase costs the most lanes queued on one bank.
-fn native(geom: &Geometry, per: u32, width: u32, addrs: &[u32; WARP], mask: u32) -> AtomCost {
+/// Rule 1: each phase costs the most lanes queued on one bank (`merge`, `ATOMS.POPC.INC`: the
+/// most distinct addresses).
+fn native(
+    geom: &Geometry,
+    per: u32,
+    merge: bool,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+) -> AtomCost {
     let mut atom = Cost::default();
     for phase in phase_masks(geom, width) {
-        let q = queue(geom, width, addrs, mask & phase);
+        let m = mask & phase;
+        let q = queue(
+            geom,
+            width,
+            addrs,
+            if merge { first_of_address(addrs, m) } else { m },
+        );
         if q > 0 {
             atom.wavefronts += per * q;
             atom.conflicts += q - 1;
@@ -359,6 +393,17 @@ fn native(geom: &Geometry, per: u32, width: u32, addrs: &[u32; WARP], mask: u32)
         loads: Cost::default(),
         trips: 1,
     }
+}
+
+/// The lowest lane of each distinct address among the lanes of `m`.
+fn first_of_address(addrs: &[u32; WARP], m: u32) -> u32 {
+    let mut firsts = 0u32;
+    for l in (0..WARP).filter(|l| m >> l & 1 != 0) {
+        if !(0..l).any(|k| firsts >> k & 1 != 0 && addrs[k] == addrs[l]) {
+            firsts |= 1 << l;
+        }
+    }
+    firsts
 }
 
 /// The longest queue of lanes on one bank among the lanes of `m`.
@@ -446,8 +491,12 @@ pub struct AtomPhase {
     pub first_lane: u32,
     /// The active lanes (bit `l` = lane `l`).
     pub active: u32,
-    /// For each bank, the lanes queued on it, in the order they are served.
+    /// For each bank, the lanes queued on it, in the order they are served (`ATOMS.POPC.INC`:
+    /// the lowest lane of each address).
     pub queues: Vec<Vec<u32>>,
+    /// For each bank, the lanes each entry of `queues` stands for: 1 each, except for
+    /// `ATOMS.POPC.INC`, where all the lanes on one address are served in one visit.
+    pub served: Vec<Vec<u32>>,
     /// Wavefronts of this phase.
     pub wavefronts: u32,
 }
@@ -478,13 +527,28 @@ pub fn analyze_atomic(
     let mut phases = Vec::new();
     let mut trips = Vec::new();
     let cost = match form {
-        Form::Native(per) => {
+        Form::Native(_) | Form::Popc => {
+            let (per, merge) = match form {
+                Form::Native(per) => (per, false),
+                _ => (1, true),
+            };
             for phase in phase_masks(geom, width) {
                 let active = mask & phase;
+                let firsts = if merge {
+                    first_of_address(addrs, active)
+                } else {
+                    active
+                };
                 let mut queues = vec![Vec::new(); geom.banks as usize];
-                for l in (0..WARP as u32).filter(|l| active >> l & 1 != 0) {
-                    for b in lane_banks(geom, addrs[l as usize], width) {
+                let mut served = vec![Vec::new(); geom.banks as usize];
+                for l in (0..WARP as u32).filter(|l| firsts >> l & 1 != 0) {
+                    let a = addrs[l as usize];
+                    let n = (0..WARP)
+                        .filter(|&k| active >> k & 1 != 0 && addrs[k] == a)
+                        .count() as u32;
+                    for b in lane_banks(geom, a, width) {
                         queues[b as usize].push(l);
+                        served[b as usize].push(if merge { n } else { 1 });
                     }
                 }
                 let q = queues.iter().map(Vec::len).max().unwrap_or(0) as u32;
@@ -492,10 +556,11 @@ pub fn analyze_atomic(
                     first_lane: phase.trailing_zeros(),
                     active,
                     queues,
+                    served,
                     wavefronts: per * q,
                 });
             }
-            native(geom, per, width, addrs, mask)
+            native(geom, per, merge, width, addrs, mask)
         }
         Form::CasLoop => cas_loop(geom, width, addrs, mask, |t| trips.push(t))?,
     };
@@ -584,9 +649,32 @@ mod tests {
     }
 
     #[test]
+    fn popc_serves_each_address_once() {
+        let g = Geometry::H200;
+        let c = |f: &dyn Fn(u32) -> u32, m: u32| {
+            let a = atomic_cost(&g, &at("red.popc"), 4, &addrs(f), m).unwrap();
+            (a.atom.wavefronts, a.atom.conflicts, a.trips)
+        };
+        assert_eq!(c(&|_| 0, !0), (1, 0, 1)); // one address: one visit
+        assert_eq!(c(&|t| t * 128, !0), (32, 31, 1)); // 32 words on bank 0
+        assert_eq!(c(&|t| (t % 4) * 128, !0), (4, 3, 1)); // 4 words on bank 0
+        assert_eq!(c(&|t| (t / 2) * 4, !0), (1, 0, 1));
+        assert_eq!(c(&|t| (t / 4) * 128, 0x0f0f_0f0f), (4, 3, 1));
+        assert!(at("atom.popc").form(4).is_err());
+        assert!(at("red.popc").form(8).is_err());
+        assert!(at("red.popc.f32").form(4).is_err());
+    }
+
+    #[test]
     fn analysis_matches_cost() {
         let g = Geometry::H200;
-        for s in ["atom.add", "atom.cas", "atom.add.f32", "atom.exch.b64"] {
+        for s in [
+            "atom.add",
+            "atom.cas",
+            "atom.add.f32",
+            "atom.exch.b64",
+            "red.popc",
+        ] {
             let w = if s.ends_with("b64") { 8 } else { 4 };
             let a = addrs(|t| (t * 7 % 5) * 128 + (t % 3) * w);
             let an = analyze_atomic(&g, &at(s), w, &a, 0xdead_beef).unwrap();

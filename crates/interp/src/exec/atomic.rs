@@ -9,8 +9,9 @@
 //! float sum of values that round can differ from the H200's in the last bits, as two GPU
 //! runs can.
 //!
-//! **Shared** atomics are priced by [`warpsim_smem::atomic_cost`] (README rules 7–8: native
-//! `ATOMS` queue lanes per bank; `add.f32` is a loop of loads and `ATOMS.CAST.SPIN` priced trip
+//! **Shared** atomics are priced by [`warpsim_smem::atomic_cost`] (README rules 7–9: native
+//! `ATOMS` queue lanes per bank, `ATOMS.POPC.INC` — an `add` of the constant 1 whose result
+//! is unused, which the loader marks as ptxas does — queues addresses; `add.f32` is a loop of loads and `ATOMS.CAST.SPIN` priced trip
 //! by trip). The instruction's `wavefronts`/`conflicts` are its atomic and loop-load wavefronts
 //! together (what the shared pipe serves); [`PcStats`] keeps the loop's loads and the `ATOMS`
 //! executed apart, as Nsight counts them.
@@ -54,7 +55,7 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
     let signed = elem == Elem::I32;
     match op {
         AtomOp::Add if elem == Elem::F32 => (f32::from_bits(old) + f32::from_bits(v)).to_bits(),
-        AtomOp::Add => old.wrapping_add(v),
+        AtomOp::Add | AtomOp::PopcInc => old.wrapping_add(v),
         AtomOp::Sub => old.wrapping_sub(v),
         AtomOp::Min if signed => (old as i32).min(v as i32) as u32,
         AtomOp::Min => old.min(v),
@@ -90,7 +91,8 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
 }
 
 /// The smem description of an atomic on `elem` (the old value is always returned: a `red`
-/// costs the same, README rule 7).
+/// costs the same, README rule 7; except `ATOMS.POPC.INC`, which the loader picks only where
+/// nothing reads the result).
 fn described(op: AtomOp, elem: Elem) -> Atomic {
     let ty = match elem {
         Elem::F32 => AtomTy::F32,
@@ -98,7 +100,7 @@ fn described(op: AtomOp, elem: Elem) -> Atomic {
         _ => AtomTy::U32,
     };
     Atomic {
-        returns: true,
+        returns: op != AtomOp::PopcInc,
         op,
         ty: Some(ty),
     }

@@ -15,8 +15,10 @@ impl Loader<'_> {
         compare: Option<&Text>,
         old: Option<&Text>,
     ) -> R<()> {
-        let names = ATOM_OPS.map(|p| p.0).join(" ");
-        let Some(&(name, aop)) = ATOM_OPS.iter().find(|p| p.0 == op.text) else {
+        // `popc` (ATOMS.POPC.INC) is not written: it is picked below, as ptxas picks it.
+        let written = || ATOM_OPS.iter().filter(|p| p.1 != AtomOp::PopcInc);
+        let names = written().map(|p| p.0).collect::<Vec<_>>().join(" ");
+        let Some(&(name, mut aop)) = written().find(|p| p.0 == op.text) else {
             return Err(self.err_text(
                 op,
                 format!("`{}` is not an atomic operation", op.text),
@@ -71,6 +73,18 @@ impl Loader<'_> {
         for (k, t) in std::iter::once(value).chain(compare).enumerate() {
             let (vn, vsite) = self.parse_expr(t)?;
             let v = self.expr(&vn, vsite)?;
+            // ptxas compiles a shared 32-bit integer `atomicAdd(&x, 1)` whose result is unused
+            // to ATOMS.POPC.INC.32 (lanes on one address aggregated; README rule 9). A
+            // run-time operand (a register, even one holding 1) stays ATOMS.ADD.
+            if k == 0
+                && aop == AtomOp::Add
+                && space == Space::Shared
+                && matches!(elem, Elem::I32 | Elem::U32)
+                && old.is_none()
+                && matches!(v, Val::Const(Const::Int(1, _)))
+            {
+                aop = AtomOp::PopcInc;
+            }
             let v = self.coerce(v, ty, vsite, &vn, "the element type")?;
             // (A loaded or computed operand is written there directly; a variable or a
             // constant is moved.)
