@@ -39,7 +39,7 @@ pub fn render(
         Form::Native(_) | Form::Popc => {
             out += &match a.form {
                 Form::Popc => "one ATOMS.POPC.INC: the lanes on one address are one visit to \
-                               its bank (their count added once); distinct addresses on one \
+                               its bank\n(their count added once); distinct addresses on one \
                                bank queue\n"
                     .to_string(),
                 Form::Native(2) => "one ATOMS: lanes never share a word, each queues on its \
@@ -51,11 +51,16 @@ pub fn render(
                 out += &phase_grid(geom, p);
             }
             out += "\ncells: the lane a bank serves at each visit, in queue order; *N: N lanes \
-                    on one address served in one visit (ATOMS.POPC.INC only); .: idle\n\n";
+                    on one\naddress served in one visit (ATOMS.POPC.INC only); .: idle\n\n";
         }
-        Form::CasLoop => {
-            out += "a compare-and-swap loop (load, then ATOMS.CAST.SPIN): each trip, each bank \
-                    serves its lowest waiting lane\n";
+        Form::CasLoop | Form::TriedCasLoop => {
+            if a.form == Form::TriedCasLoop {
+                out += "a generic ATOM.E try first (1 atom wavefront: it does nothing on \
+                        shared memory),\nthen ";
+            }
+            out += "a compare-and-swap loop (load, then ATOMS.CAST.SPIN): each trip, each \
+                    bank\nserves its lowest waiting lane (every update assumed to change its \
+                    word)\n";
             for (i, t) in a.trips.iter().enumerate() {
                 out += &format!(
                     "trip {:>2}: load {} wavefront(s) for lanes {}; served {}; done {}\n",
@@ -67,13 +72,26 @@ pub fn render(
                 );
             }
         }
+        Form::WordCasLoop => {
+            out += "a generic load of each lane's word, then a loop of ATOM.E.CAS on the \
+                    whole word:\neach trip every lane left tries (priced as a 4-byte cas) and \
+                    one lane of each\nword succeeds\n";
+            for (i, t) in a.trips.iter().enumerate() {
+                out += &format!(
+                    "trip {:>2}: lanes {} try; done {}\n",
+                    i + 1,
+                    lanes(t.tried),
+                    lanes(t.done)
+                );
+            }
+        }
     }
     let c = a.cost;
     out += &format!(
         "atom wavefronts: {}\natom bank conflicts: {}\n",
         c.atom.wavefronts, c.atom.conflicts
     );
-    if a.form == Form::CasLoop {
+    if !matches!(a.form, Form::Native(_) | Form::Popc) {
         out += &format!(
             "load wavefronts: {} ({} bank conflicts)\ntrips (ATOMS executed): {}\n",
             c.loads.wavefronts, c.loads.conflicts, c.trips
