@@ -13,6 +13,8 @@ mod kernels;
 mod kernels2;
 mod limits;
 mod ptx;
+mod ptx_classic;
+mod ptx_ops;
 mod racecheck;
 mod run;
 mod timing;
