@@ -147,7 +147,8 @@ fn shared_atomic_queues_as_the_h200_does() {
             32,
             OLD,
             "(name: \"s\", ty: U32, dims: [128])",
-            &format!("Atomic(op: \"add\", at: \"s[{idx}]\", value: \"1u\")"),
+            // A run-time 1 (a constant 1 with the result unused would be ATOMS.POPC.INC).
+            &format!("Atomic(op: \"add\", at: \"s[{idx}]\", value: \"u32(ntid.x / 32)\")"),
         );
         let (_, st) = run(&p, 1);
         assert_eq!(atom_counts(&p, &st), [wf, bc, 0, 0, 1], "{idx}");
@@ -246,4 +247,106 @@ fn narrow_loads_stores_and_vectors() {
     let shared: u64 = st.per_pc.iter().map(|s| s.wavefronts).sum();
     assert!(shared > 0);
     assert!(st.races.is_empty());
+}
+
+#[test]
+fn an_unused_add_of_one_is_popc_inc() {
+    // nvcc: `atomicAdd(&s[0], 1u)` with the result unused is ATOMS.POPC.INC.32: the 32 lanes on
+    // one address are one visit (README rule 9). With `old:`, or a run-time operand, ATOMS.ADD.
+    let body = |atomic: &str| {
+        format!(
+            "Store(\"s[tid.x]\", \"0u\"), Let(\"one\", \"u32(ntid.x / 32)\"), {atomic}, Store(\"old[tid.x]\", \"s[0]\")"
+        )
+    };
+    let shared = "(name: \"s\", ty: U32, dims: [32])";
+    for (atomic, counts) in [
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")",
+            [1, 0, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"2u - 1u\")",
+            [1, 0, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"one\")",
+            [32, 31, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"1u\", old: \"o\")",
+            [32, 31, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"sub\", at: \"s[0]\", value: \"0u - 1u\")",
+            [32, 31, 0, 0, 1],
+        ),
+    ] {
+        let p = prog(32, OLD, shared, &body(atomic));
+        let (mem, st) = run(&p, 1);
+        assert_eq!(mem[0], vec![32; 32], "{atomic}");
+        assert_eq!(atom_counts(&p, &st), counts, "{atomic}");
+    }
+    let p = prog(
+        32,
+        OLD,
+        shared,
+        &body("Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")"),
+    );
+    assert!(p.code.iter().any(|i| i.to_string().contains("popcinc")));
+}
+
+#[test]
+fn f64_and_f16_adds_match_cuda() {
+    // 32 lanes add to one shared double and one shared half, lane by lane in lane order:
+    // `old` shows the chain; the price is rule 8's 64-bit loop and rule 10's word loop.
+    let bufs = "(name: \"od\", ty: F64, len: 32), (name: \"oh\", ty: F16, len: 32), (name: \"fin\", ty: F64, len: 2)";
+    let shared = "(name: \"d\", ty: F64, dims: [2]), (name: \"h\", ty: F16, dims: [2])";
+    let p = prog(
+        32,
+        bufs,
+        shared,
+        "If(cond: \"tid.x < 2\", then: [Store(\"d[tid.x]\", \"f64(0)\"), Store(\"h[tid.x]\", \"f16(0.0)\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(tid.x) + 0.5\", old: \"a\"), \
+         Atomic(op: \"add\", at: \"h[1]\", value: \"f16(1.0)\", old: \"b\"), \
+         Store(\"od[tid.x]\", \"a\"), Store(\"oh[tid.x]\", \"b\"), \
+         If(cond: \"tid.x == 0\", then: [Store(\"fin[0]\", \"d[0]\"), Store(\"fin[1]\", \"f64(h[1])\")])",
+    );
+    let (mem, st) = run(&p, 1);
+    let f64s = |w: &[u32]| -> Vec<f64> {
+        w.chunks(2)
+            .map(|c| f64::from_bits(c[0] as u64 | (c[1] as u64) << 32))
+            .collect()
+    };
+    // Lane l sees the sum of (k + 0.5) over k < l: l²/2.
+    let want: Vec<f64> = (0..32).map(|l| (l * l) as f64 / 2.0).collect();
+    assert_eq!(f64s(&mem[0]), want);
+    // Halves: lane l sees l (0x3c00 = 1.0, …); two halves a word.
+    let halves: Vec<u16> = mem[1]
+        .iter()
+        .flat_map(|w| [*w as u16, (*w >> 16) as u16])
+        .collect();
+    let want: Vec<u16> = (0..32)
+        .map(|l| warpsim_interp::fp16::Half::F16.from_f64(l as f64))
+        .collect();
+    assert_eq!(halves, want);
+    assert_eq!(f64s(&mem[2]), vec![512.0, 32.0]);
+    // Priced as measured (calibration/atomics2, `red_add1_u64_const0`, `atom_add_f16_const0`):
+    // the double: 32 trips, 96 atom + 32 load wavefronts; the half: 32 trips of 32, 31, …
+    // lanes queued twice, one load of the word.
+    assert_eq!(atom_counts(&p, &st), [96 + 1056, 496, 32 + 1, 0, 32 + 32]);
+}
+
+#[test]
+fn global_f16_add_keeps_the_other_half() {
+    let p = prog(
+        64,
+        "(name: \"g\", ty: F16, len: 4, init: Zeros)",
+        "",
+        "Atomic(op: \"add\", at: \"g[tid.x % 2 + 1]\", value: \"f16(0.5)\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let h = |x: f64| warpsim_interp::fp16::Half::F16.from_f64(x) as u32;
+    // Elements 1 and 2 get 32 × 0.5 = 16 each; elements 0 and 3 stay 0.
+    assert_eq!(mem[0], vec![h(16.0) << 16, h(16.0)]);
 }

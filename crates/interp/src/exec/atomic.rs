@@ -1,5 +1,6 @@
 //! The handler of [`Inst::Atomic`](crate::ir::Inst::Atomic): CUDA's `atomicAdd`, `Sub`,
-//! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements.
+//! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements, and
+//! `atomicAdd` on a shared `f64` (its two words) and on an `f16` (its half of a word, `__hadd`).
 //!
 //! **Semantics.** Every active lane's update is applied, one lane after the other in lane
 //! order (lane 0 first), each reading the value the previous one left: the old value a lane
@@ -96,6 +97,8 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
 fn described(op: AtomOp, elem: Elem) -> Atomic {
     let ty = match elem {
         Elem::F32 => AtomTy::F32,
+        Elem::F64 => AtomTy::F64,
+        Elem::F16 => AtomTy::F16,
         Elem::I32 => AtomTy::S32,
         _ => AtomTy::U32,
     };
@@ -117,14 +120,21 @@ fn shared(
     let (pc, w, active) = (at.pc, at.w, at.active);
     let elem = cx.prog.shared[m.array as usize].elem;
     let addrs = super::memory::shared_addresses(cx, pc, w, m, active, r)?;
-    let cost = warpsim_smem::atomic_cost(&cx.cfg.geometry, &described(op, elem), 4, &addrs, active)
-        .map_err(|e| {
-            cx.fault(
-                pc,
-                FaultKind::Unpriceable(format!("cannot price this shared atomic: {e}")),
-                None,
-            )
-        })?;
+    let width = elem.bytes();
+    let cost = warpsim_smem::atomic_cost(
+        &cx.cfg.geometry,
+        &described(op, elem),
+        width,
+        &addrs,
+        active,
+    )
+    .map_err(|e| {
+        cx.fault(
+            pc,
+            FaultKind::Unpriceable(format!("cannot price this shared atomic: {e}")),
+            None,
+        )
+    })?;
     let total = cost.total();
     ps.wavefronts += total.wavefronts as u64;
     ps.conflicts += total.conflicts as u64;
@@ -140,13 +150,44 @@ fn shared(
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
         let word = (addrs[l] / 4) as usize;
-        if let Some(cell) = cx.shared.get_mut(word) {
-            let old = *cell;
-            *cell = apply(op, elem, old, r[d][l], r[d + 1][l]);
-            r[d][l] = old;
+        match elem {
+            // atomicAdd on a double: the element's two words (low first).
+            Elem::F64 => {
+                if let Some(cells) = cx.shared.get_mut(word..word + 2) {
+                    let old = cells[0] as u64 | (cells[1] as u64) << 32;
+                    let v = r[d][l] as u64 | (r[d + 1][l] as u64) << 32;
+                    let new = (f64::from_bits(old) + f64::from_bits(v)).to_bits();
+                    (cells[0], cells[1]) = (new as u32, (new >> 32) as u32);
+                    (r[d][l], r[d + 1][l]) = (old as u32, (old >> 32) as u32);
+                }
+            }
+            // atomicAdd on a __half: its 16 bits of the word, `__hadd` (rounded once).
+            Elem::F16 => {
+                if let Some(cell) = cx.shared.get_mut(word) {
+                    let (new, old) = half_add(*cell, addrs[l], r[d][l]);
+                    *cell = new;
+                    r[d][l] = old;
+                }
+            }
+            _ => {
+                if let Some(cell) = cx.shared.get_mut(word) {
+                    let old = *cell;
+                    *cell = apply(op, elem, old, r[d][l], r[d + 1][l]);
+                    r[d][l] = old;
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// `word` with the half at byte address `addr` (its low or high 16 bits) increased by the half
+/// `v` as `__hadd` does; and the half's old bits.
+fn half_add(word: u32, addr: u32, v: u32) -> (u32, u32) {
+    let sh = (addr % 4) * 8;
+    let old = (word >> sh) & 0xffff;
+    let sum = crate::fp16::Half::F16.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
+    ((word & !(0xffff << sh)) | (sum as u32) << sh, old)
 }
 
 fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result<(), Fault> {
@@ -164,6 +205,17 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
+        if elem == Elem::F16 {
+            // Two halves a word: a compare-and-swap loop on the word holding element ix.
+            let (k, v) = (ix[l] as usize, r[d][l]);
+            if let Some(cell) = mem.get(k / 2) {
+                let addr = (k % 2 * 2) as u32;
+                let old = cell.fetch_update(Relaxed, Relaxed, |w| Some(half_add(w, addr, v).0));
+                let (Ok(w) | Err(w)) = old;
+                r[d][l] = half_add(w, addr, v).1;
+            }
+            continue;
+        }
         let Some(cell) = mem.get(ix[l] as usize) else {
             continue;
         };

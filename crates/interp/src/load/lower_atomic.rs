@@ -30,20 +30,34 @@ impl Loader<'_> {
         let Kind::Index(_, idx) = &tn.kind else {
             unreachable!("array_of checks")
         };
-        // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned.
+        // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned;
+        // atomicAdd on a double (shared only here: global words are 32-bit host atomics) and
+        // on a __half (README rules 8 and 10).
         let allowed = match (elem, aop) {
             (Elem::I32 | Elem::U32, AtomOp::Inc | AtomOp::Dec) => elem == Elem::U32,
             (Elem::I32 | Elem::U32, _) => true,
             (Elem::F32, AtomOp::Add | AtomOp::Exch) => true,
+            (Elem::F64, AtomOp::Add) => space == Space::Shared,
+            (Elem::F16, AtomOp::Add) => true,
             _ => false,
         };
         if !allowed {
             let help = match elem {
                 Elem::F32 => "f32 elements take `add` and `exch` (CUDA's float atomics)".to_owned(),
+                Elem::F64 if aop == AtomOp::Add => {
+                    "an f64 atomicAdd works on shared arrays only here (global buffers are \
+                     32-bit words): add into a shared array, then store"
+                        .to_owned()
+                }
+                Elem::F64 | Elem::F16 => {
+                    "f64 and f16 elements take `add` only (CUDA's atomicAdd)".to_owned()
+                }
                 Elem::I32 => {
                     "`inc` and `dec` are unsigned (atomicInc/atomicDec): use a u32 array".to_owned()
                 }
-                _ => "atomics work on i32, u32 and f32 elements (4 bytes)".to_owned(),
+                _ => "atomics work on i32, u32 and f32 elements (4 bytes), and `add` on f64 \
+                      (shared) and f16"
+                    .to_owned(),
             };
             return Err(self.err_text(
                 op,
@@ -103,7 +117,11 @@ impl Loader<'_> {
         self.emit_at(Inst::Atomic { m, op: aop }, tsite, &tn, text);
         if let Some(o) = old {
             let reg = self.declare(o, ty)?;
-            self.emit(Inst::Mov { dst: reg, a: data });
+            self.emit(if elem == Elem::F64 {
+                Inst::Mov64 { dst: reg, a: data }
+            } else {
+                Inst::Mov { dst: reg, a: data }
+            });
         }
         Ok(())
     }
