@@ -350,3 +350,45 @@ fn global_f16_add_keeps_the_other_half() {
     // Elements 1 and 2 get 32 × 0.5 = 16 each; elements 0 and 3 stay 0.
     assert_eq!(mem[0], vec![h(16.0) << 16, h(16.0)]);
 }
+
+/// The H200's lane returns of a `calibration/atomics2` probe (`values.tsv`: `name kind
+/// returns words`, returns in hex).
+fn h200_returns(name: &str) -> Vec<u64> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/atomics2/values.tsv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = text.lines().find(|l| l.starts_with(&format!("{name}\t"))).unwrap();
+    let rets = line.split('\t').nth(2).unwrap();
+    rets.split(',').map(|h| u64::from_str_radix(h, 16).unwrap()).collect()
+}
+
+#[test]
+fn lanes_on_one_address_get_what_the_h200_returned() {
+    // The probes (calibration/atomics2/probe.cu) on 32 lanes at offset 0: the H200 served them
+    // in lane order, as warpsim does, so every lane's old value is equal bit for bit.
+    // atomicInc(&s[0], 1000) from 3; atomicAdd(&h[0], __int2half_rn(lane + 1)) from 1.0;
+    // atomicAdd(&d[0], double(lane + 1)) from 1.0.
+    let p = prog(
+        32,
+        "(name: \"oi\", ty: U32, len: 32), (name: \"oh\", ty: F16, len: 32), (name: \"od\", ty: F64, len: 32)",
+        "(name: \"s\", ty: U32, dims: [1]), (name: \"h\", ty: F16, dims: [2]), (name: \"d\", ty: F64, dims: [1])",
+        "If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"3u\"), Store(\"h[0]\", \"f16(1.0)\"), Store(\"h[1]\", \"f16(1.0)\"), Store(\"d[0]\", \"f64(1)\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"inc\", at: \"s[0]\", value: \"1000u\", old: \"a\"), \
+         Atomic(op: \"add\", at: \"h[0]\", value: \"f16(tid.x + 1)\", old: \"b\"), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(tid.x + 1)\", old: \"c\"), \
+         Store(\"oi[tid.x]\", \"a\"), Store(\"oh[tid.x]\", \"b\"), Store(\"od[tid.x]\", \"c\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let inc: Vec<u64> = mem[0].iter().map(|&w| w as u64).collect();
+    assert_eq!(inc, h200_returns("atom_inc_u32_const0"));
+    let halves: Vec<u64> = mem[1]
+        .iter()
+        .flat_map(|w| [(*w & 0xffff) as u64, (*w >> 16) as u64])
+        .collect();
+    assert_eq!(halves, h200_returns("atom_add_f16_const0"));
+    let doubles: Vec<u64> = mem[2]
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+        .collect();
+    assert_eq!(doubles, h200_returns("atom_add_f64_const0"));
+}
