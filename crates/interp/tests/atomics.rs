@@ -354,11 +354,19 @@ fn global_f16_add_keeps_the_other_half() {
 /// The H200's lane returns of a `calibration/atomics2` probe (`values.tsv`: `name kind
 /// returns words`, returns in hex).
 fn h200_returns(name: &str) -> Vec<u64> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/atomics2/values.tsv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../calibration/atomics2/values.tsv"
+    );
     let text = std::fs::read_to_string(path).unwrap();
-    let line = text.lines().find(|l| l.starts_with(&format!("{name}\t"))).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}\t")))
+        .unwrap();
     let rets = line.split('\t').nth(2).unwrap();
-    rets.split(',').map(|h| u64::from_str_radix(h, 16).unwrap()).collect()
+    rets.split(',')
+        .map(|h| u64::from_str_radix(h, 16).unwrap())
+        .collect()
 }
 
 #[test]
@@ -391,4 +399,25 @@ fn lanes_on_one_address_get_what_the_h200_returned() {
         .map(|c| c[0] as u64 | (c[1] as u64) << 32)
         .collect();
     assert_eq!(doubles, h200_returns("atom_add_f64_const0"));
+}
+
+#[test]
+fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
+    // atomicAdd(&d[(lane % 4) * 16], double(lane + 1)) from 1.0: four doubles on banks 0-1, a
+    // 64-bit loop whose second half-warp can win a word before a lower lane of the first
+    // (lane 16 before lane 4): the old values follow the trips, as the H200 returned them.
+    let p = prog(
+        32,
+        "(name: \"od\", ty: F64, len: 32)",
+        "(name: \"d\", ty: F64, dims: [64])",
+        "Store(\"d[tid.x]\", \"f64(1)\"), Store(\"d[tid.x + 32]\", \"f64(1)\"), SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"add\", at: \"d[(tid.x % 4) * 16]\", value: \"f64(tid.x + 1)\", old: \"c\"), \
+         Store(\"od[tid.x]\", \"c\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let doubles: Vec<u64> = mem[0]
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+        .collect();
+    assert_eq!(doubles, h200_returns("atom_add_f64_bank0_4words"));
 }

@@ -463,14 +463,51 @@ pub fn atomic_cost_with(
     mask: u32,
     data: &mut dyn LoopData,
 ) -> Result<AtomCost, AtomicError> {
+    priced(geom, atomic, width, addrs, mask, data, &mut |_| {})
+}
+
+/// [`atomic_cost`], calling `each` with every trip of a loop (not for a native atomic) without
+/// allocating: a trip's `done` lanes are the ones whose update lands in it, so the trips in
+/// order, each's lanes lowest first, are the order the lanes' updates reach memory.
+pub fn atomic_cost_each(
+    geom: &Geometry,
+    atomic: &Atomic,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    each: &mut dyn FnMut(&Trip),
+) -> Result<AtomCost, AtomicError> {
+    priced(
+        geom,
+        atomic,
+        width,
+        addrs,
+        mask,
+        &mut Versions::new(addrs),
+        each,
+    )
+}
+
+fn priced(
+    geom: &Geometry,
+    atomic: &Atomic,
+    width: u32,
+    addrs: &[u32; WARP],
+    mask: u32,
+    data: &mut dyn LoopData,
+    each: &mut dyn FnMut(&Trip),
+) -> Result<AtomCost, AtomicError> {
     let form = atomic.form(width)?;
     check(geom, width, addrs, mask)?;
     Ok(match form {
         Form::Native(per) => native(geom, per, false, width, addrs, mask),
         Form::Popc => native(geom, 1, true, width, addrs, mask),
-        Form::CasLoop => cas_loop(geom, width, addrs, mask, data, |_| {})?,
-        Form::TriedCasLoop => tried(cas_loop(geom, width, addrs, mask, data, |_| {})?, mask),
-        Form::WordCasLoop => word_cas_loop(geom, addrs, mask, |_| {})?,
+        Form::CasLoop => cas_loop(geom, width, addrs, mask, data, |t| each(&t))?,
+        Form::TriedCasLoop => tried(
+            cas_loop(geom, width, addrs, mask, data, |t| each(&t))?,
+            mask,
+        ),
+        Form::WordCasLoop => word_cas_loop(geom, addrs, mask, |t| each(&t))?,
     })
 }
 

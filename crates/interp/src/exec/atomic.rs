@@ -2,13 +2,13 @@
 //! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements, and
 //! `atomicAdd` on a shared `f64` (its two words) and on an `f16` (its half of a word, `__hadd`).
 //!
-//! **Semantics.** Every active lane's update is applied, one lane after the other in lane
-//! order (lane 0 first), each reading the value the previous one left: the old value a lane
-//! gets back is the element before its own update. Lanes hitting one address therefore see
-//! 0, 1, 2 … for an `add` of 1 from zero. For `f32` `add` the order decides the rounding; the
-//! GPU's order is its own (on shared memory a compare-and-swap loop's, trip by trip), so a
-//! float sum of values that round can differ from the H200's in the last bits, as two GPU
-//! runs can.
+//! **Semantics.** Every active lane's update is applied, one lane after the other, each
+//! reading the value the previous one left: the old value a lane gets back is the element
+//! before its own update. The order is the H200's for one warp: lane order (lane 0 first) for
+//! a native `ATOMS` and for global atomics; for a shared compare-and-swap loop (`f32`, `f64`,
+//! `f16` adds) trip by trip as the pricing rule serves the lanes (each trip's winners lowest
+//! first), which is the order the H200 returned in `calibration/atomics2/values.tsv`. Lanes
+//! hitting one address therefore see 0, 1, 2 … for an `add` of 1 from zero.
 //!
 //! **Shared** atomics are priced by [`warpsim_smem::atomic_cost`] (README rules 7–9: native
 //! `ATOMS` queue lanes per bank, `ATOMS.POPC.INC` — an `add` of the constant 1 whose result
@@ -30,7 +30,7 @@ use super::Lanes;
 use crate::ast::Elem;
 use crate::ir::{Mem, Space};
 use std::sync::atomic::Ordering::Relaxed;
-use warpsim_smem::{AtomOp, AtomTy, Atomic};
+use warpsim_smem::{AtomOp, AtomTy, Atomic, WARP};
 
 /// One atomic by the active lanes.
 pub(super) fn atomic(
@@ -121,12 +121,22 @@ fn shared(
     let elem = cx.prog.shared[m.array as usize].elem;
     let addrs = super::memory::shared_addresses(cx, pc, w, m, active, r)?;
     let width = elem.bytes();
-    let cost = warpsim_smem::atomic_cost(
+    // A compare-and-swap loop's lanes land trip by trip (the H200's order: calibration/atomics2
+    // values.tsv); a native atomic's in lane order.
+    let mut order = [0u32; WARP];
+    let mut trips = 0;
+    let cost = warpsim_smem::atomic_cost_each(
         &cx.cfg.geometry,
         &described(op, elem),
         width,
         &addrs,
         active,
+        &mut |t| {
+            if trips < WARP {
+                order[trips] = t.done;
+                trips += 1;
+            }
+        },
     )
     .map_err(|e| {
         cx.fault(
@@ -144,8 +154,27 @@ fn shared(
     if let Some(race) = cx.race.as_mut() {
         race.atomic(pc, w, active, &addrs);
     }
+    if trips == 0 {
+        order[0] = active;
+        trips = 1;
+    }
     let d = m.data.0 as usize;
-    let mut lanes = active;
+    for &done in &order[..trips] {
+        apply_lanes(cx, op, elem, d, done, &addrs, r);
+    }
+    Ok(())
+}
+
+/// Applies the updates of `lanes`, lowest first.
+fn apply_lanes(
+    cx: &mut Ctx,
+    op: AtomOp,
+    elem: Elem,
+    d: usize,
+    mut lanes: u32,
+    addrs: &[u32; WARP],
+    r: &mut [Lanes],
+) {
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
@@ -178,7 +207,6 @@ fn shared(
             }
         }
     }
-    Ok(())
 }
 
 /// `word` with the half at byte address `addr` (its low or high 16 bits) increased by the half
