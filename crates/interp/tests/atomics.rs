@@ -421,3 +421,104 @@ fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
         .collect();
     assert_eq!(doubles, h200_returns("atom_add_f64_bank0_4words"));
 }
+
+/// A `calibration/atomics2` probe as a kernel: shared memory initialised as probe.cu's
+/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return and the whole
+/// array stored. (kind, element, shared init, atomic).
+const PROBES: [(&str, &str, &str, &str); 4] = [
+    (
+        "atom.add1.u32",
+        "U32",
+        "u32(k) * 7u + 3u",
+        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\")",
+    ),
+    (
+        "atom.inc.u32",
+        "U32",
+        "u32(k) * 7u + 3u",
+        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\")",
+    ),
+    (
+        "atom.add.f16",
+        "F16",
+        "f16(f32(1 << (k / 2 % 4)))",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\")",
+    ),
+    (
+        "atom.add.f64",
+        "F64",
+        "f64(1)",
+        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\")",
+    ),
+];
+
+#[test]
+fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/atomics2/");
+    let pats = std::fs::read_to_string(format!("{dir}probe_patterns.txt")).unwrap();
+    let vals = std::fs::read_to_string(format!("{dir}values.tsv")).unwrap();
+    let mut n = 0;
+    for line in vals.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let Some(&(_, ty, init, atomic)) = PROBES.iter().find(|p| p.0 == f[1]) else {
+            continue;
+        };
+        let offs: Vec<i64> = pats
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(f[0]))
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .map(|o| o.parse().unwrap())
+            .collect();
+        let bytes = match ty {
+            "U32" => 4,
+            "F16" => 2,
+            _ => 8,
+        };
+        let len = 8192 / bytes;
+        let mut body = format!(
+            "For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"a[k]\", \"{init}\")]), Barrier, Let(\"o\", \"-1\"), "
+        );
+        for (l, o) in offs.iter().enumerate().filter(|(_, o)| **o >= 0) {
+            body += &format!("If(cond: \"tid.x == {l}\", then: [Set(\"o\", \"{o}\")]), ");
+        }
+        body += &format!(
+            "If(cond: \"o >= 0\", then: [{atomic}, Store(\"ret[tid.x]\", \"r\")]), Barrier, \
+             For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"mem[k]\", \"a[k]\")])"
+        );
+        let p = prog(
+            32,
+            &format!("(name: \"ret\", ty: {ty}, len: 32), (name: \"mem\", ty: {ty}, len: {len})"),
+            &format!("(name: \"a\", ty: {ty}, dims: [{len}])"),
+            &body,
+        );
+        let (mem, _) = run(&p, 1);
+        let rets: Vec<u64> = match bytes {
+            4 => mem[0].iter().map(|&w| w as u64).collect(),
+            2 => mem[0]
+                .iter()
+                .flat_map(|w| [(*w & 0xffff) as u64, (*w >> 16) as u64])
+                .collect(),
+            _ => mem[0]
+                .chunks(2)
+                .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+                .collect(),
+        };
+        let want: Vec<u64> = f[2]
+            .split(',')
+            .map(|h| u64::from_str_radix(h, 16).unwrap())
+            .collect();
+        assert_eq!(rets, want, "{}: the lanes' old values", f[0]);
+        for w in f[3].split(',') {
+            let (off, vals) = w.split_once('=').unwrap();
+            let (init, fin) = vals.split_once('>').unwrap();
+            let k = off.parse::<usize>().unwrap() / 4;
+            let fin = u32::from_str_radix(fin, 16).unwrap();
+            assert_eq!(mem[1][k], fin, "{}: word at byte {off} (from {init})", f[0]);
+        }
+        n += 1;
+    }
+    // 15 + 15 + 57 + 13 probes, held-out ones included.
+    assert_eq!(n, 100);
+}
