@@ -14,6 +14,8 @@ mod kernels2;
 mod limits;
 mod nvrtc;
 mod ptx;
+mod ptx_classic;
+mod ptx_ops;
 mod racecheck;
 mod run;
 mod timing;

@@ -1,6 +1,8 @@
 //! PTX statements → the executor's code: registers, operands, one lowering per opcode, and
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
+mod ops;
+
 use crate::parse::{Entry, Stmt, StmtKind};
 use std::collections::HashMap;
 use warpsim_interp::ast::Elem;
@@ -54,6 +56,55 @@ struct Lower<'a> {
     blocks: Vec<Block>,
     labels: HashMap<String, usize>,
     at: (u32, u32, usize),
+    /// Facts about the entry's registers (a pre-pass): how often each is read, and the
+    /// value of those written exactly once, by a `mov` of a constant.
+    facts: Facts,
+}
+
+/// What a pre-pass over the body knows of the registers.
+#[derive(Default)]
+struct Facts {
+    reads: HashMap<String, u32>,
+    consts: HashMap<String, i64>,
+}
+
+impl Facts {
+    fn of(entry: &Entry) -> Facts {
+        let mut f = Facts::default();
+        let mut defs: HashMap<&str, (u32, Option<i64>)> = HashMap::new();
+        for s in &entry.body {
+            let StmtKind::Inst { guard, op, args } = &s.kind else {
+                continue;
+            };
+            if let Some((g, _)) = guard {
+                *f.reads.entry(g.clone()).or_default() += 1;
+            }
+            let store = op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra");
+            for (i, a) in args.iter().enumerate() {
+                for w in a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c))) {
+                    if !w.starts_with('%') {
+                        continue;
+                    }
+                    if i == 0 && !store {
+                        let d = defs.entry(w).or_default();
+                        d.0 += 1;
+                        d.1 = match op.starts_with("mov.") {
+                            true => args.get(1).and_then(|v| int(v.trim())),
+                            false => None,
+                        };
+                    } else {
+                        *f.reads.entry(w.to_owned()).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for (r, (n, v)) in defs {
+            if let (1, Some(v)) = (n, v) {
+                f.consts.insert(r.to_owned(), v);
+            }
+        }
+        f
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,6 +145,7 @@ pub fn lower(
         }],
         labels: HashMap::new(),
         at: (0, 0, 0),
+        facts: Facts::of(entry),
     };
     let mut top = 0u32;
     let mut dynamic = Vec::new();
@@ -201,6 +253,17 @@ pub fn lower(
 }
 
 impl Lower<'_> {
+    /// Whether register `name` is read anywhere in the entry.
+    fn uses(&self, name: &str) -> bool {
+        self.facts.reads.contains_key(name)
+    }
+
+    /// An operand's constant value: a literal, or a register written once by `mov` of one.
+    fn const_of(&self, a: &str) -> Option<i64> {
+        let a = a.trim();
+        int(a).or_else(|| self.facts.consts.get(a).copied())
+    }
+
     fn alloc(&mut self, w: u8) -> Reg {
         let r = Reg(self.next as u16);
         self.next += w as usize;
@@ -356,6 +419,9 @@ impl Lower<'_> {
         let unsup = || (off, format!("PTX instruction `{op}` is not supported"));
         let a = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
         let name = parts[0];
+        if let Some(r) = self.extra(off, op, parts, args) {
+            return r;
+        }
         match name {
             "ld" | "st" => return self.mem(off, op, parts, args),
             "bar" | "barrier" => {

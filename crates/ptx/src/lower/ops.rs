@@ -1,0 +1,216 @@
+//! Lowerings beyond plain arithmetic: warp-level operations (`shfl.sync`, `vote.sync`,
+//! `activemask`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`, `lg2`, `sin`/`cos` are
+//! not here), `mul.hi`, `popc`, and predicate logic. Each lowers to existing executor
+//! instructions; approximations (`ex2.approx`, `rsqrt.approx`) are computed exactly rounded,
+//! which differs from the GPU's in the last bits (shared-memory counts do not depend on it).
+
+use super::{Err, Lower};
+use warpsim_interp::ir::{Inst, Reg, ShflMode, VoteMode};
+
+impl Lower<'_> {
+    /// Lowers `op` if it is one of this module's; `None` when it is not.
+    pub(super) fn extra(
+        &mut self,
+        off: usize,
+        op: &str,
+        parts: &[&str],
+        args: &[String],
+    ) -> Option<Result<(), Err>> {
+        let ty = parts.last().copied().unwrap_or("");
+        let r = match (parts[0], parts.get(1).copied()) {
+            ("shfl", _) => self.shfl(off, op, parts, args),
+            ("vote", _) => self.vote(off, op, parts, args),
+            ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
+            ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
+            ("mul", Some("hi")) if matches!(ty, "s32" | "u32") => self.mul_hi(off, ty, args),
+            ("ex2", _) if ty == "f32" => self.ex2(off, args),
+            ("rcp", _) if ty == "f32" => self.rcp(off, args, false),
+            ("rsqrt", _) if ty == "f32" => self.rcp(off, args, true),
+            ("and" | "or" | "xor", _) if ty == "pred" => self.pred_logic(off, parts[0], args),
+            _ => return None,
+        };
+        Some(r)
+    }
+
+    fn dst(&mut self, args: &[String], off: usize) -> Result<Reg, Err> {
+        let d = args.first().map(String::as_str).unwrap_or("");
+        Ok(self.reg(d.split('|').next().unwrap_or(d).trim(), off)?.0)
+    }
+
+    fn unary(
+        &mut self,
+        off: usize,
+        args: &[String],
+        f: impl Fn(Reg, Reg) -> Inst,
+    ) -> Result<(), Err> {
+        let d = self.dst(args, off)?;
+        let a = match args.get(1) {
+            Some(a) => self.val(a, 1, off)?,
+            None => d,
+        };
+        self.emit(f(d, a));
+        Ok(())
+    }
+
+    /// `mul.hi.s32 d, a, b`: the high word of the 64-bit product.
+    fn mul_hi(&mut self, off: usize, ty: &str, args: &[String]) -> Result<(), Err> {
+        let d = self.dst(args, off)?;
+        let a = self.val(arg(args, 1), 1, off)?;
+        let b = self.val(arg(args, 2), 1, off)?;
+        let t = self.alloc(2);
+        self.emit(Inst::MulWide {
+            dst: t,
+            a,
+            b,
+            signed: ty == "s32",
+        });
+        self.emit(Inst::Mov {
+            dst: d,
+            a: Reg(t.0 + 1),
+        });
+        Ok(())
+    }
+
+    /// `ex2.approx.f32 d, a` = `e^(a · ln 2)`.
+    fn ex2(&mut self, off: usize, args: &[String]) -> Result<(), Err> {
+        let d = self.dst(args, off)?;
+        let a = self.val(arg(args, 1), 1, off)?;
+        let ln2 = self.konst(std::f32::consts::LN_2.to_bits() as u64, 1);
+        let t = self.alloc(1);
+        self.emit(Inst::FMul { dst: t, a, b: ln2 });
+        self.emit(Inst::FExp { dst: d, a: t });
+        Ok(())
+    }
+
+    /// `rcp.f32 d, a` = `1 / a`; `rsqrt.approx.f32 d, a` = `1 / sqrt(a)`.
+    fn rcp(&mut self, off: usize, args: &[String], sqrt: bool) -> Result<(), Err> {
+        let d = self.dst(args, off)?;
+        let mut a = self.val(arg(args, 1), 1, off)?;
+        let one = self.konst(1f32.to_bits() as u64, 1);
+        if sqrt {
+            let t = self.alloc(1);
+            self.emit(Inst::FSqrt { dst: t, a });
+            a = t;
+        }
+        self.emit(Inst::FDiv {
+            dst: d,
+            a: one,
+            b: a,
+        });
+        Ok(())
+    }
+
+    /// `and/or/xor.pred d, a, b` (predicates are 0 or 1).
+    fn pred_logic(&mut self, off: usize, name: &str, args: &[String]) -> Result<(), Err> {
+        let d = self.dst(args, off)?;
+        let a = self.val(arg(args, 1), 1, off)?;
+        let b = self.val(arg(args, 2), 1, off)?;
+        self.emit(match name {
+            "and" => Inst::And { dst: d, a, b },
+            "or" => Inst::Or { dst: d, a, b },
+            _ => Inst::Xor { dst: d, a, b },
+        });
+        Ok(())
+    }
+
+    /// `shfl.sync.MODE.b32 d[|p], a, b, c, membermask`: `c` packs the segment mask (bits
+    /// 8..12: `32 - width`) and the clamp; it must be a constant. The optional predicate
+    /// `p` (the source lane was in range) is not modelled: using it is an error.
+    fn shfl(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+        if !parts.contains(&"sync") {
+            return Err((
+                off,
+                format!("`{op}`: only shfl.sync is supported (sm_70 and later)"),
+            ));
+        }
+        let mode = match parts.get(2).copied() {
+            Some("idx") => ShflMode::Idx,
+            Some("up") => ShflMode::Up,
+            Some("down") => ShflMode::Down,
+            Some("bfly") => ShflMode::Xor,
+            _ => return Err((off, format!("`{op}`: unknown shuffle mode"))),
+        };
+        if args.len() != 5 {
+            return Err((
+                off,
+                format!("`{op}` takes 5 operands (d, a, b, c, membermask)"),
+            ));
+        }
+        if let Some((_, p)) = args[0].split_once('|') {
+            if self.uses(p.trim()) {
+                return Err((
+                    off,
+                    format!(
+                        "`{op}`: the predicate `{}` (source lane in range) is not modelled",
+                        p.trim()
+                    ),
+                ));
+            }
+        }
+        let c = self.const_of(&args[3]).ok_or_else(|| {
+            (
+                off,
+                format!(
+                    "`{op}`: the clamp/segment operand `{}` must be a constant",
+                    args[3]
+                ),
+            )
+        })?;
+        let width = 32 - ((c >> 8) & 0x1f) as u32;
+        if !width.is_power_of_two() {
+            return Err((
+                off,
+                format!("`{op}`: segment width {width} is not a power of two"),
+            ));
+        }
+        let dst = self.dst(args, off)?;
+        let a = self.val(&args[1], 1, off)?;
+        let b = self.val(&args[2], 1, off)?;
+        let mask = self.val(&args[4], 1, off)?;
+        self.emit(Inst::Shfl {
+            dst,
+            mask,
+            a,
+            b,
+            mode,
+            width: width as u8,
+        });
+        Ok(())
+    }
+
+    /// `vote.sync.{ballot.b32, any.pred, all.pred} d, p, membermask` (`uni` is not supported).
+    fn vote(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+        let mode = match parts.get(2).copied() {
+            Some("ballot") => VoteMode::Ballot,
+            Some("any") => VoteMode::Any,
+            Some("all") => VoteMode::All,
+            _ => return Err((off, format!("PTX instruction `{op}` is not supported"))),
+        };
+        if !parts.contains(&"sync") || args.len() != 3 {
+            return Err((
+                off,
+                format!("`{op}`: only vote.sync with a member mask is supported"),
+            ));
+        }
+        let dst = self.dst(args, off)?;
+        let mut a = self.val(&args[1], 1, off)?;
+        if args[1].trim().starts_with('!') {
+            return Err((
+                off,
+                format!("`{op}`: a negated predicate operand is not supported"),
+            ));
+        }
+        let mask = self.val(&args[2], 1, off)?;
+        if a == dst {
+            let t = self.alloc(1);
+            self.emit(Inst::Mov { dst: t, a });
+            a = t;
+        }
+        self.emit(Inst::Vote { dst, mask, a, mode });
+        Ok(())
+    }
+}
+
+fn arg(args: &[String], i: usize) -> &str {
+    args.get(i).map(String::as_str).unwrap_or("")
+}

@@ -1,0 +1,121 @@
+//! The classic kernels (calibration/classic/classic.cu) through the PTX front end, against the
+//! H200: NVRTC's PTX (programs/cuda/classic.ptx, launch files programs/cuda/classic/) and
+//! nvcc's own PTX of the measured build (calibration/classic/raw/classic.ptx, CUDA 13.0), each
+//! launch's six shared counters against tests/fixtures/h200/classic_kernels.tsv.
+
+use crate::util::{root, warpsim};
+
+/// The six shared-memory counters of a run, in the fixture's column order.
+const COUNTERS: [&str; 6] = [
+    "ld_wavefronts",
+    "ld_bank_conflicts",
+    "ld_instructions",
+    "st_wavefronts",
+    "st_bank_conflicts",
+    "st_instructions",
+];
+
+/// Kernels whose references cost O(n) per element: verified in `classic_ptx_runs_verified`
+/// only where cheap.
+const SLOW_REFERENCE: &[&str] = &["nbody_tile", "softmax_row"];
+
+/// (kernel, the six measured counters).
+fn measured() -> Vec<(String, Vec<u64>)> {
+    let tsv = std::fs::read_to_string(root().join("tests/fixtures/h200/classic_kernels.tsv"))
+        .expect("classic_kernels.tsv");
+    tsv.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].to_owned(),
+                f[1..7].iter().map(|v| v.parse().unwrap()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Runs a launch file; gives its six counters and whether it verified.
+pub fn counters(path: &str, extra: &[&str]) -> (Vec<u64>, serde_json::Value) {
+    let out = warpsim()
+        .args(["run", path, "--format", "json", "--no-timing"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{path}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = COUNTERS
+        .iter()
+        .map(|k| r["shared"][k].as_u64().unwrap())
+        .collect();
+    (got, r)
+}
+
+/// The launch file of `kernel` with its PTX replaced by nvcc's (a copy in a temporary folder).
+fn nvcc_launch(kernel: &str) -> String {
+    let text = std::fs::read_to_string(root().join(format!("programs/cuda/classic/{kernel}.ron")))
+        .unwrap();
+    let ptx = root().join("calibration/classic/raw/classic.ptx");
+    let text = text.replace(
+        "\"../classic.ptx\"",
+        &format!("{:?}", ptx.to_str().unwrap()),
+    );
+    let dir = std::env::temp_dir().join(format!("warpsim-ptx-classic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{kernel}.ron"));
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Kernels whose PTX stream, as it is, does not give the H200's counters: nvcc merged their
+/// shared accesses (LDS.64/LDS.128/STS.64 in calibration/classic/raw/classic.sass).
+const MERGED_BY_PTXAS: &[&str] = &[
+    "reduce_shfl",
+    "scan_blelloch",
+    "bitonic_sort_shared",
+    "radix_split4",
+];
+
+/// NVRTC 12.6 keeps a reload nvcc 13.0's NVVM drops (it proves the two addresses of a
+/// down-sweep step distinct with 32-bit shared pointers): three more loads per block.
+const NVRTC_DIFFERS: &[&str] = &["scan_blelloch_cf"];
+
+#[test]
+fn classic_ptx_matches_the_h200() {
+    let rows = measured();
+    assert_eq!(rows.len(), 10, "ten measured classic kernels");
+    let mut equal = Vec::new();
+    for (kernel, want) in &rows {
+        for (stream, path) in [
+            ("nvrtc", format!("programs/cuda/classic/{kernel}.ron")),
+            ("nvcc", nvcc_launch(kernel)),
+        ] {
+            let (got, _) = counters(&path, &["--no-verify"]);
+            let differs = MERGED_BY_PTXAS.contains(&kernel.as_str())
+                || (stream == "nvrtc" && NVRTC_DIFFERS.contains(&kernel.as_str()));
+            if differs {
+                assert_ne!(&got, want, "{kernel} ({stream}) now equals the H200");
+            } else {
+                assert_eq!(&got, want, "{kernel} ({stream})");
+                equal.push(format!("{kernel}/{stream}"));
+            }
+        }
+    }
+    assert_eq!(equal.len(), 11, "{equal:?}");
+}
+
+#[test]
+fn classic_ptx_runs_verified() {
+    for (kernel, _) in measured() {
+        if SLOW_REFERENCE.contains(&kernel.as_str()) {
+            continue;
+        }
+        let (_, r) = counters(&format!("programs/cuda/classic/{kernel}.ron"), &[]);
+        assert_eq!(r["verified"], true, "{kernel}: {}", r["verification"]);
+    }
+}
