@@ -318,3 +318,66 @@ fn cuda_without_nvrtc_says_how_to_install_it() {
     );
     assert!(err.contains("pip install nvidia-cuda-nvrtc-cu12"), "{err}");
 }
+
+/// The classic kernels (programs/cuda/classic.cu) as `cuda:` launches: each loads, and
+/// NVRTC's PTX at run time is the checked-in programs/cuda/classic.ptx (made by
+/// calibration/ptx/nvrtc_ptx.py with the same options), so its counters are those of
+/// tests/ptx_classic.rs.
+#[test]
+fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
+    if !nvrtc("cuda_classic_kernels_compile_to_the_checked_in_ptx") {
+        return;
+    }
+    let dir = cache("classic");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nvrtc-classic");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("classic")).unwrap();
+    std::fs::copy(
+        root().join("programs/cuda/classic.cu"),
+        tmp.join("classic.cu"),
+    )
+    .unwrap();
+    let mut n = 0;
+    for e in std::fs::read_dir(root().join("programs/cuda/classic")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "ron") {
+            continue;
+        }
+        let ron = std::fs::read_to_string(&p).unwrap().replace(
+            "ptx: (file: \"../classic.ptx\"",
+            "cuda: (file: \"../classic.cu\"",
+        );
+        assert!(ron.contains("cuda: ("), "{}", p.display());
+        let launch = tmp.join("classic").join(p.file_name().unwrap());
+        std::fs::write(&launch, ron).unwrap();
+        let out = ws(&dir, &["check", launch.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            p.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        n += 1;
+    }
+    assert!(n >= 10);
+    // One compilation per kernel (the name expression is part of the key), each the same
+    // PTX: the kernels are extern "C", so no name expression instantiates anything.
+    let no_file = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with(".file"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let want = no_file(&std::fs::read_to_string(root().join("programs/cuda/classic.ptx")).unwrap());
+    let cached: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!cached.is_empty());
+    for c in cached {
+        // Less the cache file's two header lines.
+        let text = std::fs::read_to_string(&c).unwrap();
+        let got = no_file(text.splitn(3, '\n').nth(2).unwrap());
+        assert!(got == want, "{} differs from classic.ptx", c.display());
+    }
+}

@@ -8,9 +8,9 @@
 //! names and parameter lists, for the help texts and the argument checks), checks the
 //! launch's `args` against the kernel's parameters (count, pointer or not, element type),
 //! then asks the [`cache`] and on a miss [`nvrtc`] for the PTX with the options
-//! `--gpu-architecture=compute_90 -lineinfo --include-path=<the .cu's folder>` and one
-//! `-DNAME=VALUE` per define named in `macros`. The PTX then goes through the same lowering as
-//! a `ptx:` kernel (`lib.rs`).
+//! `--gpu-architecture=compute_90 -lineinfo -std=c++17` (those of the H200 campaigns' nvcc
+//! builds), `--include-path=<the .cu's folder>` and one `-DNAME=VALUE` per define named in
+//! `macros`. The PTX then goes through the same lowering as a `ptx:` kernel (`lib.rs`).
 
 use crate::{cache, nvrtc};
 use std::sync::Arc;
@@ -91,6 +91,7 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     let mut options = vec![
         "--gpu-architecture=compute_90".to_owned(),
         "-lineinfo".to_owned(),
+        "-std=c++17".to_owned(),
         format!("--include-path={}", dir.display()),
     ];
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
