@@ -381,3 +381,17 @@ fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
         assert!(got == want, "{} differs from classic.ptx", c.display());
     }
 }
+
+/// `advise` says it cannot relayout a kernel's arrays (shown with a `ptx:` launch, which
+/// needs no NVRTC; a `cuda:` one takes the same path).
+#[test]
+fn advise_refuses_cuda_and_ptx_kernels() {
+    let out = ws(
+        &cache("advise"),
+        &["advise", "programs/cuda/transpose_n1024_tile32x32.ron"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("advise cannot relayout"), "{err}");
+    assert!(err.contains("warpsim sweep"), "{err}");
+}
