@@ -11,6 +11,7 @@
 //! read or written is a miss.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A compilation's key: the file name and the check written into the file.
 pub struct Key {
@@ -79,7 +80,10 @@ pub fn put(key: &Key, text: &str) -> Option<PathBuf> {
     let dir = dir()?;
     std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join(format!("{}.ptx", key.name));
-    let tmp = dir.join(format!("{}.{}.tmp", key.name, std::process::id()));
+    // Unique per process and per call: two threads of a sweep may write the same key.
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!("{}.{}.{n}.tmp", key.name, std::process::id()));
     std::fs::write(&tmp, text).ok()?;
     match std::fs::rename(&tmp, &path) {
         Ok(()) => Some(path),

@@ -144,8 +144,7 @@ fn mentions(src: &str, name: &str) -> bool {
 /// The `.cu` line of the PTX at byte `off`: the last `.loc` before it (its `inlined_at`
 /// place when inlined), for diagnostics in the PTX.
 pub(crate) fn cu_line(ptx: &str, off: usize) -> Option<u32> {
-    let before = &ptx[..off.min(ptx.len())];
-    let at = before.rfind("\t.loc").or_else(|| before.rfind(".loc"))?;
+    let at = ptx.get(..off)?.rfind(".loc")?;
     let line = ptx[at..].lines().next()?;
     let place = line.find("inlined_at").map_or(line, |k| &line[k + 10..]);
     place
@@ -581,6 +580,18 @@ mod tests {
         assert_eq!((e[0].file, e[0].line, e[0].col), ("k.cu", 3, Some(32)));
         assert_eq!(e[0].message, "identifier \"y\" is undefined");
         assert!(!is_host(&e[0]));
+    }
+
+    #[test]
+    fn cu_line_is_the_last_loc_before_or_its_inlined_at_place() {
+        let ptx = "\t.loc\t1 26 0\n\tmov.u32 %r1, %tid.x;\n\t.loc\t1 5 3, function_name \
+                   $L__info_string0, inlined_at 1 20 4\n\tadd.s32 %r2, %r1, 1;\n";
+        let mov = ptx.find("mov").unwrap();
+        let add = ptx.find("add").unwrap();
+        assert_eq!(cu_line(ptx, mov), Some(26));
+        assert_eq!(cu_line(ptx, add), Some(20));
+        assert_eq!(cu_line(ptx, 0), None);
+        assert_eq!(cu_line(ptx, usize::MAX), None);
     }
 
     #[test]
