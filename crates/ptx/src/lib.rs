@@ -16,11 +16,13 @@
 //! [`register`] installs [`frontend`] in the loader, so that a program file with
 //! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)` loads like any other.
 
+pub mod lower;
+pub mod parse;
+
+// `cuda:` kernels: CUDA source through NVRTC to PTX.
 pub mod cache;
 mod cuda;
-pub mod lower;
 pub mod nvrtc;
-pub mod parse;
 
 use std::sync::Arc;
 use warpsim_interp::load::{kernel_diag, KernelCode, KernelError, KernelRequest};
