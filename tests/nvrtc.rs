@@ -262,6 +262,7 @@ fn cuda_errors_exit_2_with_the_reason() {
         "device",
         "compile",
         "host",
+        "header",
         "unsupported",
     ] {
         if !have && !early.contains(&k) {

@@ -467,10 +467,47 @@ fn log_errors(log: &str) -> Vec<LogError<'_>> {
 fn is_host(e: &LogError) -> bool {
     let m = e.message;
     m.contains("host functions are not allowed")
-        || m.contains("could not open source file")
-        || m.contains("cannot open source file")
+        || missing_header(e).is_some_and(|h| HOST_HEADERS.contains(&h))
         || (m.starts_with("identifier \"cuda") && m.ends_with("is undefined"))
         || m.contains("<<<")
+}
+
+/// Headers only host code includes (NVRTC has none of them).
+const HOST_HEADERS: &[&str] = &[
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "cuda.h",
+    "cstdio",
+    "stdio.h",
+    "cstdlib",
+    "stdlib.h",
+    "cstring",
+    "string.h",
+    "iostream",
+    "fstream",
+    "sstream",
+    "vector",
+    "string",
+    "algorithm",
+    "chrono",
+    "random",
+    "map",
+    "memory",
+    "thread",
+    "cassert",
+    "assert.h",
+];
+
+/// The header an error could not open (`could not open source file "x.h"`).
+fn missing_header<'a>(e: &LogError<'a>) -> Option<&'a str> {
+    let m = e.message;
+    let at = m
+        .find("could not open source file \"")
+        .or_else(|| m.find("cannot open source file \""))?;
+    let rest = &m[at..];
+    let q = rest.find('"')? + 1;
+    let end = rest[q..].find('"')?;
+    Some(&rest[q..q + end])
 }
 
 /// NVRTC's failure as a diagnostic: at the `.cu` line of the first error; a name expression
@@ -521,6 +558,14 @@ fn nvrtc_error(
             format!("NVRTC cannot compile host code: {}", host.message),
             "NVRTC compiles device code only: guard the host code (its #includes, main, cuda* \
              calls, <<<…>>> launches) with `#ifndef __CUDACC_RTC__` … `#endif`",
+        )
+    } else if let Some(h) = missing_header(e) {
+        (
+            e,
+            format!("NVRTC cannot find the header `{h}`"),
+            "NVRTC has no system or CUDA toolkit headers (cuda_runtime.h, cuda_fp16.h, the C++ \
+             library): guard host includes with `#ifndef __CUDACC_RTC__` … `#endif`; a header of \
+             your own is searched in the .cu's folder",
         )
     } else {
         (e, format!("NVRTC: {}", e.message), "fix the CUDA source")
