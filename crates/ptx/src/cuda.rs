@@ -96,7 +96,15 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     ];
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
-    let key = cache::key(&[&src, &options.join("\n"), expr, &version, "warpsim ptx 1"]);
+    let headers = local_headers(dir, &src);
+    let key = cache::key(&[
+        &src,
+        &headers,
+        &options.join("\n"),
+        expr,
+        &version,
+        "warpsim ptx 1",
+    ]);
     let (ptx_path, ptx, lowered) = match cache::get(&key) {
         Some((p, t, l)) => (p.to_string_lossy().into_owned(), t, l),
         None => {
@@ -123,6 +131,45 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         lowered,
         cu: (req.file.clone(), src),
     })
+}
+
+/// The headers of your own that `src` includes (`#include "x.cuh"`, found in `dir`, and
+/// theirs in turn, at most 64 files), names and texts, for the cache key: editing one
+/// recompiles.
+fn local_headers(dir: &std::path::Path, src: &str) -> String {
+    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    let mut out = String::new();
+    let mut todo = vec![src.to_owned()];
+    while let Some(text) = todo.pop() {
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(name) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let Some(name) = name
+                .trim()
+                .strip_prefix('"')
+                .and_then(|n| n.split('"').next())
+            else {
+                continue;
+            };
+            let path = dir.join(name);
+            if seen.len() >= 64 || seen.contains(&path) {
+                continue;
+            }
+            seen.push(path.clone());
+            if let Ok(t) = std::fs::read_to_string(&path) {
+                out.push_str(name);
+                out.push('\0');
+                out.push_str(&t);
+                out.push('\0');
+                todo.push(t);
+            }
+        }
+    }
+    out
 }
 
 /// The name of a name expression without template arguments or namespaces.
@@ -637,6 +684,24 @@ mod tests {
         assert_eq!(cu_line(ptx, add), Some(20));
         assert_eq!(cu_line(ptx, 0), None);
         assert_eq!(cu_line(ptx, usize::MAX), None);
+    }
+
+    #[test]
+    fn local_headers_are_read_recursively_once() {
+        let dir = std::env::temp_dir().join(format!("warpsim-hdr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.cuh"), "#include \"b.cuh\"\nA\n").unwrap();
+        std::fs::write(dir.join("b.cuh"), "#include \"a.cuh\"\nB\n").unwrap();
+        let h = local_headers(
+            &dir,
+            "#include <cstdio>\n  #  include \"a.cuh\"\n#include \"none.h\"\n",
+        );
+        assert!(
+            h.contains("a.cuh") && h.contains("\nA\n") && h.contains("\nB\n"),
+            "{h:?}"
+        );
+        assert_eq!(h.matches("A\n").count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
