@@ -61,7 +61,8 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     let expr = req.kernel.trim();
     let plain = plain_name(expr);
     let same: Vec<&Kernel> = kernels.iter().filter(|k| k.name == plain).collect();
-    if same.is_empty() && !mentions(&src, plain) {
+    let code = String::from_utf8_lossy(&blank_comments(&src)).into_owned();
+    if same.is_empty() && !mentions(&code, plain) {
         return Err(launch(
             format!("no kernel `{expr}` in {base}"),
             Some(kernel_list(&kernels)),
@@ -178,7 +179,8 @@ fn plain_name(expr: &str) -> &str {
     n.rsplit("::").next().unwrap_or(n).trim()
 }
 
-/// Whether `name` occurs in `src` as a whole identifier (or could be made by `##`).
+/// Whether `name` occurs in `src` (comments blanked) as a whole identifier (or could be made
+/// by `##`).
 fn mentions(src: &str, name: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     src.contains("##")
@@ -577,14 +579,13 @@ fn nvrtc_error(
     };
     if let Some(e) = errors.iter().find(|e| e.file == "__nv_name_map") {
         let expr = req.kernel.trim();
-        let plain = plain_name(expr);
-        let message = if kernels.iter().any(|k| k.name == plain) {
-            format!("no kernel `{expr}` in {base} (NVRTC: {})", e.message)
-        } else {
+        let message = if e.message.contains("non-__global__") {
             format!(
                 "`{expr}` in {base} is not a `__global__` kernel (NVRTC: {})",
                 e.message
             )
+        } else {
+            format!("no kernel `{expr}` in {base} (NVRTC: {})", e.message)
         };
         return launch(message, Some(kernel_list(kernels)));
     }
@@ -702,6 +703,18 @@ mod tests {
         );
         assert_eq!(h.matches("A\n").count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn mentions_are_whole_identifiers_outside_comments() {
+        let code = String::from_utf8_lossy(&blank_comments(
+            "// old_kernel\n__global__ void kernel2(int a) { /* kernel */ }\n",
+        ))
+        .into_owned();
+        assert!(mentions(&code, "kernel2"));
+        assert!(!mentions(&code, "kernel"));
+        assert!(!mentions(&code, "old_kernel"));
+        assert!(mentions("#define K(n) k##n", "k1"));
     }
 
     #[test]
