@@ -3,9 +3,11 @@
 //! `tests/fixtures/h200/classic_kernels.tsv` holds each kernel's shared-memory totals as Nsight
 //! Compute read them (calibration/classic/: CUDA source, script, raw outputs), and
 //! `classic_source.tsv` the per-instruction counts of the Source page: for every shared SASS
-//! instruction its executions and wavefronts. warpsim's whole-kernel counters must equal the
-//! totals, and its shared instructions (executions, wavefronts) must be the same multiset as
-//! the SASS's. Each port is also verified against its CPU reference.
+//! instruction its executions, threads and wavefronts. Every port mirrors the SASS nvcc produced
+//! (merged `LDS.64`/`LDS.128`/`STS.64`, unrolled loops, values kept in registers), so its
+//! whole-kernel counters equal the totals and its shared instructions, in program order, are the
+//! SASS's shared instructions in address order, one for one. Each port is also verified against
+//! its CPU reference.
 
 use crate::util::{root, run_json};
 
@@ -60,36 +62,11 @@ fn slow_reference(kernel: &str) -> bool {
     kernel == "nbody_tile" || kernel == "softmax_row"
 }
 
-/// Ports that still follow the CUDA source where nvcc merged or hoisted shared accesses
-/// (LDS.64/LDS.128, values kept in registers): their totals differ from the H200's until the
-/// port mirrors the SASS (`calibration/classic/raw/classic.sass`). The test fails if one of
-/// them starts to match (then take it off this list) or a mirrored one stops matching.
-const NOT_YET_MIRRORED: &[&str] = &[
-    "reduce_shfl",
-    "scan_hillis_steele",
-    "scan_blelloch",
-    "scan_blelloch_cf",
-    "bitonic_sort_shared",
-    "radix_split4",
-];
-
 #[test]
 fn classic_kernels_match_the_h200_totals() {
     let rows = fixture("classic_kernels.tsv");
     assert!(rows.len() >= 8, "at least eight measured classic kernels");
     for f in rows {
-        if NOT_YET_MIRRORED.contains(&f[0].as_str()) {
-            let want: Vec<u64> = f[1..7].iter().map(|v| v.parse().unwrap()).collect();
-            let (prog, defines) = port(&f[0]);
-            let r = run_json(prog, defines, &["--no-verify", "--no-timing"]);
-            assert_ne!(
-                shared_totals(&r).to_vec(),
-                want,
-                "{} now matches the H200: take it off NOT_YET_MIRRORED",
-                f[0]
-            );
-            continue;
-        }
         let want: Vec<u64> = f[1..7].iter().map(|v| v.parse().unwrap()).collect();
         let (prog, defines) = port(&f[0]);
         let extra: &[&str] = if slow_reference(&f[0]) {
@@ -110,64 +87,156 @@ fn classic_kernels_match_the_h200_totals() {
     }
 }
 
+/// One shared instruction as the H200's Source page saw it: (op, access width in bytes,
+/// threads, wavefronts, ideal wavefronts, executions).
+///
+/// Two columns are compared only where they mean the same on both sides:
+/// - executions only for unpredicated SASS instructions: Nsight counts a predicated one in
+///   every warp that issued it, also with all its lanes off, where warpsim (and Nsight's own
+///   totals) count the warps that had a lane on;
+/// - ideal wavefronts only for 4-byte or unpredicated accesses: for an 8- or 16-byte access of a
+///   partly active warp the Source page's "ideal" is the bytes' minimum (a warp with 16 or fewer
+///   lanes on an `STS.64` is ideally one wavefront), while warpsim's ideal is wavefronts minus
+///   bank conflicts, the definition of Nsight's totals (the hardware serves an 8-byte access in
+///   half-warps: two wavefronts and no bank conflict, which both sides count).
+type Access = (String, u64, u64, u64, Option<u64>, Option<u64>);
+
+fn sass_access(f: &[String]) -> Access {
+    let text = f[2].trim();
+    let op = text.trim_start_matches(|c| c != ' ').trim();
+    let (op, predicated) = if text.starts_with('@') {
+        (op, true)
+    } else {
+        (text, false)
+    };
+    let mnemonic = op.split(' ').next().unwrap();
+    let kind = if mnemonic.starts_with("STS") {
+        "st"
+    } else if mnemonic.starts_with("ATOMS") {
+        "atom"
+    } else {
+        "ld"
+    };
+    let width = if mnemonic.ends_with(".128") {
+        16
+    } else if mnemonic.ends_with(".64") {
+        8
+    } else {
+        4
+    };
+    let n = |i: usize| f[i].parse::<u64>().unwrap();
+    let executions = (!predicated).then(|| n(3));
+    let ideal = (width == 4 || !predicated).then(|| n(5));
+    (kind.to_owned(), width, n(6), n(4), ideal, executions)
+}
+
 #[test]
-#[ignore = "the ports in NOT_YET_MIRRORED do not mirror the SASS yet"]
 fn classic_kernels_match_the_h200_per_instruction() {
     let rows = fixture("classic_source.tsv");
+    let mut wrong = Vec::new();
     for (kernel, prog, defines) in PORTS {
-        // (op, executions, wavefronts) of every shared instruction the GPU executed.
-        let mut want: Vec<(String, u64, u64)> = rows
+        // The shared instructions some lane executed, in SASS order.
+        let want: Vec<Access> = rows
             .iter()
             .filter(|f| f[0] == *kernel)
-            .map(|f| {
-                let op = if f[2].contains("STS") { "st" } else { "ld" };
-                (op.to_owned(), f[3].parse().unwrap(), f[4].parse().unwrap())
-            })
-            .filter(|w| w.1 > 0)
+            .map(|f| sass_access(f))
+            .filter(|w| w.2 > 0)
             .collect();
-        if want.is_empty() {
-            continue;
-        }
+        assert!(!want.is_empty(), "{kernel}: no Source-page rows");
         let r = run_json(prog, defines, &["--no-verify", "--no-timing"]);
-        let mut got: Vec<(String, u64, u64)> = r["per_instruction"]
+        let mut got: Vec<(u64, Access, String)> = r["per_instruction"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|i| i["space"] == "shared")
+            .filter(|i| i["space"] == "shared" && i["lanes"].as_u64().unwrap() > 0)
             .map(|i| {
-                (
+                let n = |k: &str| i[k].as_u64().unwrap();
+                let access = (
                     i["op"].as_str().unwrap().to_owned(),
-                    i["executions"].as_u64().unwrap(),
-                    i["wavefronts"].as_u64().unwrap(),
-                )
+                    n("width"),
+                    n("lanes"),
+                    n("wavefronts"),
+                    Some(n("ideal_wavefronts")),
+                    Some(n("executions")),
+                );
+                let at = format!("line {}: {}", n("line"), i["text"].as_str().unwrap());
+                (n("pc"), access, at)
             })
             .collect();
-        want.sort();
-        got.sort();
-        assert_eq!(
-            got, want,
-            "{kernel}: shared instructions (op, executions, wavefronts)"
-        );
+        got.sort_by_key(|g| g.0);
+        if got.len() != want.len() {
+            wrong.push(format!(
+                "{kernel}: {} shared instructions in the port, {} in the SASS",
+                got.len(),
+                want.len()
+            ));
+            continue;
+        }
+        for (k, ((_, g, at), w)) in got.iter().zip(&want).enumerate() {
+            let same = g.0 == w.0
+                && g.1 == w.1
+                && g.2 == w.2
+                && g.3 == w.3
+                && w.4.is_none_or(|e| g.4 == Some(e))
+                && w.5.is_none_or(|e| g.5 == Some(e));
+            if !same {
+                wrong.push(format!(
+                    "{kernel}: shared instruction {k} ({at}): warpsim {g:?}, H200 {w:?}"
+                ));
+            }
+        }
     }
+    assert!(
+        wrong.is_empty(),
+        "(op, width, threads, wavefronts, ideal, executions):\n{}",
+        wrong.join("\n")
+    );
 }
 
+/// The timing model against the H200's measured time of every classic launch. These kernels are
+/// held-out data for the model (nothing in it was tuned to them). Elapsed cycles and duration are
+/// held within 25% of the H200's (they were 0.82 to 1.03 of it when this test was written); SM
+/// active cycles (0.72 to 1.50) are only reported, in `calibration/classic/timing.tsv` and the
+/// README's classic section.
+#[test]
+fn classic_kernels_time_within_a_quarter_of_the_h200() {
+    let mut wrong = Vec::new();
+    for f in fixture("classic_kernels.tsv") {
+        let (prog, defines) = port(&f[0]);
+        let r = run_json(prog, defines, &["--no-verify"]);
+        // Columns 7 and 9: gpc__cycles_elapsed.max and gpu__time_duration.sum.
+        for (col, key) in [(7, "elapsed_cycles"), (9, "duration_ns")] {
+            let h200: f64 = f[col].parse().unwrap();
+            let model = r["timing"][key].as_f64().unwrap();
+            let ratio = model / h200;
+            if !(0.75..=1.25).contains(&ratio) {
+                wrong.push(format!(
+                    "{}: {key} {model:.0} vs H200 {h200:.0} ({ratio:.2})",
+                    f[0]
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every port verified (and race-checked) at a small size.
 #[test]
 fn classic_ports_verify() {
     for (prog, defines) in [
         ("classic/nbody_tile.ron", &["NB=256"][..]),
-        (
-            "classic/bitonic_sort_shared.ron",
-            &["BLOCKS=3", "L=256"][..],
-        ),
+        ("classic/bitonic_sort_shared.ron", &["BLOCKS=3"][..]),
         ("classic/radix_split4.ron", &["BLOCKS=5"][..]),
-        (
-            "classic/scan_blelloch.ron",
-            &["CF=1", "N=1024", "BLOCKS=3"][..],
-        ),
+        ("classic/scan_blelloch.ron", &["CF=1", "BLOCKS=3"][..]),
         ("classic/scan_hillis_steele.ron", &["N=64", "BLOCKS=7"][..]),
         ("classic/softmax_row.ron", &["ROWS=3"][..]),
+        ("classic/reduce_shfl.ron", &["BLOCKS=3"][..]),
+        ("classic/scan_blelloch.ron", &["CF=0", "BLOCKS=3"][..]),
+        ("classic/stencil5.ron", &["N=64"][..]),
+        ("classic/conv2d_tiled.ron", &["N=64"][..]),
     ] {
-        let r = run_json(prog, defines, &["--no-timing"]);
+        // The mirrored ports' extra loads and reorderings must stay race-free (exit 1 otherwise).
+        let r = run_json(prog, defines, &["--no-timing", "--racecheck"]);
         assert_eq!(
             r["verified"], true,
             "{prog} {defines:?}: {}",

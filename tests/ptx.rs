@@ -84,6 +84,10 @@ fn bad_launches_exit_2_with_the_reason() {
             "bad.ptx:9:2: PTX instruction `brev.b32` is not supported",
         ),
         ("no_kernel", "no kernel `nothing`"),
+        (
+            "operands",
+            "bad.ptx:16:2: PTX instruction `ld.param.u64` takes 2 operands, but this one has 1",
+        ),
         ("args", "the kernel takes 1 parameters"),
         ("arg_type", "parameter 2 is a u32, not a pointer"),
     ] {

@@ -6,7 +6,10 @@
 writes tests/fixtures/h200/classic_kernels.tsv (whole-kernel totals from ncu_totals.csv: shared
 load/store wavefronts, bank conflicts and instructions, cycles, time, main stalls) and
 tests/fixtures/h200/classic_source.tsv (one row per shared-memory SASS instruction from each
-kernel's Source page: kernel, address, SASS text, executions, wavefronts, ideal wavefronts).
+kernel's Source page: kernel, address, SASS text, executions, wavefronts, ideal wavefronts, and
+threads: the predicated-on thread instructions executed, i.e. the lanes that did the access).
+"Executions" there count every warp that issued the instruction, also with its predicate off in
+all lanes (Nsight's totals, smsp__sass_inst_executed_op_shared_*, count only warps with a lane on).
 """
 import csv, io, os, re, sys
 
@@ -82,7 +85,9 @@ def source(d, k):
         ex = num(r[col["Instructions Executed"]])
         wf = num(r[col.get("L1 Wavefronts Shared", -1)]) if "L1 Wavefronts Shared" in col else None
         ideal = num(r[col["L1 Wavefronts Shared Ideal"]]) if "L1 Wavefronts Shared Ideal" in col else None
-        out.append("\t".join([k, r[col["Address"]][-5:], sass, fmt(ex), fmt(wf), fmt(ideal)]))
+        key = "Predicated-On Thread Instructions Executed"
+        threads = num(r[col[key]]) if key in col else None
+        out.append("\t".join([k, r[col["Address"]][-5:], sass, fmt(ex), fmt(wf), fmt(ideal), fmt(threads)]))
     return out
 
 
@@ -90,7 +95,7 @@ def main():
     d = sys.argv[1]
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "h200")
     open(os.path.join(root, "classic_kernels.tsv"), "w").write("\n".join(totals(d)) + "\n")
-    src = ["kernel\taddress\tsass\texecutions\twavefronts\tideal_wavefronts"]
+    src = ["kernel\taddress\tsass\texecutions\twavefronts\tideal_wavefronts\tthreads"]
     for k in KERNELS:
         src += source(d, k)
     open(os.path.join(root, "classic_source.tsv"), "w").write("\n".join(src) + "\n")

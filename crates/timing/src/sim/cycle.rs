@@ -1,0 +1,419 @@
+//! One SM at one cycle: its sub-partitions issue, warps retire, barriers release, the memory
+//! queue drains.
+
+use super::pick::next_inst;
+use super::*;
+
+/// Books `[w.since, t)` to the warp's state at its pc, and puts it in `reason` from `t`.
+#[inline]
+fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
+    if reason == w.reason && cx.timeline_sm != Some(smi) {
+        // Same state, same pc: booking later books the same cycles.
+        return;
+    }
+    book(cx, smi, slot, w, t);
+    w.reason = reason;
+    w.since = t;
+}
+
+#[inline]
+fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
+    if t <= w.since {
+        return;
+    }
+    let d = t - w.since;
+    let r = w.reason as usize;
+    cx.out.cycles[r] += d;
+    if let Some(p) = cx.out.per_pc.get_mut(w.pc as usize) {
+        p[r] += d;
+    }
+    if cx.timeline_sm == Some(smi) && cx.out.timeline.len() < MAX_SPANS {
+        let tl = &mut cx.out.timeline;
+        if let Some(last) = tl.last_mut() {
+            if last.warp == slot && last.reason == w.reason && last.to == w.since {
+                last.to = t;
+                return;
+            }
+        }
+        tl.push(Span {
+            warp: slot,
+            block: w.bid,
+            reason: w.reason,
+            from: w.since,
+            to: t,
+        });
+    }
+}
+
+/// Visits SM `smi` at cycle `t`: each sub-partition whose warps may act does. Returns whether
+/// a block left the SM.
+pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
+    let mut freed = false;
+    let q = &cx.gpu.memory_queue;
+    let own = q.per_sub_partition as usize;
+    // The memory queue: what has left it by now, and how full the SM-wide stage is.
+    let mut overflow = 0usize;
+    let mut next_departure = NEVER;
+    for sp in &mut sm.sp {
+        while sp.memq.front().is_some_and(|&d| d <= t) {
+            sp.memq.pop_front();
+        }
+        overflow += sp.memq.len().saturating_sub(own);
+        if let Some(&d) = sp.memq.front() {
+            next_departure = next_departure.min(d);
+        }
+    }
+    for p in 0..sm.sp.len() {
+        if sm.sp[p].next > t {
+            continue;
+        }
+        let list = std::mem::take(&mut sm.sp[p].warps);
+        // Eligible warps by their place in `list` (the first 64).
+        let mut elig = 0u64;
+        let mut pick = NONE;
+        let mut pick_age = u64::MAX;
+        let mut retired = false;
+        for (i, &s) in list.iter().enumerate() {
+            if sm.ready[s as usize] > t {
+                continue;
+            }
+            let w = &mut sm.warps[s as usize];
+            match w.state {
+                St::Run => {}
+                St::Exited => {
+                    freed |= retire(cx, sm, smi, s, t);
+                    retired = true;
+                    continue;
+                }
+                St::Bar | St::Free => continue,
+            }
+            let Some(ev) = w.ev() else {
+                w.state = St::Exited;
+                continue;
+            };
+            let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
+            let sp = &sm.sp[p];
+            let (hold, until) = match class {
+                Class::SharedLd
+                | Class::SharedSt
+                | Class::Shuffle
+                | Class::GlobalLd
+                | Class::GlobalSt => {
+                    let throttle =
+                        if matches!(class, Class::SharedLd | Class::SharedSt | Class::Shuffle) {
+                            Reason::MioThrottle
+                        } else {
+                            Reason::LgThrottle
+                        };
+                    if sp.memq.len() >= own && overflow >= q.shared_stage as usize {
+                        (Some(throttle), next_departure)
+                    } else if sp.mem_ok > t {
+                        (Some(Reason::DispatchStall), sp.mem_ok)
+                    } else {
+                        (None, 0)
+                    }
+                }
+                c => match pipe_of(c) {
+                    Some(k) if sp.pipe_ok[k as usize] > t => {
+                        (Some(Reason::MathPipeThrottle), sp.pipe_ok[k as usize])
+                    }
+                    _ => (None, 0),
+                },
+            };
+            if let Some(reason) = hold {
+                switch(cx, smi, s, w, t, reason);
+                sm.ready[s as usize] = until.max(t + 1);
+                continue;
+            }
+            if i < 64 {
+                elig |= 1 << i;
+            }
+            if s == sm.sp[p].last {
+                pick = s;
+                pick_age = 0;
+            } else if w.age < pick_age {
+                pick = s;
+                pick_age = w.age;
+            }
+        }
+        if pick != NONE {
+            issue(cx, sm, smi, p, pick, t);
+            sm.sp[p].last = pick;
+            while elig != 0 {
+                let s = list[elig.trailing_zeros() as usize];
+                elig &= elig - 1;
+                if s != pick {
+                    let w = &mut sm.warps[s as usize];
+                    switch(cx, smi, s, w, t, Reason::NotSelected);
+                    sm.ready[s as usize] = t + 1;
+                }
+            }
+        }
+        let mut list = list;
+        if retired {
+            list.retain(|&s| sm.warps[s as usize].state != St::Free);
+        }
+        sm.sp[p].warps = list;
+    }
+    for p in 0..sm.sp.len() {
+        if sm.sp[p].next > t {
+            // Not visited: its warps did not change (a barrier release lowers `next` itself).
+            continue;
+        }
+        let next = sm.sp[p]
+            .warps
+            .iter()
+            .map(|&s| sm.ready[s as usize])
+            .min()
+            .unwrap_or(NEVER);
+        sm.sp[p].next = next;
+    }
+    sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
+    freed
+}
+
+/// An exited warp whose stores are done leaves; the block leaves with its last warp.
+fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
+    let w = &mut sm.warps[s as usize];
+    book(cx, smi, s, w, t);
+    w.state = St::Free;
+    sm.ready[s as usize] = NEVER;
+    let b = w.blk as usize;
+    sm.free_warps.push(s);
+    let Some(blk) = sm.blocks[b].as_mut() else {
+        return false;
+    };
+    blk.resident -= 1;
+    if blk.resident > 0 {
+        return false;
+    }
+    sm.blocks[b] = None;
+    let threads = sm.warps[s as usize].trace.threads;
+    let nwarps = threads.div_ceil(32);
+    sm.used_blocks -= 1;
+    sm.used_warps -= nwarps;
+    sm.used_threads -= threads;
+    sm.used_regs -= cx.block_regs;
+    sm.used_smem -= cx.block_smem;
+    sm.refilling = true;
+    sm.next_accept = sm.next_accept.max(t + cx.gpu.launch.refill_cycles as u64);
+    if sm.used_blocks == 0 {
+        cx.busy_sms -= 1;
+        let d = t - sm.active_from;
+        cx.out.sm_active[smi as usize] += d;
+    }
+    cx.out.end = cx.out.end.max(t);
+    true
+}
+
+/// Warp `s` of sub-partition `p` issues its next instruction at cycle `t`.
+fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
+    let gpu = cx.gpu;
+    let w = &mut sm.warps[s as usize];
+    let Some(ev) = w.ev() else {
+        return;
+    };
+    switch(cx, smi, s, w, t, Reason::Selected);
+    book(cx, smi, s, w, t + 1);
+    w.since = t + 1;
+    cx.out.issued += 1;
+    if let Some(n) = cx.out.issued_pc.get_mut(ev.pc as usize) {
+        *n += 1;
+    }
+    let si = cx.dec[ev.pc as usize];
+    let mut min_next = t + 1;
+    let mut min_reason = Reason::NotSelected;
+    let write = |w: &mut Warp, at: u64, kind: Reason| {
+        let (r, n) = si.dst;
+        for k in r as usize..r as usize + n as usize {
+            if let Some(x) = w.regs.get_mut(k) {
+                *x = (at, kind);
+            }
+        }
+    };
+    let lat = &gpu.latency;
+    if let Some(k) = pipe_of(si.class) {
+        let rate = &gpu.issue;
+        let every = [rate.int, rate.fp32, rate.fp64, rate.slow][k as usize] as u64;
+        sm.sp[p].pipe_ok[k as usize] = t + every.max(1);
+    }
+    match si.class {
+        Class::Int | Class::Fp32 | Class::Free => write(w, t + lat.alu as u64, Reason::Wait),
+        Class::Fp64 => write(w, t + lat.fp64 as u64, Reason::Wait),
+        Class::Slow => write(w, t + lat.slow as u64, Reason::Wait),
+        Class::Branch => {
+            write(w, t + lat.alu as u64, Reason::Wait);
+            min_next = t + lat.branch.max(1) as u64;
+            min_reason = Reason::BranchResolving;
+        }
+        Class::SharedLd | Class::SharedSt | Class::Shuffle => {
+            // (A shuffle takes the pipe for one wavefront and touches no bank.)
+            let n = match si.class {
+                Class::Shuffle => 1,
+                _ if cx.ideal => ev.b as u64,
+                _ => ev.a as u64,
+            };
+            let busy = n * gpu.shared.cycles_per_wavefront as u64;
+            // In order: it leaves the queue after the one before it, on the first free server.
+            let (k, &free) = sm
+                .servers
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &f)| (f, i))
+                .expect("at least one server");
+            let d = t.max(sm.mem_last).max(free);
+            sm.servers[k] = d + busy;
+            sm.mem_last = d;
+            sm.sp[p].memq.push_back(d);
+            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
+            cx.out.pipe_busy += n;
+            if si.class != Class::SharedSt {
+                write(
+                    w,
+                    d + busy + gpu.shared.latency_base as u64,
+                    Reason::ShortScoreboard,
+                );
+            }
+        }
+        Class::GlobalLd | Class::GlobalSt => {
+            let store = si.class == Class::GlobalSt;
+            let trace = w.trace.clone();
+            let secs = &trace.warps[w.wi as usize].sectors;
+            let from = (ev.s as usize).min(secs.len());
+            let to = (from + ev.a as usize).min(secs.len());
+            let g = &gpu.global;
+            // Lines: sectors in one line are consecutive in the trace when the lanes are.
+            let per_line = (g.line_bytes / g.sector_bytes).max(1) as u64;
+            let mut lines = 0u64;
+            let mut last_line = u64::MAX;
+            for &id in &secs[from..to] {
+                let l = id / per_line;
+                if l != last_line {
+                    lines += 1;
+                    last_line = l;
+                }
+            }
+            let cpl = if store {
+                g.store_cycles_per_line
+            } else {
+                g.load_cycles_per_line
+            } as u64;
+            let d = t.max(sm.mem_last).max(sm.gpath_free);
+            sm.gpath_free = d + lines * cpl;
+            sm.mem_last = d;
+            sm.sp[p].memq.push_back(d);
+            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
+            let share =
+                (g.dram_bytes_per_cycle / cx.busy_sms.max(1) as f64).min(g.sm_read_bytes_per_cycle);
+            let per_sector = g.sector_bytes as f64 / share;
+            let mut done = d + g.l2_hit as u64;
+            for &id in &secs[from..to] {
+                let buf = (id >> 48) as usize;
+                let sec = id & ((1 << 48) - 1);
+                let seen = match cx
+                    .l2
+                    .get_mut(buf)
+                    .and_then(|b| b.get_mut((sec / 64) as usize))
+                {
+                    Some(word) => {
+                        let bit = 1u64 << (sec % 64);
+                        let seen = *word & bit != 0;
+                        *word |= bit;
+                        seen
+                    }
+                    None => true,
+                };
+                // DRAM is shared fairly: each SM with blocks gets an equal share of its
+                // bandwidth (at most its own read limit), for reads and write-backs alike.
+                if store || !seen {
+                    let st = sm.read_free.max(d as f64);
+                    sm.read_free = st + per_sector;
+                    if !store {
+                        done = done.max(st.ceil() as u64 + g.dram as u64);
+                    }
+                }
+            }
+            if store {
+                w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);
+            } else {
+                write(w, done, Reason::LongScoreboard);
+            }
+        }
+        Class::Barrier => {
+            w.advance();
+            w.state = St::Bar;
+            sm.ready[s as usize] = NEVER;
+            w.reason = Reason::Barrier;
+            w.since = t + 1;
+            let b = w.blk as usize;
+            let bar = cx.bar_cost;
+            let blk = sm.blocks[b].as_mut().expect("a resident warp's block");
+            if blk.at_bar == 0 {
+                blk.bar_first = t;
+            }
+            blk.at_bar += 1;
+            if blk.at_bar >= blk.alive {
+                release_barrier(cx, sm, smi, b, t, bar);
+            }
+            return;
+        }
+        Class::Exit => {
+            w.advance();
+            w.state = St::Exited;
+            w.since = t + 1;
+            w.reason = Reason::Drain;
+            sm.ready[s as usize] = w.acks.max(t + 1);
+            return;
+        }
+    }
+    w.advance();
+    w.since = t + 1;
+    let r = &mut sm.ready[s as usize];
+    next_inst(&cx.dec, &cx.srcs, w, r, min_next, min_reason);
+    if w.state == St::Exited {
+        // The warp's trace ended without an `Exit`: all its threads left with `Return`.
+        let b = w.blk as usize;
+        warp_left(cx, sm, smi, b, t);
+    }
+}
+
+/// A warp of block slot `b` has exited early (every thread returned): it no longer counts at
+/// barriers, and a barrier that the other live warps all wait at is released.
+fn warp_left(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64) {
+    let bar = cx.bar_cost;
+    let Some(blk) = sm.blocks[b].as_mut() else {
+        return;
+    };
+    blk.alive = blk.alive.saturating_sub(1);
+    if blk.at_bar > 0 && blk.at_bar >= blk.alive {
+        release_barrier(cx, sm, smi, b, t, bar);
+    }
+}
+
+/// Releases the warps of block slot `b` waiting at its barrier (the last arrived at `t`).
+fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u64) {
+    let Some(blk) = sm.blocks[b].as_mut() else {
+        return;
+    };
+    blk.at_bar = 0;
+    // The measured cost runs from the first warp's arrival (a loop of `bar.sync` takes
+    // `base + per_warp * W` cycles a trip).
+    let release = (t + 1).max(blk.bar_first + bar);
+    for k in 0..blk.warps.len() {
+        let Some(blk) = sm.blocks[b].as_ref() else {
+            break;
+        };
+        let ws = blk.warps[k];
+        let w = &mut sm.warps[ws as usize];
+        if w.state != St::Bar {
+            continue;
+        }
+        w.state = St::Run;
+        book(cx, smi, ws, w, release);
+        w.since = release;
+        let r = &mut sm.ready[ws as usize];
+        next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
+        let q = ws as usize % sm.sp.len();
+        sm.sp[q].next = sm.sp[q].next.min(*r);
+    }
+}

@@ -1,0 +1,608 @@
+//! The cycle model: every SM of the GPU, its resident blocks and warps, its sub-partitions'
+//! schedulers and its shared-memory pipe, global memory (L2 and DRAM) shared by all SMs, and
+//! the block dispatcher.
+//!
+//! Time advances from event to event: an SM is visited only at cycles where one of its warps
+//! may issue, retire or change state, and SMs are visited in order of time (then SM number),
+//! so the result is deterministic. Each warp carries one `(reason, since, ready)`: until
+//! `ready` it is in state `reason`, and the cycles are booked when the state changes, so a
+//! warp costs nothing in the cycles it merely waits.
+//!
+//! This file holds the state and the block dispatcher; [`cycle`] visits an SM at one cycle
+//! (issue, retire, barriers, the memory queue) and [`pick`] chooses a warp's next instruction.
+
+use crate::preset::Gpu;
+use crate::reason::{Cycles, Reason, N_REASONS};
+use crate::trace::{BlockTrace, Class, Ev, Regs, StaticInst};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+mod cycle;
+mod pick;
+
+use cycle::step;
+
+const NEVER: u64 = u64::MAX;
+const NONE: u32 = u32::MAX;
+
+/// What the model needs to know about the launch besides the traces.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Blocks in the grid.
+    pub blocks: u64,
+    /// Threads per block.
+    pub threads: u32,
+    /// Shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Registers per thread.
+    pub regs_per_thread: u32,
+    /// Registers per warp in the program (scoreboard size).
+    pub nregs: usize,
+    /// Bytes of each global buffer (for the L2's record of sectors seen).
+    pub buffer_bytes: Vec<u64>,
+}
+
+/// One span of a warp's time in one state, for the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Warp slot on the SM.
+    pub warp: u32,
+    /// Block number in the grid.
+    pub block: u64,
+    /// The state.
+    pub reason: Reason,
+    /// First cycle.
+    pub from: u64,
+    /// One past the last cycle.
+    pub to: u64,
+}
+
+/// Most spans a timeline keeps.
+const MAX_SPANS: usize = 4_000_000;
+
+/// What a simulation found.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The cycle the last block finished (from the first dispatch).
+    pub end: u64,
+    /// Cycles each SM had at least one block resident.
+    pub sm_active: Vec<u64>,
+    /// Warp-cycles per state, all warps of all SMs.
+    pub cycles: Cycles,
+    /// Warp-cycles per state, per pc (booked at the instruction the warp was about to issue).
+    pub per_pc: Vec<Cycles>,
+    /// Issued warp instructions.
+    pub issued: u64,
+    /// Issued warp instructions per pc.
+    pub issued_pc: Vec<u64>,
+    /// Cycles the shared pipes were busy, all SMs.
+    pub pipe_busy: u64,
+    /// The timeline of one SM (if asked for).
+    pub timeline: Vec<Span>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Run,
+    Bar,
+    Exited,
+    Free,
+}
+
+#[derive(Clone)]
+struct Warp {
+    blk: u32,
+    bid: u64,
+    trace: Arc<BlockTrace>,
+    wi: u32,
+    cur: u32,
+    /// Instructions after `cur` already issued (hoisted loads), bit `i` = `cur + i`.
+    ahead: u64,
+    /// Which instruction it issues next: `cur + pick`.
+    pick: u32,
+    pc: u32,
+    /// The picked event (`ev()`), kept by [`next_inst`]; `pc == NONE` when there is none.
+    next: Ev,
+    reason: Reason,
+    since: u64,
+    state: St,
+    age: u64,
+    acks: u64,
+    /// Per register: the cycle its value is ready and who produces it.
+    regs: Vec<(u64, Reason)>,
+}
+
+impl Warp {
+    /// The event `i` places after the next one in program order.
+    fn ev_at(&self, i: u32) -> Option<Ev> {
+        self.trace.warps[self.wi as usize]
+            .ev
+            .get(self.cur as usize + i as usize)
+            .copied()
+    }
+
+    /// The instruction it will issue next (the next in program order, or a load hoisted),
+    /// as [`next_inst`] last picked it.
+    #[inline]
+    fn ev(&self) -> Option<Ev> {
+        (self.next.pc != NONE).then_some(self.next)
+    }
+
+    /// Looks up the picked event again (after `cur` or `pick` changed).
+    #[inline]
+    fn refetch(&mut self) {
+        self.next = self.ev_at(self.pick).unwrap_or(Ev {
+            pc: NONE,
+            ..Ev::default()
+        });
+    }
+
+    /// Marks the picked instruction issued and moves past what has been.
+    fn advance(&mut self) {
+        self.ahead |= 1 << self.pick;
+        while self.ahead & 1 != 0 {
+            self.ahead >>= 1;
+            self.cur += 1;
+        }
+        self.pick = 0;
+    }
+}
+
+#[derive(Clone)]
+struct Blk {
+    warps: Vec<u32>,
+    /// Warps that have not exited.
+    alive: u32,
+    /// Warps not yet retired.
+    resident: u32,
+    at_bar: u32,
+    /// When the first warp arrived at the barrier being waited at.
+    bar_first: u64,
+}
+
+#[derive(Clone, Default)]
+struct Sp {
+    warps: Vec<u32>,
+    last: u32,
+    /// Departure cycles of its memory instructions still in the SM's queue, in order.
+    memq: VecDeque<u64>,
+    /// The first cycle it may send another memory instruction.
+    mem_ok: u64,
+    /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
+    pipe_ok: [u64; 4],
+    next: u64,
+}
+
+/// The arithmetic pipes of a sub-partition.
+#[derive(Clone, Copy)]
+enum Pipe {
+    Int = 0,
+    Fp32 = 1,
+    Fp64 = 2,
+    Slow = 3,
+}
+
+fn pipe_of(c: Class) -> Option<Pipe> {
+    match c {
+        Class::Int | Class::Branch => Some(Pipe::Int),
+        Class::Fp32 => Some(Pipe::Fp32),
+        Class::Fp64 => Some(Pipe::Fp64),
+        Class::Slow => Some(Pipe::Slow),
+        _ => None,
+    }
+}
+
+#[derive(Clone)]
+struct Sm {
+    warps: Vec<Warp>,
+    /// Per warp slot: the first cycle it may act (issue, change state or retire).
+    ready: Vec<u64>,
+    free_warps: Vec<u32>,
+    blocks: Vec<Option<Blk>>,
+    used_blocks: u32,
+    used_warps: u32,
+    used_threads: u32,
+    used_regs: u64,
+    used_smem: u64,
+    sp: Vec<Sp>,
+    /// When each shared-pipe server is free.
+    servers: Vec<u64>,
+    /// Departure of the last memory instruction (the queue is in order).
+    mem_last: u64,
+    /// When the global path is free.
+    gpath_free: u64,
+    /// This SM's DRAM read cursor.
+    read_free: f64,
+    /// The first cycle it takes another block.
+    next_accept: u64,
+    /// A block has left: the next one goes into a freed slot.
+    refilling: bool,
+    icache_ready: Option<u64>,
+    active_from: u64,
+    next: u64,
+    age: u64,
+}
+
+/// The static facts of one pc as the model reads them: no allocation, sources in
+/// [`Cx::srcs`].
+#[derive(Clone, Copy, Debug)]
+struct Dec {
+    class: Class,
+    /// Registers it writes (`n == 0`: none).
+    dst: (u16, u8),
+    /// Its sources: `srcs[from..from + n]`.
+    from: u32,
+    n: u32,
+}
+
+fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<Regs>) {
+    let mut srcs = Vec::new();
+    let dec = code
+        .iter()
+        .map(|si| {
+            let from = srcs.len() as u32;
+            srcs.extend_from_slice(&si.srcs);
+            Dec {
+                class: si.class,
+                dst: si.dst.unwrap_or((0, 0)),
+                from,
+                n: si.srcs.len() as u32,
+            }
+        })
+        .collect();
+    (dec, srcs)
+}
+
+/// Everything an SM's step touches besides the SM.
+#[derive(Clone)]
+struct Cx<'a> {
+    gpu: &'a Gpu,
+    /// Per pc, decoded.
+    dec: Vec<Dec>,
+    /// Source register ranges of all pcs.
+    srcs: Vec<Regs>,
+    ideal: bool,
+    /// SMs that hold a block now.
+    busy_sms: u32,
+    l2: Vec<Vec<u64>>,
+    out: Outcome,
+    timeline_sm: Option<u32>,
+    bar_cost: u64,
+    block_regs: u64,
+    block_smem: u64,
+}
+
+/// The whole GPU, fed block traces in grid order.
+#[derive(Clone)]
+pub struct Sim<'a> {
+    cx: Cx<'a>,
+    launch: Launch,
+    nwarps: u32,
+    block_regs: u64,
+    block_smem: u64,
+    sms: Vec<Sm>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    pending: VecDeque<Arc<BlockTrace>>,
+    next_block: u64,
+    next_dispatch: f64,
+    blocked: bool,
+    rr: usize,
+}
+
+impl<'a> Sim<'a> {
+    /// A GPU about to run `launch`. `ideal`: price every shared access at its conflict-free
+    /// wavefronts. `timeline_sm`: keep the timeline of that SM. Errors: a block that cannot be
+    /// resident on an SM at all.
+    pub fn new(
+        gpu: &'a Gpu,
+        code: &'a [StaticInst],
+        launch: Launch,
+        ideal: bool,
+        timeline_sm: Option<u32>,
+    ) -> Result<Self, String> {
+        let r = &gpu.residency;
+        let nwarps = launch.threads.div_ceil(32);
+        let block_regs = gpu.block_registers(launch.threads, launch.regs_per_thread);
+        let block_smem = launch.shared_bytes as u64 + r.shared_per_block as u64;
+        let limits = [
+            (nwarps as u64, r.warps as u64, "warps"),
+            (launch.threads as u64, r.threads as u64, "threads"),
+            (block_regs, r.registers as u64, "registers"),
+            (block_smem, r.shared_bytes as u64, "bytes of shared memory"),
+        ];
+        if launch.blocks > 0 {
+            if let Some((need, have, what)) = limits.iter().find(|(n, h, _)| n > h) {
+                return Err(format!(
+                    "a block needs {need} {what} but an SM of the {} has {have}: it can never be \
+                     resident (at {} registers per thread)",
+                    gpu.name, launch.regs_per_thread
+                ));
+            }
+        }
+        let sb = gpu.global.sector_bytes as u64;
+        let l2 = launch
+            .buffer_bytes
+            .iter()
+            .map(|&b| vec![0u64; b.div_ceil(sb).div_ceil(64) as usize])
+            .collect();
+        let ncode = code.len();
+        let sms = (0..gpu.sms)
+            .map(|_| Sm {
+                warps: Vec::new(),
+                ready: Vec::new(),
+                free_warps: Vec::new(),
+                blocks: Vec::new(),
+                used_blocks: 0,
+                used_warps: 0,
+                used_threads: 0,
+                used_regs: 0,
+                used_smem: 0,
+                sp: (0..gpu.sub_partitions)
+                    .map(|_| Sp {
+                        last: NONE,
+                        next: NEVER,
+                        ..Sp::default()
+                    })
+                    .collect(),
+                servers: vec![0; gpu.shared.servers as usize],
+                mem_last: 0,
+                gpath_free: 0,
+                read_free: 0.0,
+                next_accept: 0,
+                refilling: false,
+                icache_ready: None,
+                active_from: 0,
+                next: NEVER,
+                age: 0,
+            })
+            .collect();
+        let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
+        let (dec, srcs) = decode(code);
+        Ok(Sim {
+            cx: Cx {
+                gpu,
+                dec,
+                srcs,
+                ideal,
+                busy_sms: 0,
+                l2,
+                out: Outcome {
+                    sm_active: vec![0; gpu.sms as usize],
+                    per_pc: vec![[0; N_REASONS]; ncode],
+                    issued_pc: vec![0; ncode],
+                    ..Outcome::default()
+                },
+                timeline_sm,
+                bar_cost,
+                block_regs,
+                block_smem,
+            },
+            launch,
+            nwarps,
+            block_regs,
+            block_smem,
+            sms,
+            heap: BinaryHeap::new(),
+            pending: VecDeque::new(),
+            next_block: 0,
+            next_dispatch: 0.0,
+            blocked: false,
+            rr: 0,
+        })
+    }
+
+    /// Hands over the next block's trace (blocks come in grid order).
+    pub fn feed(&mut self, block: Arc<BlockTrace>) {
+        self.pending.push_back(block);
+    }
+
+    /// Blocks fed but not yet dispatched.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Runs until the dispatcher needs a block that has not been fed, or to the end.
+    pub fn advance(&mut self) {
+        loop {
+            let hmin = self.heap.peek().map_or(NEVER, |r| r.0 .0);
+            let can = self.next_block < self.launch.blocks && !self.blocked;
+            let td = if can {
+                self.next_dispatch.ceil() as u64
+            } else {
+                NEVER
+            };
+            if td != NEVER && td <= hmin {
+                if self.pending.is_empty() {
+                    return;
+                }
+                self.dispatch(td);
+                continue;
+            }
+            let Some(Reverse((t, smi))) = self.heap.pop() else {
+                return;
+            };
+            let sm = &mut self.sms[smi as usize];
+            if sm.next != t {
+                continue;
+            }
+            let freed = step(&mut self.cx, sm, smi, t);
+            if sm.next != NEVER {
+                self.heap.push(Reverse((sm.next, smi)));
+            }
+            if freed {
+                self.blocked = false;
+                self.next_dispatch = self.next_dispatch.max(t as f64);
+            }
+        }
+    }
+
+    /// A copy of this simulation, as far as it has run, that prices every shared access from
+    /// now on at its conflict-free wavefronts (and keeps no timeline). Up to a block with a
+    /// bank conflict the two are the same simulation.
+    pub fn conflict_free_copy(&self) -> Self {
+        let mut c = self.clone();
+        c.cx.ideal = true;
+        c.cx.timeline_sm = None;
+        c.cx.out.timeline = Vec::new();
+        c
+    }
+
+    /// Runs to the end and returns what it found.
+    pub fn finish(mut self) -> Outcome {
+        self.advance();
+        self.cx.out
+    }
+
+    fn fits(&self, sm: &Sm) -> bool {
+        let r = &self.cx.gpu.residency;
+        sm.used_blocks < r.blocks
+            && sm.used_warps + self.nwarps <= r.warps
+            && sm.used_threads + self.launch.threads <= r.threads
+            && sm.used_regs + self.block_regs <= r.registers as u64
+            && sm.used_smem + self.block_smem <= r.shared_bytes as u64
+    }
+
+    /// Dispatches blocks at cycle `t`: to each SM (in breadth-first order) that has room and
+    /// takes blocks now, one block.
+    fn dispatch(&mut self, t: u64) {
+        let n = self.sms.len();
+        let mut soonest = NEVER;
+        for k in 0..n {
+            let sm = (self.rr + k) % n;
+            if self.pending.is_empty() || self.next_dispatch > t as f64 {
+                return;
+            }
+            if !self.fits(&self.sms[sm]) {
+                continue;
+            }
+            let at = self.sms[sm].next_accept;
+            if at > t {
+                soonest = soonest.min(at);
+                continue;
+            }
+            let Some(trace) = self.pending.pop_front() else {
+                return;
+            };
+            let id = self.next_block;
+            self.next_block += 1;
+            let refill = self.sms[sm].refilling;
+            self.place(sm, id, trace, t);
+            if refill {
+                // Blocks into freed slots leave the dispatcher one at a time.
+                self.next_dispatch =
+                    self.next_dispatch.max(t as f64) + self.cx.gpu.launch.dispatch_cycles_per_block;
+            }
+            let s = &self.sms[sm];
+            if s.next != NEVER {
+                self.heap.push(Reverse((s.next, sm as u32)));
+            }
+            if self.next_block >= self.launch.blocks {
+                return;
+            }
+        }
+        self.rr = 0;
+        for sm in &self.sms {
+            if self.fits(sm) {
+                soonest = soonest.min(sm.next_accept.max(t + 1));
+            }
+        }
+        if soonest == NEVER {
+            // No SM has room: wait for a block to leave.
+            self.blocked = true;
+        } else {
+            self.next_dispatch = self.next_dispatch.max(soonest as f64);
+        }
+    }
+
+    fn place(&mut self, smi: usize, id: u64, trace: Arc<BlockTrace>, t: u64) {
+        let gpu = self.cx.gpu;
+        let nregs = self.launch.nregs;
+        let sm = &mut self.sms[smi];
+        if sm.used_blocks == 0 {
+            sm.active_from = t;
+            self.cx.busy_sms += 1;
+        }
+        sm.next_accept = t + gpu.launch.block_interval as u64;
+        sm.used_blocks += 1;
+        sm.used_warps += self.nwarps;
+        sm.used_threads += self.launch.threads;
+        sm.used_regs += self.block_regs;
+        sm.used_smem += self.block_smem;
+        let icache = *sm
+            .icache_ready
+            .get_or_insert(t + gpu.launch.icache_cold_cycles as u64);
+        let start = t.max(icache);
+        let bslot = match sm.blocks.iter().position(Option::is_none) {
+            Some(b) => b,
+            None => {
+                sm.blocks.push(None);
+                sm.blocks.len() - 1
+            }
+        };
+        let mut blk = Blk {
+            warps: Vec::new(),
+            alive: 0,
+            resident: 0,
+            at_bar: 0,
+            bar_first: 0,
+        };
+        for wi in 0..trace.warps.len() as u32 {
+            let slot = match sm.free_warps.pop() {
+                Some(s) => s,
+                None => {
+                    sm.warps.push(Warp {
+                        blk: 0,
+                        bid: 0,
+                        trace: trace.clone(),
+                        wi: 0,
+                        cur: 0,
+                        ahead: 0,
+                        pick: 0,
+                        pc: 0,
+                        next: Ev::default(),
+                        reason: Reason::NoInstruction,
+                        since: 0,
+                        state: St::Free,
+                        age: 0,
+                        acks: 0,
+                        regs: Vec::new(),
+                    });
+                    sm.ready.push(NEVER);
+                    sm.warps.len() as u32 - 1
+                }
+            };
+            sm.age += 1;
+            let w = &mut sm.warps[slot as usize];
+            w.blk = bslot as u32;
+            w.bid = id;
+            w.trace = trace.clone();
+            w.wi = wi;
+            w.cur = 0;
+            w.ahead = 0;
+            w.pick = 0;
+            w.refetch();
+            sm.ready[slot as usize] = start;
+            w.reason = Reason::NoInstruction;
+            w.since = t;
+            w.state = St::Run;
+            w.age = sm.age;
+            w.acks = 0;
+            w.regs.clear();
+            w.regs.resize(nregs, (0, Reason::Wait));
+            w.pc = w.ev().map_or(0, |e| e.pc);
+            if w.ev().is_none() {
+                w.state = St::Exited;
+                w.reason = Reason::Drain;
+            }
+            blk.warps.push(slot);
+            blk.alive += (w.state == St::Run) as u32;
+            blk.resident += 1;
+            let p = slot as usize % sm.sp.len();
+            sm.sp[p].warps.push(slot);
+            sm.sp[p].next = sm.sp[p].next.min(start);
+        }
+        sm.next = sm.next.min(start);
+        sm.blocks[bslot] = Some(blk);
+    }
+}

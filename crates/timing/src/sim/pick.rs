@@ -1,0 +1,136 @@
+//! A warp's next instruction: the next in program order, or a later one hoisted when its
+//! operands are ready sooner.
+
+use super::*;
+
+/// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
+/// `from`, in state `why` until then).
+#[inline]
+fn deps(w: &Warp, si: &Dec, srcs: &[Regs], from: u64, why: Reason) -> (u64, Reason) {
+    let (mut ready, mut reason) = (from, why);
+    // Read-after-write only: the lowered code reuses a register for each trip of a loop where
+    // the GPU's compiler would unroll into fresh ones.
+    for &(r, n) in &srcs[si.from as usize..(si.from + si.n) as usize] {
+        for k in r as usize..r as usize + n as usize {
+            if let Some(&(at, kind)) = w.regs.get(k) {
+                if at > ready {
+                    ready = at;
+                    reason = kind;
+                }
+            }
+        }
+    }
+    (ready, reason)
+}
+
+/// How far ahead a load may be hoisted (instructions of the warp's trace).
+const WINDOW: u32 = 24;
+
+/// Sets which instruction the warp issues next and when (no earlier than `min_next`, in
+/// state `min_reason` until then): the next in program order when its registers are ready,
+/// else a later instruction whose operands are ready sooner, as the GPU's compiler schedules
+/// independent work (loads, their address arithmetic) early in an unrolled loop. Nothing is
+/// hoisted past a branch, barrier or exit or past an instruction that writes its operands;
+/// stores are never hoisted, and loads not past a store to their memory space.
+pub(super) fn next_inst(
+    dec: &[Dec],
+    srcs: &[Regs],
+    w: &mut Warp,
+    ready_at: &mut u64,
+    min_next: u64,
+    min_reason: Reason,
+) {
+    w.pick = 0;
+    w.refetch();
+    let Some(ev) = w.ev() else {
+        w.state = St::Exited;
+        w.reason = Reason::Drain;
+        *ready_at = w.acks.max(min_next);
+        return;
+    };
+    w.pc = ev.pc;
+    let Some(si) = dec.get(ev.pc as usize) else {
+        (*ready_at, w.reason) = (min_next, min_reason);
+        return;
+    };
+    let (ready, reason) = deps(w, si, srcs, min_next, min_reason);
+    (*ready_at, w.reason) = (ready, reason);
+    if ready <= min_next
+        || !matches!(
+            si.class,
+            Class::Int
+                | Class::Fp32
+                | Class::Fp64
+                | Class::Slow
+                | Class::SharedLd
+                | Class::SharedSt
+                | Class::GlobalLd
+                | Class::GlobalSt
+        )
+    {
+        return;
+    }
+    // Registers written by the instructions passed over, as a bit set (registers < 256).
+    let mut written = [0u64; 4];
+    let mut shared_store = false;
+    let mut global_store = false;
+    let mark = |si: &Dec, written: &mut [u64; 4]| {
+        let (r, n) = si.dst;
+        for k in r as usize..(r as usize + n as usize).min(256) {
+            written[k / 64] |= 1 << (k % 64);
+        }
+    };
+    let evs = &w.trace.warps[w.wi as usize].ev;
+    let base = w.cur as usize;
+    let mut prev = si;
+    for i in 1..WINDOW {
+        if w.ahead & (1 << i) != 0 {
+            continue;
+        }
+        mark(prev, &mut written);
+        match prev.class {
+            Class::SharedSt => shared_store = true,
+            Class::GlobalSt => global_store = true,
+            _ => {}
+        }
+        let Some(&e) = evs.get(base + i as usize) else {
+            return;
+        };
+        let Some(c) = dec.get(e.pc as usize) else {
+            return;
+        };
+        match c.class {
+            Class::Branch | Class::Barrier | Class::Exit | Class::Free => return,
+            Class::SharedSt | Class::GlobalSt => {
+                prev = c;
+                continue;
+            }
+            Class::SharedLd if shared_store => {
+                prev = c;
+                continue;
+            }
+            Class::GlobalLd if global_store => {
+                prev = c;
+                continue;
+            }
+            _ => {}
+        }
+        let blocked = srcs[c.from as usize..(c.from + c.n) as usize]
+            .iter()
+            .any(|&(r, n)| {
+                (r as usize..r as usize + n as usize)
+                    .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
+            });
+        if !blocked {
+            let (r2, why2) = deps(w, c, srcs, min_next, min_reason);
+            if r2 < ready {
+                w.pick = i;
+                w.pc = e.pc;
+                w.next = e;
+                (*ready_at, w.reason) = (r2, why2);
+            }
+            return;
+        }
+        prev = c;
+    }
+}
