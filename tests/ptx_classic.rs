@@ -81,10 +81,12 @@ const MERGED_BY_PTXAS: &[&str] = &[
     "radix_split4",
 ];
 
-/// Where NVRTC 12.6's PTX is not nvcc 13.0's: `scan_blelloch_cf` keeps a reload in each of
-/// three down-sweep steps that nvcc 13's NVVM drops (it proves the two addresses distinct
-/// with 32-bit shared pointers): three more loads per block than the H200 ran.
-const NVRTC_DIFFERS: &[&str] = &["scan_blelloch_cf"];
+/// Where NVRTC 12.6's PTX is not nvcc 13.0's (the H200 ran nvcc's): `scan_blelloch_cf` keeps
+/// a reload in each of three down-sweep steps that nvcc 13's NVVM drops (it proves the two
+/// addresses distinct with 32-bit shared pointers); `scan_blelloch` reaches `temp[a]` and
+/// `temp[b]` of the first step through two registers, which ptxas does not pair (its SASS of
+/// this PTX has two LDS where nvcc's build has one LDS.64).
+const NVRTC_DIFFERS: &[&str] = &["scan_blelloch", "scan_blelloch_cf"];
 
 /// Every launch, both PTX streams, with the merge model (the default) and without.
 #[test]
@@ -117,7 +119,7 @@ fn classic_ptx_matches_the_h200() {
             }
         }
     }
-    assert_eq!(equal.len(), 19, "{equal:?}");
+    assert_eq!(equal.len(), 18, "{equal:?}");
 }
 
 #[test]

@@ -15,7 +15,7 @@ done
 py() { python3 calibration/ptx/compare_sass.py --dump --warpsim "$W" "$@"; }
 py ${1:-} programs/cuda/classic/*.ron > "$S/classic_nvrtc.$ext"
 py ${1:-} "$T"/*.ron > "$S/classic_nvcc.$ext"
-py ${1:-} programs/cuda/*.ron > "$S/kernels_nvrtc.$ext"
+py ${1:-} $(grep -l "ptx:" programs/cuda/*.ron) > "$S/kernels_nvrtc.$ext"
 py ${1:-} programs/cuda/histogram/*.ron > "$S/histogram_nvrtc.$ext"
 rm -rf "$T"
 wc -l "$S"/*."$ext"

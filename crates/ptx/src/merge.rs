@@ -12,28 +12,28 @@
 //! * **Candidates**: `ld.shared`/`st.shared` of 4- or 8-byte scalars, not `.volatile`, not
 //!   predicated, addressed `[base]` or `[base+constant]` where `base` is a register or a
 //!   shared variable. Blocks end at labels, branches, `ret`/`exit`, barriers and fences.
-//! * **Same base**: two addresses have the same base when their *linear forms* agree but for
-//!   the constant: each register written once by `mov`, `cvt`, `add`, `sub`, `neg`, `shl` by
-//!   a constant, or `mul`/`mad` by a constant is a sum of coefficients times atoms (shared
-//!   variables, special registers, other registers) plus a constant, so `s + 8·tid` reached
-//!   through two registers (`temp + 4·tid + 4·tid` and `temp + 4·(2·tid)`) is one base, as
-//!   ptxas sees it.
+//! * **Same base**: one register (or one shared variable) plus constants. Two registers that
+//!   hold the same address are two bases, as they are to ptxas (measured on `ld_two_regs` of
+//!   `tests/fixtures/ptx/merge.ptx`).
 //! * **Groups**: accesses of the same kind, base and size. A load joins the group of an
 //!   earlier one if no shared store, atomic or unknown access comes between, no register of
 //!   the base's form is written between, and its destination is not touched between (the
 //!   merged load takes the first one's place). A store joins if no shared load, atomic,
 //!   other store or unknown access comes between and neither the base's registers nor the
 //!   stored registers are written between (the merged store takes the last one's place).
-//! * **Alignment**: the address must be provably aligned to the merged width: the form's
-//!   constant and each coefficient times its atom's alignment. A register's known alignment
+//! * **Alignment**: the address must be provably aligned to the merged width: the base's
+//!   *linear form* (a sum of constant multiples of shared variables, special registers and
+//!   other registers through `mov cvt add sub neg shl mul mad`), its constant and each
+//!   coefficient times its atom's alignment. A register's known alignment
 //!   (the power of two that divides it) comes from its definitions over the whole kernel: a shared variable's address (warpsim lays out the variables as ptxas
 //!   does, so their addresses are known), constants, `shl`, `mul`, `mad`, `add`, `and`, moves
 //!   and conversions; anything else (thread indices, loaded values) is unaligned.
 //! * **Widths**: within each aligned 16-byte window, the accesses there become one access of
-//!   the smallest aligned width (8 or 16 bytes) that holds them all. Loads from a shared
-//!   variable may read words no access asked for, if they lie inside the variable (ptxas loads
-//!   `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`); loads through a register
-//!   and all stores must cover the window exactly.
+//!   the smallest aligned width (8 or 16 bytes) that holds them all when they cover it
+//!   exactly; three loads of a window's four words become one 16-byte load of all four
+//!   (ptxas loads `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`, and does the
+//!   same through a register), inside the variable when the base is one; two words in
+//!   different 8-byte halves stay apart, and stores never cover a word they do not write.
 //!
 //! The merged statement keeps the first member's source line; its text says what it merged.
 
@@ -161,7 +161,7 @@ fn regs(s: &Stmt) -> (Vec<String>, Vec<String>) {
 }
 
 /// A candidate, if `s` is one.
-fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)], forms: &Forms) -> Option<Cand> {
+fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)]) -> Option<Cand> {
     let StmtKind::Inst { guard, op, args } = &s.kind else {
         return None;
     };
@@ -193,15 +193,20 @@ fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)], forms: &Forms) ->
     if !known || data.contains('{') || (!store && !data.starts_with('%')) {
         return None;
     }
-    let form = forms.of_operand(base);
+    // ptxas pairs accesses through one register (or one variable) only: two registers that
+    // hold the same address are two bases to it (measured: ld_two_regs in merge.ptx).
     Some(Cand {
         at,
         store,
         base: base.to_owned(),
-        key: form.key(),
-        deps: form.deps(forms),
-        base_k: form.k,
-        off: form.k + off,
+        key: base.to_owned(),
+        deps: if base.starts_with('%') {
+            vec![base.to_owned()]
+        } else {
+            Vec::new()
+        },
+        base_k: 0,
+        off,
         size,
         ty: p[2].to_owned(),
         data: data.trim().to_owned(),
@@ -219,7 +224,7 @@ fn merge_block(
     texts: &mut HashMap<usize, String>,
 ) {
     let cands: Vec<Cand> = (start..end)
-        .filter_map(|i| candidate(i, &body[i], vars, forms))
+        .filter_map(|i| candidate(i, &body[i], vars))
         .collect();
     let mut taken: HashSet<usize> = HashSet::new();
     for c in &cands {
@@ -402,8 +407,11 @@ fn chunks<'c>(
         };
         let s = first.div_euclid(w) * w;
         let exact = win.len() as i64 == w / c.size;
-        let inside = bounds.is_some_and(|(lo, hi)| s >= lo && s + w <= hi);
-        if aligned(s, w) && (exact || (!c.store && inside)) {
+        // Three of a 16-byte window's four words: ptxas loads all four (inside the variable
+        // when the base is one); two words in different halves stay apart.
+        let inside = bounds.is_none_or(|(lo, hi)| s >= lo && s + w <= hi);
+        let three = w == 16 && c.size == 4 && win.len() == 3;
+        if aligned(s, w) && (exact || (!c.store && three && inside)) {
             out.push(Chunk {
                 members: win,
                 start: s,
@@ -641,21 +649,6 @@ impl Lin {
         self.terms.retain(|_, c| *c != 0);
         self.k = self.k.wrapping_mul(f);
         self
-    }
-
-    /// The form without its constant, as text.
-    fn key(&self) -> String {
-        let t: Vec<String> = self.terms.iter().map(|(a, c)| format!("{c}*{a}")).collect();
-        t.join("+")
-    }
-
-    /// Atoms that are registers (they may change between two accesses).
-    fn deps(&self, f: &Forms) -> Vec<String> {
-        self.terms
-            .keys()
-            .filter(|a| a.starts_with('%') && !f.special(a))
-            .cloned()
-            .collect()
     }
 
     /// Known alignment (log2) of the form without its constant.
