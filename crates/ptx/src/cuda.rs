@@ -59,6 +59,12 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         .map_or_else(|| req.file.clone(), |n| n.to_string_lossy().into_owned());
     let kernels = scan(&src);
     let expr = req.kernel.trim();
+    if expr.is_empty() {
+        return Err(launch(
+            "the kernel's name is empty".into(),
+            Some(kernel_list(&kernels)),
+        ));
+    }
     let plain = plain_name(expr);
     let same: Vec<&Kernel> = kernels.iter().filter(|k| k.name == plain).collect();
     let code = String::from_utf8_lossy(&blank_comments(&src)).into_owned();
