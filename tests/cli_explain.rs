@@ -243,9 +243,24 @@ fn narrow_widths_and_atomics() {
     let (w, _, out) = atom(&["--op", "red.add.f32", "tid*32"]);
     assert_eq!(w, 64);
     assert_eq!(total(&out, "trips (ATOMS executed)"), 32);
-    let (code, _, err) = explain(&["--op", "atom.min", "--width", "8", "0"]);
+    // calibration/atomics2: ATOMS.POPC.INC serves each address once (the grid shows `*4`:
+    // four lanes on one address, one visit), the half loops.
+    let (w, c, out) = atom(&["--op", "red.popc", "(tid%8)*32"]);
+    assert_eq!((w, c), (8, 7));
+    assert!(out.contains("visit 7  *4"), "{out}");
+    let (w, _, out) = atom(&["--op", "atom.add.f16x2", "0"]);
+    assert_eq!((w, total(&out, "trips (ATOMS executed)")), (65, 32));
+    assert_eq!(atom(&["--op", "atom.add.f16", "--width", "2", "tid"]).0, 6);
+    // Lanes queue on a bank, each its own visit: the grid's bank 0 column lists them.
+    let (w, _, out) = atom(&["--op", "atom.add", "(tid%2)*33"]);
+    assert_eq!(w, 16);
+    assert!(out.contains("visit 15  30  31   ."), "{out}");
+    let (code, _, err) = explain(&["--op", "atom.min.f16x2", "0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("not measured"), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    let (code, _, err) = explain(&["--op", "atom.popc", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("write red.popc"), "{err}");
     let (code, _, err) = explain(&["--op", "atom.mul", "0"]);
     assert_eq!(code, 2);
     assert!(err.contains("not an atomic operation"), "{err}");

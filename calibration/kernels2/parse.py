@@ -8,7 +8,7 @@ import csv, sys, os
 
 PROGRAMS = {  # kernel -> (program, defines)
     "histogram256": ("histogram.ron", "-"),
-    "histogram256_inc": ("histogram.ron", "-"),
+    "histogram256_inc": ("histogram_inc.ron", "-"),
     "histogram256_f32": ("histogram_f32.ron", "-"),
     "hgemm_tile": ("hgemm_tile.ron", "-"),
     "hgemm_tile_h": ("hgemm_tile_h.ron", "-"),

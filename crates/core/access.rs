@@ -196,7 +196,10 @@ fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
                 other => other.to_string(),
             })?;
             (row.wavefronts, row.bank_conflicts) = (c.atom.wavefronts, c.atom.conflicts);
-            if a.form(w) == Ok(warpsim_smem::Form::CasLoop) {
+            if !matches!(
+                a.form(w),
+                Ok(warpsim_smem::Form::Native(_) | warpsim_smem::Form::Popc)
+            ) {
                 row.load_wavefronts = Some(c.loads.wavefronts);
                 row.load_bank_conflicts = Some(c.loads.conflicts);
                 row.atoms_executed = Some(c.trips);

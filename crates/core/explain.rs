@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(allow_hyphen_values = true)]
     expr: String,
     /// `ld`, `st`, `atom.OP[.TYPE]` or `red.OP[.TYPE]` (OP: add sub min max and or xor exch
-    /// cas inc dec; e.g. `atom.add`, `atom.add.f32`).
+    /// cas inc dec, or `red.popc` for ATOMS.POPC.INC; e.g. `atom.add`, `atom.add.f32`).
     #[arg(long, default_value = "ld", value_parser = parse_op)]
     op: AccessKind,
     /// Bytes a lane accesses: 1, 2, 4, 8 or 16 (4 or 8 for atomics).

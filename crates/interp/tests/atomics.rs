@@ -147,7 +147,8 @@ fn shared_atomic_queues_as_the_h200_does() {
             32,
             OLD,
             "(name: \"s\", ty: U32, dims: [128])",
-            &format!("Atomic(op: \"add\", at: \"s[{idx}]\", value: \"1u\")"),
+            // A run-time 1 (a constant 1 with the result unused would be ATOMS.POPC.INC).
+            &format!("Atomic(op: \"add\", at: \"s[{idx}]\", value: \"u32(ntid.x / 32)\")"),
         );
         let (_, st) = run(&p, 1);
         assert_eq!(atom_counts(&p, &st), [wf, bc, 0, 0, 1], "{idx}");
@@ -246,4 +247,278 @@ fn narrow_loads_stores_and_vectors() {
     let shared: u64 = st.per_pc.iter().map(|s| s.wavefronts).sum();
     assert!(shared > 0);
     assert!(st.races.is_empty());
+}
+
+#[test]
+fn an_unused_add_of_one_is_popc_inc() {
+    // nvcc: `atomicAdd(&s[0], 1u)` with the result unused is ATOMS.POPC.INC.32: the 32 lanes on
+    // one address are one visit (README rule 9). With `old:`, or a run-time operand, ATOMS.ADD.
+    let body = |atomic: &str| {
+        format!(
+            "Store(\"s[tid.x]\", \"0u\"), Let(\"one\", \"u32(ntid.x / 32)\"), {atomic}, Store(\"old[tid.x]\", \"s[0]\")"
+        )
+    };
+    let shared = "(name: \"s\", ty: U32, dims: [32])";
+    for (atomic, counts) in [
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")",
+            [1, 0, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"2u - 1u\")",
+            [1, 0, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"one\")",
+            [32, 31, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"add\", at: \"s[0]\", value: \"1u\", old: \"o\")",
+            [32, 31, 0, 0, 1],
+        ),
+        (
+            "Atomic(op: \"sub\", at: \"s[0]\", value: \"0u - 1u\")",
+            [32, 31, 0, 0, 1],
+        ),
+    ] {
+        let p = prog(32, OLD, shared, &body(atomic));
+        let (mem, st) = run(&p, 1);
+        assert_eq!(mem[0], vec![32; 32], "{atomic}");
+        assert_eq!(atom_counts(&p, &st), counts, "{atomic}");
+    }
+    let p = prog(
+        32,
+        OLD,
+        shared,
+        &body("Atomic(op: \"add\", at: \"s[0]\", value: \"1u\")"),
+    );
+    assert!(p.code.iter().any(|i| i.to_string().contains("popcinc")));
+}
+
+#[test]
+fn f64_and_f16_adds_match_cuda() {
+    // 32 lanes add to one shared double and one shared half, lane by lane in lane order:
+    // `old` shows the chain; the price is rule 8's 64-bit loop and rule 10's word loop.
+    let bufs = "(name: \"od\", ty: F64, len: 32), (name: \"oh\", ty: F16, len: 32), (name: \"fin\", ty: F64, len: 2)";
+    let shared = "(name: \"d\", ty: F64, dims: [2]), (name: \"h\", ty: F16, dims: [2])";
+    let p = prog(
+        32,
+        bufs,
+        shared,
+        "If(cond: \"tid.x < 2\", then: [Store(\"d[tid.x]\", \"f64(0)\"), Store(\"h[tid.x]\", \"f16(0.0)\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(tid.x) + 0.5\", old: \"a\"), \
+         Atomic(op: \"add\", at: \"h[1]\", value: \"f16(1.0)\", old: \"b\"), \
+         Store(\"od[tid.x]\", \"a\"), Store(\"oh[tid.x]\", \"b\"), \
+         If(cond: \"tid.x == 0\", then: [Store(\"fin[0]\", \"d[0]\"), Store(\"fin[1]\", \"f64(h[1])\")])",
+    );
+    let (mem, st) = run(&p, 1);
+    let f64s = |w: &[u32]| -> Vec<f64> {
+        w.chunks(2)
+            .map(|c| f64::from_bits(c[0] as u64 | (c[1] as u64) << 32))
+            .collect()
+    };
+    // Lane l sees the sum of (k + 0.5) over k < l: l²/2.
+    let want: Vec<f64> = (0..32).map(|l| (l * l) as f64 / 2.0).collect();
+    assert_eq!(f64s(&mem[0]), want);
+    // Halves: lane l sees l (0x3c00 = 1.0, …); two halves a word.
+    let halves: Vec<u16> = mem[1]
+        .iter()
+        .flat_map(|w| [*w as u16, (*w >> 16) as u16])
+        .collect();
+    let want: Vec<u16> = (0..32)
+        .map(|l| warpsim_interp::fp16::Half::F16.from_f64(l as f64))
+        .collect();
+    assert_eq!(halves, want);
+    assert_eq!(f64s(&mem[2]), vec![512.0, 32.0]);
+    // Priced as measured (calibration/atomics2, `red_add1_u64_const0`, `atom_add_f16_const0`):
+    // the double: 32 trips, 96 atom + 32 load wavefronts; the half: 32 trips of 32, 31, …
+    // lanes queued twice, one load of the word.
+    assert_eq!(atom_counts(&p, &st), [96 + 1056, 496, 32 + 1, 0, 32 + 32]);
+}
+
+#[test]
+fn global_f16_add_keeps_the_other_half() {
+    let p = prog(
+        64,
+        "(name: \"g\", ty: F16, len: 4, init: Zeros)",
+        "",
+        "Atomic(op: \"add\", at: \"g[tid.x % 2 + 1]\", value: \"f16(0.5)\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let h = |x: f64| warpsim_interp::fp16::Half::F16.from_f64(x) as u32;
+    // Elements 1 and 2 get 32 × 0.5 = 16 each; elements 0 and 3 stay 0.
+    assert_eq!(mem[0], vec![h(16.0) << 16, h(16.0)]);
+}
+
+/// The H200's lane returns of a `calibration/atomics2` probe (`values.tsv`: `name kind
+/// returns words`, returns in hex).
+fn h200_returns(name: &str) -> Vec<u64> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../calibration/atomics2/values.tsv"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}\t")))
+        .unwrap();
+    let rets = line.split('\t').nth(2).unwrap();
+    rets.split(',')
+        .map(|h| u64::from_str_radix(h, 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn lanes_on_one_address_get_what_the_h200_returned() {
+    // The probes (calibration/atomics2/probe.cu) on 32 lanes at offset 0: the H200 served them
+    // in lane order, as warpsim does, so every lane's old value is equal bit for bit.
+    // atomicInc(&s[0], 1000) from 3; atomicAdd(&h[0], __int2half_rn(lane + 1)) from 1.0;
+    // atomicAdd(&d[0], double(lane + 1)) from 1.0.
+    let p = prog(
+        32,
+        "(name: \"oi\", ty: U32, len: 32), (name: \"oh\", ty: F16, len: 32), (name: \"od\", ty: F64, len: 32)",
+        "(name: \"s\", ty: U32, dims: [1]), (name: \"h\", ty: F16, dims: [2]), (name: \"d\", ty: F64, dims: [1])",
+        "If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"3u\"), Store(\"h[0]\", \"f16(1.0)\"), Store(\"h[1]\", \"f16(1.0)\"), Store(\"d[0]\", \"f64(1)\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"inc\", at: \"s[0]\", value: \"1000u\", old: \"a\"), \
+         Atomic(op: \"add\", at: \"h[0]\", value: \"f16(tid.x + 1)\", old: \"b\"), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(tid.x + 1)\", old: \"c\"), \
+         Store(\"oi[tid.x]\", \"a\"), Store(\"oh[tid.x]\", \"b\"), Store(\"od[tid.x]\", \"c\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let inc: Vec<u64> = mem[0].iter().map(|&w| w as u64).collect();
+    assert_eq!(inc, h200_returns("atom_inc_u32_const0"));
+    let halves: Vec<u64> = mem[1]
+        .iter()
+        .flat_map(|w| [(*w & 0xffff) as u64, (*w >> 16) as u64])
+        .collect();
+    assert_eq!(halves, h200_returns("atom_add_f16_const0"));
+    let doubles: Vec<u64> = mem[2]
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+        .collect();
+    assert_eq!(doubles, h200_returns("atom_add_f64_const0"));
+}
+
+#[test]
+fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
+    // atomicAdd(&d[(lane % 4) * 16], double(lane + 1)) from 1.0: four doubles on banks 0-1, a
+    // 64-bit loop whose second half-warp can win a word before a lower lane of the first
+    // (lane 16 before lane 4): the old values follow the trips, as the H200 returned them.
+    let p = prog(
+        32,
+        "(name: \"od\", ty: F64, len: 32)",
+        "(name: \"d\", ty: F64, dims: [64])",
+        "Store(\"d[tid.x]\", \"f64(1)\"), Store(\"d[tid.x + 32]\", \"f64(1)\"), SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"add\", at: \"d[(tid.x % 4) * 16]\", value: \"f64(tid.x + 1)\", old: \"c\"), \
+         Store(\"od[tid.x]\", \"c\")",
+    );
+    let (mem, _) = run(&p, 1);
+    let doubles: Vec<u64> = mem[0]
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+        .collect();
+    assert_eq!(doubles, h200_returns("atom_add_f64_bank0_4words"));
+}
+
+/// A `calibration/atomics2` probe as a kernel: shared memory initialised as probe.cu's
+/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return and the whole
+/// array stored. (kind, element, shared init, atomic).
+const PROBES: [(&str, &str, &str, &str); 4] = [
+    (
+        "atom.add1.u32",
+        "U32",
+        "u32(k) * 7u + 3u",
+        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\")",
+    ),
+    (
+        "atom.inc.u32",
+        "U32",
+        "u32(k) * 7u + 3u",
+        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\")",
+    ),
+    (
+        "atom.add.f16",
+        "F16",
+        "f16(f32(1 << (k / 2 % 4)))",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\")",
+    ),
+    (
+        "atom.add.f64",
+        "F64",
+        "f64(1)",
+        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\")",
+    ),
+];
+
+#[test]
+fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/atomics2/");
+    let pats = std::fs::read_to_string(format!("{dir}probe_patterns.txt")).unwrap();
+    let vals = std::fs::read_to_string(format!("{dir}values.tsv")).unwrap();
+    let mut n = 0;
+    for line in vals.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let Some(&(_, ty, init, atomic)) = PROBES.iter().find(|p| p.0 == f[1]) else {
+            continue;
+        };
+        let offs: Vec<i64> = pats
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(f[0]))
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .map(|o| o.parse().unwrap())
+            .collect();
+        let bytes = match ty {
+            "U32" => 4,
+            "F16" => 2,
+            _ => 8,
+        };
+        let len = 8192 / bytes;
+        let mut body = format!(
+            "For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"a[k]\", \"{init}\")]), Barrier, Let(\"o\", \"-1\"), "
+        );
+        for (l, o) in offs.iter().enumerate().filter(|(_, o)| **o >= 0) {
+            body += &format!("If(cond: \"tid.x == {l}\", then: [Set(\"o\", \"{o}\")]), ");
+        }
+        body += &format!(
+            "If(cond: \"o >= 0\", then: [{atomic}, Store(\"ret[tid.x]\", \"r\")]), Barrier, \
+             For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"mem[k]\", \"a[k]\")])"
+        );
+        let p = prog(
+            32,
+            &format!("(name: \"ret\", ty: {ty}, len: 32), (name: \"mem\", ty: {ty}, len: {len})"),
+            &format!("(name: \"a\", ty: {ty}, dims: [{len}])"),
+            &body,
+        );
+        let (mem, _) = run(&p, 1);
+        let rets: Vec<u64> = match bytes {
+            4 => mem[0].iter().map(|&w| w as u64).collect(),
+            2 => mem[0]
+                .iter()
+                .flat_map(|w| [(*w & 0xffff) as u64, (*w >> 16) as u64])
+                .collect(),
+            _ => mem[0]
+                .chunks(2)
+                .map(|c| c[0] as u64 | (c[1] as u64) << 32)
+                .collect(),
+        };
+        let want: Vec<u64> = f[2]
+            .split(',')
+            .map(|h| u64::from_str_radix(h, 16).unwrap())
+            .collect();
+        assert_eq!(rets, want, "{}: the lanes' old values", f[0]);
+        for w in f[3].split(',') {
+            let (off, vals) = w.split_once('=').unwrap();
+            let (init, fin) = vals.split_once('>').unwrap();
+            let k = off.parse::<usize>().unwrap() / 4;
+            let fin = u32::from_str_radix(fin, 16).unwrap();
+            assert_eq!(mem[1][k], fin, "{}: word at byte {off} (from {init})", f[0]);
+        }
+        n += 1;
+    }
+    // 15 + 15 + 57 + 13 probes, held-out ones included.
+    assert_eq!(n, 100);
 }

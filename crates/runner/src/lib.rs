@@ -297,9 +297,14 @@ fn atomic_row(
         bank_conflicts: priced.then_some(ac),
         ideal_wavefronts: priced.then_some(ideal),
         conflict_degree: (priced && ideal > 0).then(|| (aw as f64 / ideal as f64).round() as u64),
+        // `atom.add.u32`; ATOMS.POPC.INC (an unused `atomicAdd(&x, 1)`) is `red.popc.u32`.
         atomic: Some(format!(
-            "atom.{}.{ty}",
-            format!("{op:?}").to_ascii_lowercase()
+            "{}.{ty}",
+            warpsim_smem::Atomic {
+                returns: op != warpsim_smem::AtomOp::PopcInc,
+                op,
+                ty: None
+            }
         )),
         loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
         per_bank: None,

@@ -53,8 +53,9 @@ mod slow;
 
 pub use analysis::*;
 pub use atomic::{
-    analyze_atomic, atomic_cost, AccessKind, AtomAnalysis, AtomCost, AtomOp, AtomPhase, AtomTy,
-    Atomic, AtomicError, Form, Trip, ATOM_OPS,
+    analyze_atomic, atomic_cost, atomic_cost_each, atomic_cost_with, AccessKind, AtomAnalysis,
+    AtomCost, AtomOp, AtomPhase, AtomTy, Atomic, AtomicError, Form, LoopData, Trip, Versions,
+    ATOM_OPS,
 };
 pub use counts::*;
 pub use geometry::*;

@@ -243,7 +243,11 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| (b.elem, 1)),
             }
             .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
-            if !matches!(elem, Elem::I32 | Elem::U32 | Elem::F32) {
+            if !matches!(
+                elem,
+                Elem::I32 | Elem::U32 | Elem::F32 | Elem::F64 | Elem::F16
+            ) || elem == Elem::F64 && m.space == Space::Global
+            {
                 return Err(format!("an atomic on {elem} elements"));
             }
             if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 {

@@ -15,8 +15,10 @@ impl Loader<'_> {
         compare: Option<&Text>,
         old: Option<&Text>,
     ) -> R<()> {
-        let names = ATOM_OPS.map(|p| p.0).join(" ");
-        let Some(&(name, aop)) = ATOM_OPS.iter().find(|p| p.0 == op.text) else {
+        // `popc` (ATOMS.POPC.INC) is not written: it is picked below, as ptxas picks it.
+        let written = || ATOM_OPS.iter().filter(|p| p.1 != AtomOp::PopcInc);
+        let names = written().map(|p| p.0).collect::<Vec<_>>().join(" ");
+        let Some(&(name, mut aop)) = written().find(|p| p.0 == op.text) else {
             return Err(self.err_text(
                 op,
                 format!("`{}` is not an atomic operation", op.text),
@@ -28,20 +30,34 @@ impl Loader<'_> {
         let Kind::Index(_, idx) = &tn.kind else {
             unreachable!("array_of checks")
         };
-        // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned.
+        // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned;
+        // atomicAdd on a double (shared only here: global words are 32-bit host atomics) and
+        // on a __half (README rules 8 and 10).
         let allowed = match (elem, aop) {
             (Elem::I32 | Elem::U32, AtomOp::Inc | AtomOp::Dec) => elem == Elem::U32,
             (Elem::I32 | Elem::U32, _) => true,
             (Elem::F32, AtomOp::Add | AtomOp::Exch) => true,
+            (Elem::F64, AtomOp::Add) => space == Space::Shared,
+            (Elem::F16, AtomOp::Add) => true,
             _ => false,
         };
         if !allowed {
             let help = match elem {
                 Elem::F32 => "f32 elements take `add` and `exch` (CUDA's float atomics)".to_owned(),
+                Elem::F64 if aop == AtomOp::Add => {
+                    "an f64 atomicAdd works on shared arrays only here (global buffers are \
+                     32-bit words): add into a shared array, then store"
+                        .to_owned()
+                }
+                Elem::F64 | Elem::F16 => {
+                    "f64 and f16 elements take `add` only (CUDA's atomicAdd)".to_owned()
+                }
                 Elem::I32 => {
                     "`inc` and `dec` are unsigned (atomicInc/atomicDec): use a u32 array".to_owned()
                 }
-                _ => "atomics work on i32, u32 and f32 elements (4 bytes)".to_owned(),
+                _ => "atomics work on i32, u32 and f32 elements (4 bytes), and `add` on f64 \
+                      (shared) and f16"
+                    .to_owned(),
             };
             return Err(self.err_text(
                 op,
@@ -71,6 +87,18 @@ impl Loader<'_> {
         for (k, t) in std::iter::once(value).chain(compare).enumerate() {
             let (vn, vsite) = self.parse_expr(t)?;
             let v = self.expr(&vn, vsite)?;
+            // ptxas compiles a shared 32-bit integer `atomicAdd(&x, 1)` whose result is unused
+            // to ATOMS.POPC.INC.32 (lanes on one address aggregated; README rule 9). A
+            // run-time operand (a register, even one holding 1) stays ATOMS.ADD.
+            if k == 0
+                && aop == AtomOp::Add
+                && space == Space::Shared
+                && matches!(elem, Elem::I32 | Elem::U32)
+                && old.is_none()
+                && matches!(v, Val::Const(Const::Int(1, _)))
+            {
+                aop = AtomOp::PopcInc;
+            }
             let v = self.coerce(v, ty, vsite, &vn, "the element type")?;
             // (A loaded or computed operand is written there directly; a variable or a
             // constant is moved.)
@@ -89,7 +117,11 @@ impl Loader<'_> {
         self.emit_at(Inst::Atomic { m, op: aop }, tsite, &tn, text);
         if let Some(o) = old {
             let reg = self.declare(o, ty)?;
-            self.emit(Inst::Mov { dst: reg, a: data });
+            self.emit(if elem == Elem::F64 {
+                Inst::Mov64 { dst: reg, a: data }
+            } else {
+                Inst::Mov { dst: reg, a: data }
+            });
         }
         Ok(())
     }
