@@ -3,9 +3,11 @@
 //! `tests/fixtures/h200/classic_kernels.tsv` holds each kernel's shared-memory totals as Nsight
 //! Compute read them (calibration/classic/: CUDA source, script, raw outputs), and
 //! `classic_source.tsv` the per-instruction counts of the Source page: for every shared SASS
-//! instruction its executions and wavefronts. warpsim's whole-kernel counters must equal the
-//! totals, and its shared instructions (executions, wavefronts) must be the same multiset as
-//! the SASS's. Each port is also verified against its CPU reference.
+//! instruction its executions, threads and wavefronts. Every port mirrors the SASS nvcc produced
+//! (merged `LDS.64`/`LDS.128`/`STS.64`, unrolled loops, values kept in registers), so its
+//! whole-kernel counters equal the totals and its shared instructions, in program order, are the
+//! SASS's shared instructions in address order, one for one. Each port is also verified against
+//! its CPU reference.
 
 use crate::util::{root, run_json};
 
@@ -128,18 +130,11 @@ fn sass_access(f: &[String]) -> Access {
     (kind.to_owned(), width, n(6), n(4), ideal, executions)
 }
 
-/// Ports whose shared instructions are not yet one per SASS instruction (loops nvcc unrolled are
-/// still loops); their totals may already match.
-const NOT_YET_IN_ORDER: &[&str] = &["conv2d_tiled", "softmax_row", "nbody_tile"];
-
 #[test]
 fn classic_kernels_match_the_h200_per_instruction() {
     let rows = fixture("classic_source.tsv");
     let mut wrong = Vec::new();
     for (kernel, prog, defines) in PORTS {
-        if NOT_YET_IN_ORDER.contains(kernel) {
-            continue;
-        }
         // The shared instructions some lane executed, in SASS order.
         let want: Vec<Access> = rows
             .iter()
@@ -198,6 +193,34 @@ fn classic_kernels_match_the_h200_per_instruction() {
     );
 }
 
+/// The timing model against the H200's measured time of every classic launch. These kernels are
+/// held-out data for the model (nothing in it was tuned to them). Elapsed cycles and duration are
+/// held within 25% of the H200's (they were 0.82 to 1.03 of it when this test was written); SM
+/// active cycles (0.72 to 1.50) are only reported, in `calibration/classic/timing.tsv` and the
+/// README's classic section.
+#[test]
+fn classic_kernels_time_within_a_quarter_of_the_h200() {
+    let mut wrong = Vec::new();
+    for f in fixture("classic_kernels.tsv") {
+        let (prog, defines) = port(&f[0]);
+        let r = run_json(prog, defines, &["--no-verify"]);
+        // Columns 7 and 9: gpc__cycles_elapsed.max and gpu__time_duration.sum.
+        for (col, key) in [(7, "elapsed_cycles"), (9, "duration_ns")] {
+            let h200: f64 = f[col].parse().unwrap();
+            let model = r["timing"][key].as_f64().unwrap();
+            let ratio = model / h200;
+            if !(0.75..=1.25).contains(&ratio) {
+                wrong.push(format!(
+                    "{}: {key} {model:.0} vs H200 {h200:.0} ({ratio:.2})",
+                    f[0]
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every port verified (and race-checked) at a small size.
 #[test]
 fn classic_ports_verify() {
     for (prog, defines) in [
@@ -207,8 +230,13 @@ fn classic_ports_verify() {
         ("classic/scan_blelloch.ron", &["CF=1", "BLOCKS=3"][..]),
         ("classic/scan_hillis_steele.ron", &["N=64", "BLOCKS=7"][..]),
         ("classic/softmax_row.ron", &["ROWS=3"][..]),
+        ("classic/reduce_shfl.ron", &["BLOCKS=3"][..]),
+        ("classic/scan_blelloch.ron", &["CF=0", "BLOCKS=3"][..]),
+        ("classic/stencil5.ron", &["N=64"][..]),
+        ("classic/conv2d_tiled.ron", &["N=64"][..]),
     ] {
-        let r = run_json(prog, defines, &["--no-timing"]);
+        // The mirrored ports' extra loads and reorderings must stay race-free (exit 1 otherwise).
+        let r = run_json(prog, defines, &["--no-timing", "--racecheck"]);
         assert_eq!(
             r["verified"], true,
             "{prog} {defines:?}: {}",

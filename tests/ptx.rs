@@ -81,9 +81,13 @@ fn bad_launches_exit_2_with_the_reason() {
     for (k, want) in [
         (
             "unsupported",
-            "bad.ptx:9:2: PTX instruction `popc.b32` is not supported",
+            "bad.ptx:9:2: PTX instruction `brev.b32` is not supported",
         ),
         ("no_kernel", "no kernel `nothing`"),
+        (
+            "operands",
+            "bad.ptx:16:2: PTX instruction `ld.param.u64` takes 2 operands, but this one has 1",
+        ),
         ("args", "the kernel takes 1 parameters"),
         ("arg_type", "parameter 2 is a u32, not a pointer"),
     ] {

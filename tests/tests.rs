@@ -12,6 +12,7 @@ mod jumps;
 mod kernels;
 mod kernels2;
 mod limits;
+mod nvrtc;
 mod ptx;
 mod ptx_classic;
 mod ptx_ops;

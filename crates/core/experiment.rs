@@ -279,6 +279,26 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         verify: !args.no_verify,
         ..RunOptions::default()
     };
+    // A `cuda:`/`ptx:` kernel computes its shared addresses in the PTX (its positions point
+    // into the .cu or .ptx, not the launch file): no layout of ours changes them.
+    let prog = warpsim_interp::load_str(p, &src, &base)?;
+    if prog.path != *p {
+        return Err(Diag::file(
+            Phase::Check,
+            p,
+            format!(
+                "advise cannot relayout the shared arrays of a `cuda:` or `ptx:` kernel: their \
+                 addresses are computed in the kernel's code ({})",
+                prog.path
+            ),
+            Some(
+                "name the padding or swizzle in the source as a define listed in `macros` and \
+                 compare its values with `warpsim sweep FILE -D NAME=0..2`"
+                    .into(),
+            ),
+        )
+        .into());
+    }
     let bar = Progress::new(&format!("layouts of {p}"), 0, "layouts");
     let advice = experiment::advise(p, &src, &base, &run_opts, args.max_pad, &bar)?;
     drop(bar);

@@ -4,6 +4,9 @@
 //! 64 blocks and 2048 threads in the whole grid. Race checking is on; the bank geometry
 //! varies with the input's length; the report is rendered as JSON, tables and SVG.
 //!
+//! The PTX front end is installed, and the program is named as if it were at the repository's
+//! root, so a `ptx:` launch of `tests/fixtures/ptx/flow.ptx` (say) finds its file.
+//!
 //! The limits are `warpsim_runner::smoke`'s; tests/fuzz_corpus.rs replays the corpus with them.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
@@ -13,5 +16,6 @@ fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = smoke::load_and_run("fuzz.ron", src);
+    warpsim_ptx::register();
+    let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz.ron"), src);
 });

@@ -10,11 +10,19 @@
 //!   offset), and basic blocks whose conditional branches reconverge at their immediate
 //!   post-dominator (a `Join` there).
 //!
+//! * `cuda`, `nvrtc`, `cache`: a `cuda:` kernel's `.cu` → PTX through NVRTC opened at run
+//!   time, cached on disk, with its launch checked against the kernel's signature.
+//!
 //! [`register`] installs [`frontend`] in the loader, so that a program file with
-//! `ptx: (file, kernel, args)` loads like any other.
+//! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)` loads like any other.
 
 pub mod lower;
 pub mod parse;
+
+// `cuda:` kernels: CUDA source through NVRTC to PTX.
+pub mod cache;
+mod cuda;
+pub mod nvrtc;
 
 use std::sync::Arc;
 use warpsim_interp::load::{kernel_diag, KernelCode, KernelError, KernelRequest};
@@ -25,24 +33,31 @@ pub fn register() {
     warpsim_interp::load::register_frontend(frontend);
 }
 
-/// Compiles a kernel request: PTX (or, later, CUDA through NVRTC).
+/// Compiles a kernel request: PTX, or CUDA through NVRTC (`cuda.rs`) and then its PTX.
 pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
-    if req.cuda {
-        return Err(KernelError::Launch {
+    // `file`/`src`: the PTX; `cu_given`: the `.cu` of a `cuda:` kernel.
+    let (file, src, kernel, cu_given) = if req.cuda {
+        let c = cuda::compile(req)?;
+        (c.ptx_path, c.ptx, c.lowered, Some(c.cu))
+    } else {
+        let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
             arg: None,
-            message: "CUDA source through NVRTC is not supported yet in this build".into(),
-            help: Some("compile the kernel to PTX (nvcc -ptx -lineinfo) and use `ptx:`".into()),
-        });
-    }
-    let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
-        arg: None,
-        message: format!("cannot read {}: {e}", req.file),
-        help: None,
-    })?;
-    let src: Arc<str> = Arc::from(text.as_str());
-    let diag = |off: usize, m: String| kernel_diag(&req.file, &src, off, 1, m, None);
+            message: format!("cannot read {}: {e}", req.file),
+            help: None,
+        })?;
+        let src: Arc<str> = Arc::from(text.as_str());
+        (req.file.clone(), src, req.kernel.clone(), None)
+    };
+    // In NVRTC's PTX, say which `.cu` line the PTX comes from.
+    let from_cu = |off: usize| {
+        let (cu, text) = cu_given.as_ref()?;
+        let line = cuda::cu_line(&src, off)?;
+        let code = text.lines().nth(line as usize - 1).unwrap_or("").trim();
+        Some(format!("it comes from {cu}:{line}: {code}"))
+    };
+    let diag = |off: usize, m: String| kernel_diag(&file, &src, off, 1, m, from_cu(off));
     let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
-    let entry = find_entry(&module, &req.kernel).ok_or_else(|| KernelError::Launch {
+    let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
         arg: None,
         message: format!("no kernel `{}` in {}", req.kernel, req.file),
         help: Some(format!(
@@ -76,13 +91,15 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     let dir = std::path::Path::new(&req.file)
         .parent()
         .unwrap_or(std::path::Path::new(""));
-    let cu = module.files.iter().find(|f| f.0 == 1).and_then(|f| {
-        let p = dir.join(std::path::Path::new(&f.1).file_name()?);
-        let t = std::fs::read_to_string(&p).ok()?;
-        Some((
-            p.to_string_lossy().into_owned(),
-            Arc::<str>::from(t.as_str()),
-        ))
+    let cu = cu_given.or_else(|| {
+        module.files.iter().find(|f| f.0 == 1).and_then(|f| {
+            let p = dir.join(std::path::Path::new(&f.1).file_name()?);
+            let t = std::fs::read_to_string(&p).ok()?;
+            Some((
+                p.to_string_lossy().into_owned(),
+                Arc::<str>::from(t.as_str()),
+            ))
+        })
     });
     let ptx_lines: Vec<usize> = std::iter::once(0)
         .chain(src.match_indices('\n').map(|(i, _)| i + 1))
@@ -115,7 +132,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     let infos = low.info.iter().map(|&i| info(i)).collect();
     let (path, source) = match cu {
         Some(c) if low.info.iter().any(|i| i.0 > 0) => c,
-        _ => (req.file.clone(), src.clone()),
+        _ => (file.clone(), src.clone()),
     };
     Ok(KernelCode {
         code: low.code,

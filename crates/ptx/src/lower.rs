@@ -120,6 +120,18 @@ fn words_of(ty: &str) -> u8 {
     }
 }
 
+/// How many operands an instruction takes (those with a fixed count), so that a malformed
+/// one is refused before its operands are read.
+fn operands(name: &str) -> Option<usize> {
+    Some(match name {
+        "ld" | "st" | "mov" | "cvta" | "cvt" | "neg" | "not" | "abs" | "sqrt" => 2,
+        "setp" | "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+        | "shl" | "shr" => 3,
+        "selp" | "mad" | "fma" => 4,
+        _ => return None,
+    })
+}
+
 /// Lowers `entry`.
 pub fn lower(
     req: &KernelRequest,
@@ -159,7 +171,7 @@ pub fn lower(
     for (off, w) in decls {
         if w.first().map(String::as_str) == Some(".reg") {
             let ty = w.get(1).cloned().unwrap_or_default();
-            for name in w[2..].join(" ").split(',') {
+            for name in w.get(2..).unwrap_or_default().join(" ").split(',') {
                 let name = name.trim();
                 let base = name.split('<').next().unwrap_or(name).to_owned();
                 l.classes
@@ -195,15 +207,18 @@ pub fn lower(
             let n: u32 = size
                 .parse()
                 .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
-            top = top.div_ceil(align) * align;
-            l.vars.push((name, top, n * elem));
-            top += n * elem;
+            // Sizes and alignments come from the text: added up without overflow, and any
+            // total past the limit is refused below.
+            let bytes = n.saturating_mul(elem);
+            top = top.div_ceil(align).saturating_mul(align);
+            l.vars.push((name, top, bytes));
+            top = top.saturating_add(bytes);
         }
     }
     for (name, align) in dynamic {
-        top = top.div_ceil(align.max(16)) * align.max(16);
+        top = top.div_ceil(align.max(16)).saturating_mul(align.max(16));
         l.vars.push((name, top, req.dynamic_shared));
-        top += req.dynamic_shared;
+        top = top.saturating_add(req.dynamic_shared);
     }
     if top > req.shared_limit {
         return Err((
@@ -419,6 +434,15 @@ impl Lower<'_> {
         let unsup = || (off, format!("PTX instruction `{op}` is not supported"));
         let a = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
         let name = parts[0];
+        if let Some(n) = operands(name).filter(|&n| n != args.len()) {
+            return Err((
+                off,
+                format!(
+                    "PTX instruction `{op}` takes {n} operands, but this one has {}",
+                    args.len()
+                ),
+            ));
+        }
         if let Some(r) = self.extra(off, op, parts, args) {
             return r;
         }
@@ -432,10 +456,9 @@ impl Lower<'_> {
         }
         let dst_name = a(0).to_owned();
         let dst = self.reg(&dst_name, off)?.0;
-        let src_prov = args[1..]
-            .iter()
-            .find_map(|x| self.prov.get(x.trim()).copied());
-        let sym_prov = args[1..]
+        let srcs = args.get(1..).unwrap_or_default();
+        let src_prov = srcs.iter().find_map(|x| self.prov.get(x.trim()).copied());
+        let sym_prov = srcs
             .iter()
             .find_map(|x| self.vars.iter().position(|v| v.0 == x.trim()));
         match (src_prov, sym_prov) {
@@ -458,7 +481,10 @@ impl Lower<'_> {
                 }
             }
             ("cvt", _) => {
-                let to = parts[parts.len() - 2];
+                let to = match parts.len() {
+                    3.. => parts[parts.len() - 2],
+                    _ => return Err(unsup()),
+                };
                 let from = ty;
                 let x = self.val(a(1), words_of(&format!(".{from}")), off)?;
                 let elem = |t: &str| match t {
@@ -725,7 +751,7 @@ impl Lower<'_> {
                     self.prov
                         .insert(data_s.trim().to_owned(), Prov::Buffer(*index));
                     ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT)
-                        .wrapping_add((offset * eb) as u64)
+                        .wrapping_add(offset.wrapping_mul(eb) as u64)
                 }
                 Some(KernelArg::Int(v)) => *v as u64,
                 None => 0,
@@ -996,7 +1022,7 @@ fn int(s: &str) -> Option<i64> {
         Some(h) => i64::from_str_radix(h, 16).ok()?,
         None => t.parse::<i64>().ok()?,
     };
-    Some(if neg { -v } else { v })
+    Some(if neg { v.wrapping_neg() } else { v })
 }
 
 /// `_ZZ9transposeILi0ELb0EEvPKfPfiE4tile` → `tile` (the last length-prefixed name).

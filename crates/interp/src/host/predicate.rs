@@ -67,7 +67,8 @@ fn final_srcs<'a>(prog: &Program, fin: &[&'a [u32]]) -> Vec<Src<'a>> {
         .enumerate()
         .map(|(k, bi)| {
             let words = fin.get(k).copied().unwrap_or_default();
-            let len = (words.len() as u64 / (bi.elem.bytes() as u64 / 4)).min(bi.len);
+            // Elements the words hold: narrow ones pack several to a word.
+            let len = (words.len() as u64 * 4 / bi.elem.bytes() as u64).min(bi.len);
             Src {
                 words,
                 elem: bi.elem,
@@ -274,5 +275,25 @@ mod tests {
             e.message
         );
         assert_eq!(e.phase, Phase::Verify);
+    }
+
+    #[test]
+    fn predicates_over_narrow_buffers_see_every_element() {
+        // Two i16 (four u8) elements to a word: the predicate reads all `len` of them (it
+        // divided by zero here once: found by the `gen` fuzz target).
+        let p = prog(
+            "(name: \"h\", ty: I16, len: 1024, init: Iota, check: \"h[i] == i32(i)\"),
+             (name: \"b\", ty: U8, len: 7, init: Iota, check: \"i + 1 == 7 || b[i] < b[i + 1]\")",
+        )
+        .unwrap();
+        let init: Vec<Vec<u32>> = p.buffers.iter().map(init_words).collect();
+        let v = check(&p, &init, &init).unwrap();
+        assert!(v.iter().all(|v| v.ok), "{v:?}");
+        assert_eq!((v[0].elements, v[1].elements), (1024, 7));
+        let mut bad = init.clone();
+        bad[0][100] = 0; // elements 200 and 201
+        let v = check(&p, &init, &bad).unwrap();
+        assert_eq!(v[0].mismatches, 2);
+        assert_eq!(v[0].first_failure.as_ref().unwrap().index, 200);
     }
 }

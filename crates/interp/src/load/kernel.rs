@@ -196,7 +196,12 @@ impl Loader<'_> {
         };
         let code = match front(&req) {
             Ok(c) => c,
-            Err(KernelError::Diag(d)) => return Err(*d),
+            Err(KernelError::Diag(mut d)) => {
+                // Where in the launch file the kernel was asked for.
+                let at = self.err_text(&k.kernel, "the kernel launched here", None);
+                d.related.push(at);
+                return Err(*d);
+            }
             Err(KernelError::Launch { arg, message, help }) => {
                 let at = arg.and_then(|i| k.args.get(i)).map_or(&k.kernel, |a| &a.0);
                 return Err(self.err_text(at, message, help));
