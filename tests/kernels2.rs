@@ -139,3 +139,41 @@ fn half_kernels_equal_the_h200_bit_for_bit() {
         );
     }
 }
+
+/// Shared `f16` and `f64` atomics in a kernel's report: priced as measured (rules 8 and 10),
+/// named by their type, the loops' loads counted as Nsight counts them.
+#[test]
+fn half_and_double_atomics_in_a_report() {
+    let out = crate::util::warpsim()
+        .args([
+            "run",
+            "tests/fixtures/half_double_atomics.ron",
+            "--format",
+            "json",
+            "--no-timing",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verified"], true);
+    let s = &r["shared"];
+    // double: 32 trips (96 atom, 32 load wavefronts); half: 32 trips of a cas on one word
+    // (1,056 atom wavefronts, 496 conflicts), one load of the word.
+    assert_eq!(s["atom_wavefronts"], 96 + 1056);
+    assert_eq!(s["atom_bank_conflicts"], 496);
+    assert_eq!(s["atom_instructions"], 64);
+    // Loads: the two loops' plus the two final reads (one lane each).
+    assert_eq!(s["ld_instructions"], 32 + 1 + 2);
+    let names: Vec<&str> = r["per_instruction"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["atomic"].as_str())
+        .collect();
+    assert_eq!(names, ["atom.add.f64", "atom.add.f16"]);
+}
