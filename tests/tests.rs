@@ -15,6 +15,7 @@ mod limits;
 mod nvrtc;
 mod ptx;
 mod ptx_classic;
+mod ptx_histogram;
 mod ptx_ops;
 mod racecheck;
 mod run;
