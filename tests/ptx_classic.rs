@@ -72,8 +72,8 @@ fn nvcc_launch(kernel: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Kernels whose PTX stream, as it is, does not give the H200's counters: nvcc merged their
-/// shared accesses (LDS.64/LDS.128/STS.64 in calibration/classic/raw/classic.sass).
+/// Kernels where nvcc merged shared accesses (LDS.64/LDS.128/STS.64 in
+/// calibration/classic/raw/classic.sass): with `--no-merge` their counters differ.
 const MERGED_BY_PTXAS: &[&str] = &[
     "reduce_shfl",
     "scan_blelloch",
@@ -81,32 +81,43 @@ const MERGED_BY_PTXAS: &[&str] = &[
     "radix_split4",
 ];
 
-/// NVRTC 12.6 keeps a reload nvcc 13.0's NVVM drops (it proves the two addresses of a
-/// down-sweep step distinct with 32-bit shared pointers): three more loads per block.
+/// Where NVRTC 12.6's PTX is not nvcc 13.0's: `scan_blelloch_cf` keeps a reload in each of
+/// three down-sweep steps that nvcc 13's NVVM drops (it proves the two addresses distinct
+/// with 32-bit shared pointers): three more loads per block than the H200 ran.
 const NVRTC_DIFFERS: &[&str] = &["scan_blelloch_cf"];
 
+/// Every launch, both PTX streams, with the merge model (the default) and without.
 #[test]
 fn classic_ptx_matches_the_h200() {
     let rows = measured();
     assert_eq!(rows.len(), 10, "ten measured classic kernels");
     let mut equal = Vec::new();
     for (kernel, want) in &rows {
+        let k = kernel.as_str();
         for (stream, path) in [
             ("nvrtc", format!("programs/cuda/classic/{kernel}.ron")),
             ("nvcc", nvcc_launch(kernel)),
         ] {
-            let (got, _) = counters(&path, &["--no-verify"]);
-            let differs = MERGED_BY_PTXAS.contains(&kernel.as_str())
-                || (stream == "nvrtc" && NVRTC_DIFFERS.contains(&kernel.as_str()));
-            if differs {
+            let off = stream == "nvrtc" && NVRTC_DIFFERS.contains(&k);
+            let (got, r) = counters(&path, &["--no-verify"]);
+            assert_eq!(r["shared_stream"], "ptxas-merged");
+            if off {
                 assert_ne!(&got, want, "{kernel} ({stream}) now equals the H200");
             } else {
                 assert_eq!(&got, want, "{kernel} ({stream})");
                 equal.push(format!("{kernel}/{stream}"));
             }
+            // Without the model: different exactly where nvcc merged.
+            let (raw, r) = counters(&path, &["--no-verify", "--no-merge"]);
+            assert_eq!(r["shared_stream"], "as-written");
+            if MERGED_BY_PTXAS.contains(&k) {
+                assert_ne!(&raw, want, "{kernel} ({stream}, --no-merge)");
+            } else if !off {
+                assert_eq!(&raw, want, "{kernel} ({stream}, --no-merge)");
+            }
         }
     }
-    assert_eq!(equal.len(), 11, "{equal:?}");
+    assert_eq!(equal.len(), 19, "{equal:?}");
 }
 
 #[test]

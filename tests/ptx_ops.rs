@@ -5,7 +5,7 @@ use crate::util::warpsim;
 
 #[test]
 fn each_instruction_runs_verified() {
-    for k in ["warp_ops", "math_ops"] {
+    for k in ["warp_ops", "math_ops", "atomics"] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = warpsim()
             .args(["run", &path, "--format", "json", "--no-timing"])
@@ -23,10 +23,16 @@ fn each_instruction_runs_verified() {
 
 #[test]
 fn unmodelled_forms_exit_2_with_the_reason() {
-    for (k, want) in [(
-        "shfl_pred",
-        "the predicate `%p1` (source lane in range) is not modelled",
-    )] {
+    for (k, want) in [
+        (
+            "shfl_pred",
+            "the predicate `%p1` (source lane in range) is not modelled",
+        ),
+        (
+            "shfl_var",
+            "the clamp/segment operand `%r1` must be a constant",
+        ),
+    ] {
         let path = format!("tests/fixtures/ptx/bad_{k}.ron");
         let out = warpsim()
             .args(["run", &path])

@@ -44,6 +44,9 @@ pub struct SweepArgs {
     #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
           value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     shared_limit: u32,
+    /// PTX kernels: no model of ptxas's merging of shared accesses (see `run --no-merge`).
+    #[arg(long)]
+    no_merge: bool,
     /// Most warp instructions one block may execute.
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
     max_steps: u64,
@@ -83,6 +86,9 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
           value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     shared_limit: u32,
+    /// PTX kernels: no model of ptxas's merging of shared accesses (see `run --no-merge`).
+    #[arg(long)]
+    no_merge: bool,
     /// Output format: table (the advice), csv (every layout tried) or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -175,6 +181,7 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
     }
     let base = Options {
         shared_limit: args.shared_limit,
+        no_merge: args.no_merge,
         ..Options::default()
     };
     let variants = experiment::variants(&spec);
@@ -272,6 +279,7 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
     let base = Options {
         defines,
         shared_limit: args.shared_limit,
+        no_merge: args.no_merge,
         ..Options::default()
     };
     let run_opts = RunOptions {

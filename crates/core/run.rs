@@ -34,6 +34,10 @@ pub struct LoadArgs {
     /// for more is refused before anything is allocated.
     #[arg(long, value_name = "BYTES", default_value_t = Options::default().max_buffer_bytes)]
     max_memory: u64,
+    /// PTX kernels: run the shared accesses as the PTX writes them, without the model of
+    /// ptxas's merging into 8- and 16-byte accesses (README, "ptxas merging").
+    #[arg(long)]
+    no_merge: bool,
 }
 
 /// Arguments of `warpsim check`.
@@ -178,6 +182,7 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
         defines,
         shared_limit: a.shared_limit,
         max_buffer_bytes: a.max_memory,
+        no_merge: a.no_merge,
         ..Options::default()
     };
     let src = warpsim_interp::diag::read_program(&a.program)?;

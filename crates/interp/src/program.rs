@@ -144,6 +144,10 @@ pub struct Program {
     /// Registers per thread on the GPU (`regs_per_thread`, as ptxas reports them), for the
     /// timing model's residency; `None` = not given.
     pub regs_per_thread: Option<u32>,
+    /// `cuda:`/`ptx:` kernels: which stream of shared accesses runs, `"ptxas-merged"` (the
+    /// model of ptxas's merging, the default) or `"as-written"` (`--no-merge`); `None` for
+    /// a kernel written in RON.
+    pub shared_stream: Option<&'static str>,
 }
 
 impl Program {

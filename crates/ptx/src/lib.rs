@@ -17,6 +17,7 @@
 //! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)` loads like any other.
 
 pub mod lower;
+pub mod merge;
 pub mod parse;
 
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
@@ -106,12 +107,15 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         .collect();
     let info = |(line, col, off): (u32, u32, usize)| -> InstInfo {
         let pl = ptx_lines.partition_point(|&s| s <= off).max(1);
-        let stmt = src[off.min(src.len())..]
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_owned();
+        let stmt = match low.texts.get(&off) {
+            Some(t) => t.clone(),
+            None => src[off.min(src.len())..]
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned(),
+        };
         match &cu {
             Some((_, t)) if line > 0 => InstInfo {
                 line,

@@ -1,6 +1,7 @@
 //! PTX statements → the executor's code: registers, operands, one lowering per opcode, and
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
+mod atomic;
 mod ops;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -37,6 +38,8 @@ pub struct Lowered {
     pub shared: Vec<SharedInfo>,
     pub shared_bytes: u32,
     pub max_depth: usize,
+    /// Texts of the statements the merge pass made, by their byte offset.
+    pub texts: HashMap<usize, String>,
 }
 
 struct Lower<'a> {
@@ -49,7 +52,7 @@ struct Lower<'a> {
     consts: HashMap<(u64, u8), Reg>,
     /// Shared variables: name → (byte base, bytes).
     vars: Vec<(String, u32, u32)>,
-    views: HashMap<(usize, u8), u16>,
+    views: HashMap<(usize, Elem), u16>,
     shared: Vec<SharedInfo>,
     /// Which shared variable or buffer a register's value was computed from.
     prov: HashMap<String, Prov>,
@@ -159,16 +162,10 @@ pub fn lower(
         at: (0, 0, 0),
         facts: Facts::of(entry),
     };
-    let mut top = 0u32;
-    let mut dynamic = Vec::new();
-    let decls = globals
-        .iter()
-        .map(|(o, w)| (*o, w.clone()))
-        .chain(entry.body.iter().filter_map(|s| match &s.kind {
-            StmtKind::Directive(w) => Some((s.off, w.clone())),
-            _ => None,
-        }));
-    for (off, w) in decls {
+    for s in &entry.body {
+        let StmtKind::Directive(w) = &s.kind else {
+            continue;
+        };
         if w.first().map(String::as_str) == Some(".reg") {
             let ty = w.get(1).cloned().unwrap_or_default();
             for name in w.get(2..).unwrap_or_default().join(" ").split(',') {
@@ -177,49 +174,10 @@ pub fn lower(
                 l.classes
                     .push((base, if ty == ".pred" { 1 } else { words_of(&ty) }));
             }
-        } else if w.contains(&".shared".to_owned()) {
-            let align = w
-                .iter()
-                .position(|x| x == ".align")
-                .and_then(|i| w.get(i + 1))
-                .and_then(|a| a.parse::<u32>().ok())
-                .unwrap_or(4)
-                .max(4);
-            let decl = w.last().cloned().unwrap_or_default();
-            let (name, size) = match decl.split_once('[') {
-                Some((n, s)) => (n.to_owned(), s.trim_end_matches(']').to_owned()),
-                None => (decl.clone(), "0".into()),
-            };
-            let elem: u32 = w
-                .iter()
-                .find_map(|x| match x.as_str() {
-                    ".b8" | ".u8" | ".s8" => Some(1),
-                    ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
-                    ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
-                    ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
-                    _ => None,
-                })
-                .unwrap_or(1);
-            if w.contains(&".extern".to_owned()) || size.is_empty() {
-                dynamic.push((name, align));
-                continue;
-            }
-            let n: u32 = size
-                .parse()
-                .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
-            // Sizes and alignments come from the text: added up without overflow, and any
-            // total past the limit is refused below.
-            let bytes = n.saturating_mul(elem);
-            top = top.div_ceil(align).saturating_mul(align);
-            l.vars.push((name, top, bytes));
-            top = top.saturating_add(bytes);
         }
     }
-    for (name, align) in dynamic {
-        top = top.div_ceil(align.max(16)).saturating_mul(align.max(16));
-        l.vars.push((name, top, req.dynamic_shared));
-        top = top.saturating_add(req.dynamic_shared);
-    }
+    let (vars, top) = shared_layout(globals, entry, req.dynamic_shared)?;
+    l.vars = vars;
     if top > req.shared_limit {
         return Err((
             entry.off,
@@ -261,10 +219,16 @@ pub fn lower(
             ));
         }
     }
-    for s in &entry.body {
+    // ptxas's merging of shared accesses (merge.rs), unless the launch asks for the PTX as
+    // written.
+    let merged = req.merge.then(|| crate::merge::merge(&entry.body, &l.vars));
+    let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
+    for s in body {
         l.stmt(s)?;
     }
-    l.finish(top)
+    let mut low = l.finish(top)?;
+    low.texts = merged.map(|m| m.texts).unwrap_or_default();
+    Ok(low)
 }
 
 impl Lower<'_> {
@@ -702,6 +666,14 @@ impl Lower<'_> {
         let bytes: u32 = match ty {
             "f32" | "b32" | "u32" | "s32" => 4,
             "f64" | "b64" | "u64" | "s64" => 8,
+            "u8" | "s8" | "b8" | "u16" | "s16" | "b16"
+                if !store
+                    && space == Some(&"global")
+                    && !parts.contains(&"v2")
+                    && !parts.contains(&"v4") =>
+            {
+                return self.narrow_global_load(off, ty, args);
+            }
             _ => {
                 return Err((
                     off,
@@ -818,7 +790,11 @@ impl Lower<'_> {
         let w = (bytes / 4) as u8;
         let mut regs = Vec::new();
         for n in &names {
-            regs.push(self.val(n, w, off)?);
+            // `_`: a vector element nobody reads (a load's sink).
+            regs.push(match n.as_str() {
+                "_" if !store => self.alloc(w),
+                _ => self.val(n, w, off)?,
+            });
         }
         let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
         let data = if consecutive {
@@ -861,7 +837,14 @@ impl Lower<'_> {
 
     /// The shared array that names accesses of `bytes` to variable `var` in reports.
     fn view(&mut self, var: usize, bytes: u32) -> u16 {
-        let key = (var, bytes as u8);
+        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
+        self.view_as(var, elem)
+    }
+
+    /// The view of variable `var` as an array of `elem` (atomics need the element's type).
+    fn view_as(&mut self, var: usize, elem: Elem) -> u16 {
+        let bytes = elem.bytes();
+        let key = (var, elem);
         if let Some(&v) = self.views.get(&key) {
             return v;
         }
@@ -870,7 +853,6 @@ impl Lower<'_> {
             .get(var)
             .cloned()
             .unwrap_or(("shared".into(), 0, 0));
-        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
         let n = (size / bytes).max(1);
         let short = demangle_var(&name);
         self.shared.push(SharedInfo {
@@ -1007,12 +989,82 @@ impl Lower<'_> {
             shared: self.shared,
             shared_bytes,
             max_depth: (2 * branches + 2).min(1024),
+            texts: HashMap::new(),
         })
     }
 }
 
+/// A shared variable: name, byte address in the block's shared window, bytes.
+pub type Var = (String, u32, u32);
+
+/// The shared variables of `entry` (module-level ones first, then the entry's, then the
+/// dynamic ones, each at its `.align`, at least 4; dynamic ones at 16): (name, byte address,
+/// bytes), and the bytes in all.
+pub fn shared_layout(
+    globals: &[(usize, Vec<String>)],
+    entry: &Entry,
+    dynamic_shared: u32,
+) -> Result<(Vec<Var>, u32), Err> {
+    let mut vars = Vec::new();
+    let mut top = 0u32;
+    let mut dynamic = Vec::new();
+    let decls = globals
+        .iter()
+        .map(|(o, w)| (*o, w.clone()))
+        .chain(entry.body.iter().filter_map(|s| match &s.kind {
+            StmtKind::Directive(w) => Some((s.off, w.clone())),
+            _ => None,
+        }));
+    for (off, w) in decls {
+        if !w.contains(&".shared".to_owned()) {
+            continue;
+        }
+        let align = w
+            .iter()
+            .position(|x| x == ".align")
+            .and_then(|i| w.get(i + 1))
+            .and_then(|a| a.parse::<u32>().ok())
+            .unwrap_or(4)
+            .max(4);
+        let decl = w.last().cloned().unwrap_or_default();
+        let (name, size) = match decl.split_once('[') {
+            Some((n, s)) => (n.to_owned(), s.trim_end_matches(']').to_owned()),
+            None => (decl.clone(), "0".into()),
+        };
+        let elem: u32 = w
+            .iter()
+            .find_map(|x| match x.as_str() {
+                ".b8" | ".u8" | ".s8" => Some(1),
+                ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
+                ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
+                ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
+                _ => None,
+            })
+            .unwrap_or(1);
+        if w.contains(&".extern".to_owned()) || size.is_empty() {
+            dynamic.push((name, align));
+            continue;
+        }
+        let n: u32 = size
+            .parse()
+            .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
+        // Sizes and alignments come from the text: added up without overflow, and any
+        // total past the limit is refused by the caller.
+        let bytes = n.saturating_mul(elem);
+        top = top.div_ceil(align).saturating_mul(align);
+        vars.push((name, top, bytes));
+        top = top.saturating_add(bytes);
+    }
+    for (name, align) in dynamic {
+        top = top.div_ceil(align.max(16)).saturating_mul(align.max(16));
+        vars.push((name, top, dynamic_shared));
+        top = top.saturating_add(dynamic_shared);
+    }
+    Ok((vars, top))
+}
+
 /// An integer literal (decimal, hex, negative).
-fn int(s: &str) -> Option<i64> {
+pub(crate) fn int(s: &str) -> Option<i64> {
     let (neg, t) = match s.strip_prefix('-') {
         Some(t) => (true, t),
         None => (false, s),

@@ -371,6 +371,10 @@ pub struct Report {
     pub kernel: String,
     /// The program file.
     pub file: String,
+    /// `cuda:`/`ptx:` kernels: the stream of shared accesses that ran, `ptxas-merged` or
+    /// `as-written` (`--no-merge`); absent for RON kernels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_stream: Option<&'static str>,
     /// Every define with the value in force, in declaration order.
     pub defines: Defines,
     /// Grid, block and shared memory per block.
@@ -781,6 +785,7 @@ fn build(
     Report {
         kernel: prog.name.clone(),
         file: prog.path.clone(),
+        shared_stream: prog.shared_stream,
         defines: Defines(prog.defines.clone()),
         launch: Launch {
             grid: prog.grid,
@@ -830,6 +835,12 @@ pub fn describe(prog: &Program) -> String {
         prog.threads_per_block(),
         prog.warps_per_block()
     );
+    if let Some(s) = prog.shared_stream {
+        let _ = writeln!(
+            o,
+            "  stream:  {s} shared accesses (README, \"ptxas merging\")"
+        );
+    }
     let _ = writeln!(o, "  buffers:");
     for b in &prog.buffers {
         let mut extra = format!("{:?}", b.init);

@@ -111,6 +111,13 @@ impl Report {
             "geometry  {} banks {times} {} B",
             self.geometry.banks, self.geometry.bank_bytes
         );
+        if let Some(s) = self.shared_stream {
+            let what = match s {
+                "as-written" => "shared accesses as the PTX writes them (--no-merge)",
+                _ => "shared accesses merged as ptxas does (--no-merge: as written)",
+            };
+            let _ = writeln!(o, "stream    {what}");
+        }
         o.push('\n');
 
         // Totals.

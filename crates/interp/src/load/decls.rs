@@ -84,6 +84,10 @@ impl Loader<'_> {
             init: self.init,
             max_depth: self.max_depth,
             regs_per_thread: p.regs_per_thread,
+            shared_stream: self.kernel_shared_bytes.map(|_| match self.opts.no_merge {
+                true => "as-written",
+                false => "ptxas-merged",
+            }),
         })
     }
 

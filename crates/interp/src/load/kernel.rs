@@ -52,6 +52,8 @@ pub struct KernelRequest<'a> {
     pub dynamic_shared: u32,
     /// Shared memory a block may use, in bytes.
     pub shared_limit: u32,
+    /// Merge shared accesses as ptxas does (off with `--no-merge`).
+    pub merge: bool,
 }
 
 /// The kernel, lowered.
@@ -193,6 +195,7 @@ impl Loader<'_> {
             grid,
             dynamic_shared,
             shared_limit: self.opts.shared_limit,
+            merge: !self.opts.no_merge,
         };
         let code = match front(&req) {
             Ok(c) => c,

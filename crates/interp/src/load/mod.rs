@@ -72,6 +72,8 @@ pub struct Options {
     pub max_buffer_bytes: u64,
     /// Layouts forced on shared arrays, by name.
     pub layouts: Vec<(String, Layout)>,
+    /// Run PTX shared accesses as written, without ptxas's merging (`--no-merge`).
+    pub no_merge: bool,
 }
 
 impl Default for Options {
@@ -81,6 +83,7 @@ impl Default for Options {
             shared_limit: H200_SHARED_BYTES,
             max_buffer_bytes: 4 << 30,
             layouts: Vec::new(),
+            no_merge: false,
         }
     }
 }

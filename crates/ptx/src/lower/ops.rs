@@ -19,6 +19,10 @@ impl Lower<'_> {
         let ty = parts.last().copied().unwrap_or("");
         let r = match (parts[0], parts.get(1).copied()) {
             ("shfl", _) => self.shfl(off, op, parts, args),
+            ("atom" | "red", _) => self.atomic(off, op, parts, args),
+            ("cvt", _) if parts[parts.len() - 2..].iter().any(|t| narrow(t)) => {
+                self.narrow_cvt(off, parts, args)
+            }
             ("vote", _) => self.vote(off, op, parts, args),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
@@ -213,4 +217,9 @@ impl Lower<'_> {
 
 fn arg(args: &[String], i: usize) -> &str {
     args.get(i).map(String::as_str).unwrap_or("")
+}
+
+/// An 8- or 16-bit integer type.
+fn narrow(t: &str) -> bool {
+    matches!(t, "u8" | "s8" | "b8" | "u16" | "s16" | "b16")
 }

@@ -163,6 +163,7 @@ impl P {
             init: self.init,
             max_depth: self.max_depth,
             regs_per_thread: None,
+            shared_stream: None,
         }
     }
 }

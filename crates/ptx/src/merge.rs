@@ -1,0 +1,774 @@
+//! ptxas's merging of shared-memory accesses, as an explicit model (on by default; `--no-merge`
+//! runs the PTX as written).
+//!
+//! # Brief overview
+//!
+//! NVVM's PTX often keeps one 4-byte `ld.shared`/`st.shared` per array element even where the
+//! machine code has one wide access: ptxas merges accesses of non-volatile shared memory into
+//! `LDS.64`/`LDS.128`/`STS.64`/`STS.128` when it can prove them contiguous and aligned. The
+//! H200's counters count the merged instructions, so a faithful run must merge too. This pass
+//! rewrites a kernel's statements before lowering, within each basic block:
+//!
+//! * **Candidates**: `ld.shared`/`st.shared` of 4- or 8-byte scalars, not `.volatile`, not
+//!   predicated, addressed `[base]` or `[base+constant]` where `base` is a register or a
+//!   shared variable. Blocks end at labels, branches, `ret`/`exit`, barriers and fences.
+//! * **Same base**: two addresses have the same base when their *linear forms* agree but for
+//!   the constant: each register written once by `mov`, `cvt`, `add`, `sub`, `neg`, `shl` by
+//!   a constant, or `mul`/`mad` by a constant is a sum of coefficients times atoms (shared
+//!   variables, special registers, other registers) plus a constant, so `s + 8·tid` reached
+//!   through two registers (`temp + 4·tid + 4·tid` and `temp + 4·(2·tid)`) is one base, as
+//!   ptxas sees it.
+//! * **Groups**: accesses of the same kind, base and size. A load joins the group of an
+//!   earlier one if no shared store, atomic or unknown access comes between, no register of
+//!   the base's form is written between, and its destination is not touched between (the
+//!   merged load takes the first one's place). A store joins if no shared load, atomic,
+//!   other store or unknown access comes between and neither the base's registers nor the
+//!   stored registers are written between (the merged store takes the last one's place).
+//! * **Alignment**: the address must be provably aligned to the merged width: the form's
+//!   constant and each coefficient times its atom's alignment. A register's known alignment
+//!   (the power of two that divides it) comes from its definitions over the whole kernel: a shared variable's address (warpsim lays out the variables as ptxas
+//!   does, so their addresses are known), constants, `shl`, `mul`, `mad`, `add`, `and`, moves
+//!   and conversions; anything else (thread indices, loaded values) is unaligned.
+//! * **Widths**: within each aligned 16-byte window, the accesses there become one access of
+//!   the smallest aligned width (8 or 16 bytes) that holds them all. Loads from a shared
+//!   variable may read words no access asked for, if they lie inside the variable (ptxas loads
+//!   `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`); loads through a register
+//!   and all stores must cover the window exactly.
+//!
+//! The merged statement keeps the first member's source line; its text says what it merged.
+
+use crate::parse::{Stmt, StmtKind};
+use std::collections::{HashMap, HashSet};
+
+/// The rewritten body and, for each merged statement (by byte offset), its text.
+pub struct Merged {
+    /// The statements, merged.
+    pub body: Vec<Stmt>,
+    /// `off` of a merged statement → what it is (`ld.shared.v4.f32 {…}, [a+16]  // merges …`).
+    pub texts: HashMap<usize, String>,
+}
+
+/// One shared access that may be merged.
+#[derive(Clone, Debug)]
+struct Cand {
+    /// Index in the body.
+    at: usize,
+    store: bool,
+    /// The address register or shared variable as written.
+    base: String,
+    /// The address's linear form without its constant (`Lin::key`): accesses with the same
+    /// key differ by a known number of bytes.
+    key: String,
+    /// Registers the form depends on that may change (written more than once, or not
+    /// linear): the group ends where one is written.
+    deps: Vec<String>,
+    /// The constant of `base`'s form (its byte offset from the key).
+    base_k: i64,
+    /// Byte offset from the key: `base_k` plus the displacement.
+    off: i64,
+    /// Element bytes (4 or 8) and PTX type.
+    size: i64,
+    ty: String,
+    /// The data operand (a register, or for stores a constant).
+    data: String,
+}
+
+/// Merges `body`'s shared accesses; `vars` are the shared variables' names and byte addresses.
+pub fn merge(body: &[Stmt], vars: &[(String, u32, u32)]) -> Merged {
+    let align = alignments(body, vars);
+    let forms = Forms::of(body, vars);
+    let mut out: Vec<Option<Stmt>> = body.iter().cloned().map(Some).collect();
+    let mut texts = HashMap::new();
+    let mut start = 0;
+    for i in 0..=body.len() {
+        if i == body.len() || ends_block(&body[i]) {
+            let facts = (&align, &forms);
+            merge_block(body, start, i, vars, facts, &mut out, &mut texts);
+            start = i + 1;
+        }
+    }
+    Merged {
+        body: out.into_iter().flatten().collect(),
+        texts,
+    }
+}
+
+/// Whether a statement ends a basic block (it is never a candidate).
+fn ends_block(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Label(_) => true,
+        StmtKind::Directive(_) => false,
+        StmtKind::Inst { op, .. } => {
+            let n = op.split('.').next().unwrap_or("");
+            matches!(
+                n,
+                "bra" | "ret" | "exit" | "bar" | "barrier" | "membar" | "fence" | "call" | "brx"
+            )
+        }
+    }
+}
+
+/// What a statement does to shared memory, for the ordering rules.
+#[derive(PartialEq)]
+enum Effect {
+    None,
+    Load,
+    Store,
+    /// Atomics, volatile or generic accesses: ordered against everything.
+    Other,
+}
+
+fn effect(s: &Stmt) -> Effect {
+    let StmtKind::Inst { op, .. } = &s.kind else {
+        return Effect::None;
+    };
+    let p: Vec<&str> = op.split('.').collect();
+    let space = p
+        .iter()
+        .find(|x| matches!(**x, "shared" | "global" | "param" | "local" | "const"));
+    match (p[0], space) {
+        ("ld" | "st" | "atom" | "red", Some(&"shared")) if p.contains(&"volatile") => Effect::Other,
+        ("ld", Some(&"shared")) => Effect::Load,
+        ("st", Some(&"shared")) => Effect::Store,
+        ("atom" | "red", Some(&"shared")) => Effect::Other,
+        ("ld" | "st" | "atom" | "red", None) => Effect::Other,
+        _ => Effect::None,
+    }
+}
+
+/// Registers a statement writes and reads.
+fn regs(s: &Stmt) -> (Vec<String>, Vec<String>) {
+    let StmtKind::Inst { guard, op, args } = &s.kind else {
+        return (Vec::new(), Vec::new());
+    };
+    let names = |a: &str| -> Vec<String> {
+        a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c)))
+            .filter(|w| w.starts_with('%'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut defs = Vec::new();
+    let mut uses: Vec<String> = guard.iter().map(|g| g.0.clone()).collect();
+    let writes_first = !(op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra"));
+    for (i, a) in args.iter().enumerate() {
+        if i == 0 && writes_first {
+            defs.extend(names(a));
+        } else {
+            uses.extend(names(a));
+        }
+    }
+    (defs, uses)
+}
+
+/// A candidate, if `s` is one.
+fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)], forms: &Forms) -> Option<Cand> {
+    let StmtKind::Inst { guard, op, args } = &s.kind else {
+        return None;
+    };
+    let p: Vec<&str> = op.split('.').collect();
+    if guard.is_some() || p.len() != 3 || p[1] != "shared" || args.len() != 2 {
+        return None;
+    }
+    let store = match p[0] {
+        "ld" => false,
+        "st" => true,
+        _ => return None,
+    };
+    let size = match p[2] {
+        "b32" | "u32" | "s32" | "f32" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        _ => return None,
+    };
+    let (addr, data) = if store {
+        (&args[0], &args[1])
+    } else {
+        (&args[1], &args[0])
+    };
+    let inner = addr.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (base, off) = match inner.rsplit_once('+') {
+        Some((b, o)) => (b.trim(), crate::lower::int(o.trim())?),
+        None => (inner, 0),
+    };
+    let known = base.starts_with('%') || vars.iter().any(|v| v.0 == base);
+    if !known || data.contains('{') || (!store && !data.starts_with('%')) {
+        return None;
+    }
+    let form = forms.of_operand(base);
+    Some(Cand {
+        at,
+        store,
+        base: base.to_owned(),
+        key: form.key(),
+        deps: form.deps(forms),
+        base_k: form.k,
+        off: form.k + off,
+        size,
+        ty: p[2].to_owned(),
+        data: data.trim().to_owned(),
+    })
+}
+
+/// Merges within `body[start..end]` (one basic block).
+fn merge_block(
+    body: &[Stmt],
+    start: usize,
+    end: usize,
+    vars: &[(String, u32, u32)],
+    (align, forms): (&HashMap<String, u32>, &Forms),
+    out: &mut [Option<Stmt>],
+    texts: &mut HashMap<usize, String>,
+) {
+    let cands: Vec<Cand> = (start..end)
+        .filter_map(|i| candidate(i, &body[i], vars, forms))
+        .collect();
+    let mut taken: HashSet<usize> = HashSet::new();
+    for c in &cands {
+        if taken.contains(&c.at) {
+            continue;
+        }
+        let group = grow(body, c, &cands, end, &taken);
+        if group.len() < 2 {
+            continue;
+        }
+        for chunk in chunks(&group, vars, align, forms) {
+            if chunk.members.len() < 2 {
+                continue;
+            }
+            for m in &chunk.members {
+                taken.insert(m.at);
+                out[m.at] = None;
+            }
+            let place = if c.store {
+                chunk.members.iter().map(|m| m.at).max()
+            } else {
+                chunk.members.iter().map(|m| m.at).min()
+            }
+            .unwrap_or(c.at);
+            let (stmt, text) = chunk.stmt(&body[place]);
+            texts.insert(stmt.off, text);
+            out[place] = Some(stmt);
+        }
+    }
+}
+
+/// The accesses that may merge with `c`, in order, `c` first (see the module's rules).
+fn grow<'c>(
+    body: &[Stmt],
+    c: &'c Cand,
+    cands: &'c [Cand],
+    end: usize,
+    taken: &HashSet<usize>,
+) -> Vec<&'c Cand> {
+    let mut group = vec![c];
+    let mut touched: HashSet<String> = HashSet::new();
+    let mut held: HashSet<String> = HashSet::new();
+    if c.store {
+        held.insert(c.data.clone());
+    }
+    let (d0, _) = regs(&body[c.at]);
+    if d0.iter().any(|d| *d == c.base || c.deps.contains(d)) {
+        return group;
+    }
+    touched.extend(d0);
+    for (i, s) in body.iter().enumerate().take(end).skip(c.at + 1) {
+        let member = cands.iter().find(|k| k.at == i);
+        let (defs, uses) = regs(s);
+        if defs.iter().any(|d| c.deps.contains(d) || held.contains(d)) {
+            break;
+        }
+        if let Some(k) = member.filter(|k| {
+            k.store == c.store && k.key == c.key && k.size == c.size && !taken.contains(&k.at)
+        }) {
+            if group.iter().any(|g| g.off == k.off) {
+                break;
+            }
+            let clash = !c.store && touched.contains(&k.data);
+            if !clash {
+                group.push(k);
+                if c.store {
+                    held.insert(k.data.clone());
+                }
+                continue;
+            }
+        }
+        match (effect(s), c.store) {
+            (Effect::Other, _) | (Effect::Store, _) | (Effect::Load, true) => break,
+            _ => {}
+        }
+        touched.extend(defs);
+        touched.extend(uses);
+    }
+    group
+}
+
+/// One merged access: its members and the window it covers.
+struct Chunk<'c> {
+    members: Vec<&'c Cand>,
+    start: i64,
+    bytes: i64,
+}
+
+impl Chunk<'_> {
+    /// The merged statement, placed as `at`, and its text.
+    fn stmt(&self, at: &Stmt) -> (Stmt, String) {
+        let c = self.members[0];
+        let n = (self.bytes / c.size) as usize;
+        let mut data = vec!["_".to_owned(); n];
+        for m in &self.members {
+            data[((m.off - self.start) / c.size) as usize] = m.data.clone();
+        }
+        let same = self.members.iter().all(|m| m.ty == c.ty);
+        let ty = if same {
+            c.ty.clone()
+        } else {
+            format!("b{}", c.size * 8)
+        };
+        let kind = if c.store { "st" } else { "ld" };
+        let op = format!("{kind}.shared.v{n}.{ty}");
+        let disp = self.start - c.base_k;
+        let addr = if disp == 0 {
+            format!("[{}]", c.base)
+        } else {
+            format!("[{}+{}]", c.base, disp)
+        };
+        let vec = format!("{{{}}}", data.join(", "));
+        let args = if c.store {
+            vec![addr.clone(), vec.clone()]
+        } else {
+            vec![vec.clone(), addr.clone()]
+        };
+        let text = if c.store {
+            format!("{op} {addr}, {vec}")
+        } else {
+            format!("{op} {vec}, {addr}")
+        };
+        let text = format!(
+            "{text}  // ptxas merge of {} {kind}.shared.{}",
+            self.members.len(),
+            c.ty
+        );
+        let stmt = Stmt {
+            off: at.off,
+            loc: at.loc,
+            kind: StmtKind::Inst {
+                guard: None,
+                op,
+                args,
+            },
+        };
+        (stmt, text)
+    }
+}
+
+/// Splits a group into aligned windows (see the module's rules on widths).
+fn chunks<'c>(
+    group: &[&'c Cand],
+    vars: &[(String, u32, u32)],
+    align: &HashMap<String, u32>,
+    forms: &Forms,
+) -> Vec<Chunk<'c>> {
+    let c = group[0];
+    let form = forms.of_operand(&c.base);
+    let base_align = form.align(align, vars);
+    // Bounds of the variable, for loads that read words nobody asked for: only for an
+    // address that is a variable plus a constant.
+    let bounds = match form.terms.iter().collect::<Vec<_>>().as_slice() {
+        [(v, 1)] => vars.iter().find(|x| x.0 == **v).map(|x| (0i64, x.2 as i64)),
+        _ => None,
+    };
+    let aligned = |o: i64, w: i64| o.rem_euclid(w) == 0 && base_align.min(tz(o)) >= tz(w);
+    let mut sorted: Vec<&Cand> = group.to_vec();
+    sorted.sort_by_key(|m| m.off);
+    let mut out: Vec<Chunk> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let w16 = sorted[i].off.div_euclid(16) * 16;
+        let win: Vec<&Cand> = sorted[i..]
+            .iter()
+            .copied()
+            .take_while(|m| m.off < w16 + 16)
+            .collect();
+        i += win.len();
+        if win.len() < 2 {
+            continue;
+        }
+        let first = win[0].off;
+        let last = win[win.len() - 1].off + c.size;
+        // The smallest aligned width (8 or 16) holding the window's accesses.
+        let w = if c.size == 4 && last - first.div_euclid(8) * 8 <= 8 {
+            8
+        } else {
+            16
+        };
+        let s = first.div_euclid(w) * w;
+        let exact = win.len() as i64 == w / c.size;
+        let inside = bounds.is_some_and(|(lo, hi)| s >= lo && s + w <= hi);
+        if aligned(s, w) && (exact || (!c.store && inside)) {
+            out.push(Chunk {
+                members: win,
+                start: s,
+                bytes: w,
+            });
+        } else if w == 16 && c.size == 4 {
+            // The two 8-byte halves on their own, each exactly covered.
+            for hs in [s, s + 8] {
+                let half: Vec<&Cand> = win
+                    .iter()
+                    .copied()
+                    .filter(|m| m.off >= hs && m.off < hs + 8)
+                    .collect();
+                if half.len() == 2 && aligned(hs, 8) {
+                    out.push(Chunk {
+                        members: half,
+                        start: hs,
+                        bytes: 8,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Trailing zero bits of an offset (64 for zero).
+fn tz(v: i64) -> u32 {
+    if v == 0 {
+        64
+    } else {
+        v.trailing_zeros()
+    }
+}
+
+/// Known alignment (log2 of a power of two dividing the value) of every register, over all
+/// its definitions: a greatest fixed point from "aligned to everything" down.
+fn alignments(body: &[Stmt], vars: &[(String, u32, u32)]) -> HashMap<String, u32> {
+    let mut a: HashMap<String, u32> = HashMap::new();
+    let defs: Vec<(&String, &String, &[String])> = body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Inst { op, args, .. } if !args.is_empty() => {
+                let (d, _) = regs(s);
+                let first = args.first()?;
+                (d.len() == 1 && first.trim() == d[0]).then_some((first, op, &args[1..]))
+            }
+            _ => None,
+        })
+        .collect();
+    for (d, _, _) in &defs {
+        a.insert(d.trim().to_owned(), 64);
+    }
+    loop {
+        let mut changed = false;
+        for (d, op, srcs) in &defs {
+            let v = def_align(op, srcs, &a, vars).min(64);
+            let e = a.entry(d.trim().to_owned()).or_insert(64);
+            if v < *e {
+                *e = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            return a;
+        }
+    }
+}
+
+/// The alignment a definition gives its destination.
+fn def_align(
+    op: &str,
+    srcs: &[String],
+    a: &HashMap<String, u32>,
+    vars: &[(String, u32, u32)],
+) -> u32 {
+    let of = |s: &str| -> u32 {
+        let s = s.trim();
+        if let Some(v) = crate::lower::int(s) {
+            return tz(v);
+        }
+        if let Some(v) = vars.iter().find(|v| v.0 == s) {
+            return tz(v.1 as i64);
+        }
+        if s.starts_with("%tid")
+            || s.starts_with("%ctaid")
+            || s.starts_with("%ntid")
+            || s.starts_with("%nctaid")
+            || s.starts_with("%laneid")
+        {
+            return 0;
+        }
+        a.get(s).copied().unwrap_or(0)
+    };
+    let p: Vec<&str> = op.split('.').collect();
+    let x = |i: usize| srcs.get(i).map_or(0, |s| of(s));
+    match p[0] {
+        "mov" | "cvt" | "cvta" | "neg" => x(0),
+        "add" | "sub" | "or" | "xor" | "min" | "max" => x(0).min(x(1)),
+        "selp" => x(0).min(x(1)),
+        "and" => x(0).max(x(1)),
+        "mul" if p.get(1) != Some(&"hi") => x(0) + x(1),
+        "shl" => match srcs.get(1).and_then(|s| crate::lower::int(s.trim())) {
+            Some(k) => x(0) + k.clamp(0, 64) as u32,
+            None => x(0),
+        },
+        "mad" if p.get(1) != Some(&"hi") => (x(0) + x(1)).min(x(2)),
+        _ => 0,
+    }
+}
+
+/// The shared accesses of a body in order, named as SASS names them (`LDS.128`, `STS.32`,
+/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output.
+pub fn stream(body: &[Stmt]) -> Vec<String> {
+    body.iter()
+        .filter_map(|s| {
+            let StmtKind::Inst { op, .. } = &s.kind else {
+                return None;
+            };
+            let p: Vec<&str> = op.split('.').collect();
+            if !p.contains(&"shared") {
+                return None;
+            }
+            let name = match p[0] {
+                "ld" => "LDS",
+                "st" => "STS",
+                "atom" | "red" => "ATOMS",
+                _ => return None,
+            };
+            let vec = if p.contains(&"v4") {
+                4
+            } else if p.contains(&"v2") {
+                2
+            } else {
+                1
+            };
+            let bits = p
+                .iter()
+                .find_map(|t| {
+                    let n = t.strip_prefix(['b', 'u', 's', 'f'])?;
+                    n.parse::<u32>()
+                        .ok()
+                        .filter(|b| [8, 16, 32, 64].contains(b))
+                })
+                .unwrap_or(32);
+            Some(format!("{name}.{}", bits * vec))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    /// Every case of tests/fixtures/ptx/merge.ptx gives the stream recorded in
+    /// calibration/ptx/streams/merge_tests.stream (the file compare_sass.sh holds against
+    /// ptxas).
+    #[test]
+    fn hand_written_cases_give_the_recorded_streams() {
+        let src = std::fs::read_to_string(root().join("tests/fixtures/ptx/merge.ptx")).unwrap();
+        let want =
+            std::fs::read_to_string(root().join("calibration/ptx/streams/merge_tests.stream"))
+                .unwrap();
+        let m = crate::parse::parse(&src).unwrap();
+        let mut got = String::new();
+        for e in &m.entries {
+            let (vars, _) = crate::lower::shared_layout(&m.globals, e, 0).unwrap();
+            let merged = merge(&e.body, &vars);
+            got.push_str(&format!("{}\t{}\n", e.name, stream(&merged.body).join(" ")));
+        }
+        if std::env::var_os("WARPSIM_BLESS").is_some() {
+            let p = root().join("calibration/ptx/streams/merge_tests.stream");
+            std::fs::write(p, &got).unwrap();
+            return;
+        }
+        assert_eq!(got, want);
+    }
+
+    /// Without merging the stream is the PTX's own, one access per instruction.
+    #[test]
+    fn volatile_and_unaligned_accesses_stay_apart() {
+        let src = std::fs::read_to_string(root().join("tests/fixtures/ptx/merge.ptx")).unwrap();
+        let m = crate::parse::parse(&src).unwrap();
+        for name in ["ld_volatile", "ld2_reg4", "st_ld_between", "ld_st_between"] {
+            let e = m.entries.iter().find(|e| e.name == name).unwrap();
+            let (vars, _) = crate::lower::shared_layout(&m.globals, e, 0).unwrap();
+            let merged = merge(&e.body, &vars);
+            assert_eq!(stream(&merged.body), stream(&e.body), "{name}");
+            assert!(merged.texts.is_empty(), "{name}");
+        }
+    }
+}
+
+/// A linear form of an address: `Σ coefficient · atom + k`. Atoms are shared variables,
+/// special registers and registers whose value is not a linear function of others (loaded,
+/// computed non-linearly, or written more than once).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Lin {
+    terms: std::collections::BTreeMap<String, i64>,
+    k: i64,
+}
+
+impl Lin {
+    fn atom(a: &str) -> Lin {
+        Lin {
+            terms: [(a.to_owned(), 1)].into(),
+            k: 0,
+        }
+    }
+
+    fn konst(k: i64) -> Lin {
+        Lin {
+            k,
+            ..Lin::default()
+        }
+    }
+
+    fn add(mut self, o: &Lin, sign: i64) -> Lin {
+        for (a, c) in &o.terms {
+            *self.terms.entry(a.clone()).or_default() += sign * c;
+        }
+        self.terms.retain(|_, c| *c != 0);
+        self.k = self.k.wrapping_add(sign.wrapping_mul(o.k));
+        self
+    }
+
+    fn scale(mut self, f: i64) -> Lin {
+        for c in self.terms.values_mut() {
+            *c = c.wrapping_mul(f);
+        }
+        self.terms.retain(|_, c| *c != 0);
+        self.k = self.k.wrapping_mul(f);
+        self
+    }
+
+    /// The form without its constant, as text.
+    fn key(&self) -> String {
+        let t: Vec<String> = self.terms.iter().map(|(a, c)| format!("{c}*{a}")).collect();
+        t.join("+")
+    }
+
+    /// Atoms that are registers (they may change between two accesses).
+    fn deps(&self, f: &Forms) -> Vec<String> {
+        self.terms
+            .keys()
+            .filter(|a| a.starts_with('%') && !f.special(a))
+            .cloned()
+            .collect()
+    }
+
+    /// Known alignment (log2) of the form without its constant.
+    fn align(&self, align: &HashMap<String, u32>, vars: &[(String, u32, u32)]) -> u32 {
+        self.terms
+            .iter()
+            .map(|(a, c)| {
+                let at = match vars.iter().find(|v| v.0 == *a) {
+                    Some(v) => tz(v.1 as i64),
+                    None => align.get(a).copied().unwrap_or(0),
+                };
+                tz(*c).saturating_add(at).min(64)
+            })
+            .min()
+            .unwrap_or(64)
+    }
+}
+
+/// The linear forms of the registers written once.
+struct Forms {
+    /// Register → its only definition (opcode, sources).
+    defs: HashMap<String, (String, Vec<String>)>,
+    vars: HashSet<String>,
+    memo: std::cell::RefCell<HashMap<String, Lin>>,
+}
+
+impl Forms {
+    fn of(body: &[Stmt], vars: &[(String, u32, u32)]) -> Forms {
+        let mut count: HashMap<String, u32> = HashMap::new();
+        let mut defs = HashMap::new();
+        for s in body {
+            let (d, _) = regs(s);
+            for r in &d {
+                *count.entry(r.clone()).or_default() += 1;
+            }
+            if let (StmtKind::Inst { op, args, guard }, [r]) = (&s.kind, d.as_slice()) {
+                if guard.is_none() && args.first().is_some_and(|a| a.trim() == r) {
+                    defs.insert(r.clone(), (op.clone(), args[1..].to_vec()));
+                }
+            }
+        }
+        defs.retain(|r, _| count.get(r) == Some(&1));
+        Forms {
+            defs,
+            vars: vars.iter().map(|v| v.0.clone()).collect(),
+            memo: Default::default(),
+        }
+    }
+
+    fn special(&self, a: &str) -> bool {
+        ["%tid", "%ntid", "%ctaid", "%nctaid", "%laneid"]
+            .iter()
+            .any(|p| a.starts_with(p))
+    }
+
+    /// The form of an operand: a constant, a variable, a special register or a register.
+    fn of_operand(&self, a: &str) -> Lin {
+        let a = a.trim();
+        if let Some(v) = crate::lower::int(a) {
+            return Lin::konst(v);
+        }
+        if self.vars.contains(a) || self.special(a) || !a.starts_with('%') {
+            return Lin::atom(a);
+        }
+        if let Some(l) = self.memo.borrow().get(a) {
+            return l.clone();
+        }
+        // A cycle (a register defined through itself) stays an atom.
+        self.memo.borrow_mut().insert(a.to_owned(), Lin::atom(a));
+        let l = self.of_def(a).unwrap_or_else(|| Lin::atom(a));
+        self.memo.borrow_mut().insert(a.to_owned(), l.clone());
+        l
+    }
+
+    /// The form of register `r`'s only definition, if it is linear.
+    fn of_def(&self, r: &str) -> Option<Lin> {
+        let (op, srcs) = self.defs.get(r)?;
+        let p: Vec<&str> = op.split('.').collect();
+        if p.iter().any(|t| t.starts_with('f') || *t == "pred") {
+            return None;
+        }
+        let x = |i: usize| srcs.get(i).map(|s| self.of_operand(s));
+        let konst = |l: &Lin| l.terms.is_empty().then_some(l.k);
+        Some(match (p[0], p.get(1).copied()) {
+            ("mov" | "cvt" | "cvta", _) if srcs.len() == 1 => x(0)?,
+            ("add", _) => x(0)?.add(&x(1)?, 1),
+            ("sub", _) => x(0)?.add(&x(1)?, -1),
+            ("neg", _) => x(0)?.scale(-1),
+            ("mul", Some("lo" | "wide")) => {
+                let (a, b) = (x(0)?, x(1)?);
+                match (konst(&a), konst(&b)) {
+                    (_, Some(f)) => a.scale(f),
+                    (Some(f), _) => b.scale(f),
+                    _ => return None,
+                }
+            }
+            ("shl", _) => {
+                let k = konst(&x(1)?)?;
+                if !(0..62).contains(&k) {
+                    return None;
+                }
+                x(0)?.scale(1 << k)
+            }
+            ("mad", Some("lo" | "wide")) => {
+                let (a, b) = (x(0)?, x(1)?);
+                let prod = match (konst(&a), konst(&b)) {
+                    (_, Some(f)) => a.scale(f),
+                    (Some(f), _) => b.scale(f),
+                    _ => return None,
+                };
+                prod.add(&x(2)?, 1)
+            }
+            _ => return None,
+        })
+    }
+}
