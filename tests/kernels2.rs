@@ -139,3 +139,117 @@ fn half_kernels_equal_the_h200_bit_for_bit() {
         );
     }
 }
+
+/// Shared `f16` and `f64` atomics in a kernel's report: priced as measured (rules 8 and 10),
+/// named by their type, the loops' loads counted as Nsight counts them.
+#[test]
+fn half_and_double_atomics_in_a_report() {
+    let out = crate::util::warpsim()
+        .args([
+            "run",
+            "tests/fixtures/half_double_atomics.ron",
+            "--format",
+            "json",
+            "--no-timing",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verified"], true);
+    let s = &r["shared"];
+    // double: 32 trips (96 atom, 32 load wavefronts); half: 32 trips of a cas on one word
+    // (1,056 atom wavefronts, 496 conflicts), one load of the word.
+    assert_eq!(s["atom_wavefronts"], 96 + 1056);
+    assert_eq!(s["atom_bank_conflicts"], 496);
+    assert_eq!(s["atom_instructions"], 64);
+    // Loads: the two loops' plus the two final reads (one lane each).
+    assert_eq!(s["ld_instructions"], 32 + 1 + 2);
+    let names: Vec<&str> = r["per_instruction"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["atomic"].as_str())
+        .collect();
+    assert_eq!(names, ["atom.add.f64", "atom.add.f16"]);
+}
+
+/// The Source page's shared instructions (calibration/kernels2/raw/source_KERNEL.csv), summed
+/// per kind of access: (`ld`/`st`/`atom`, width) -> (instructions executed, wavefronts).
+fn source_classes(kernel: &str) -> std::collections::BTreeMap<(String, u64), (u64, u64)> {
+    let path = root().join(format!("calibration/kernels2/raw/source_{kernel}.csv"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let split = |l: &str| -> Vec<String> {
+        l.trim_matches('"')
+            .split("\",\"")
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut lines = text.lines().skip(1);
+    let hdr = split(lines.next().unwrap());
+    let col = |name: &str| hdr.iter().position(|h| h == name).unwrap();
+    let (src, execs, wf) = (
+        col("Source"),
+        col("Instructions Executed"),
+        col("L1 Wavefronts Shared"),
+    );
+    let mut out = std::collections::BTreeMap::new();
+    for l in lines {
+        let f = split(l);
+        let Some(op) = f
+            .get(src)
+            .and_then(|s| s.split_whitespace().find(|w| !w.starts_with('@')))
+        else {
+            continue;
+        };
+        let class = match op {
+            "LDS" => ("ld", 4),
+            "LDS.64" => ("ld", 8),
+            "LDS.128" => ("ld", 16),
+            "LDS.U16" | "LDS.S16" => ("ld", 2),
+            "STS" => ("st", 4),
+            "STS.U16" => ("st", 2),
+            _ if op.starts_with("ATOMS") => ("atom", 4),
+            _ => continue,
+        };
+        let e = out.entry((class.0.to_owned(), class.1)).or_insert((0, 0));
+        e.0 += f[execs].parse::<u64>().unwrap();
+        e.1 += f[wf].parse::<u64>().unwrap();
+    }
+    out
+}
+
+/// Per kind of shared access, warpsim's instructions and wavefronts equal the H200's Source
+/// page (nvcc unrolls, so its instructions sit at other addresses; their sums are compared).
+#[test]
+fn per_instruction_counts_match_the_source_page() {
+    for (kernel, program) in [
+        ("histogram256", "histogram.ron"),
+        ("histogram256_inc", "histogram_inc.ron"),
+        ("hgemm_tile", "hgemm_tile.ron"),
+        ("hgemm_tile_h", "hgemm_tile_h.ron"),
+    ] {
+        let r = run_json(program, &[], &["--no-timing", "--no-verify"]);
+        let mut got = std::collections::BTreeMap::new();
+        for i in r["per_instruction"].as_array().unwrap() {
+            if i["space"] != "shared" {
+                continue;
+            }
+            let op = if i["atomic"].is_string() {
+                "atom"
+            } else {
+                i["op"].as_str().unwrap()
+            };
+            let e = got
+                .entry((op.to_owned(), i["width"].as_u64().unwrap()))
+                .or_insert((0, 0));
+            e.0 += i["executions"].as_u64().unwrap();
+            e.1 += i["wavefronts"].as_u64().unwrap();
+        }
+        assert_eq!(got, source_classes(kernel), "{kernel} ({program})");
+    }
+}

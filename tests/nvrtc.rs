@@ -263,6 +263,7 @@ fn cuda_errors_exit_2_with_the_reason() {
         "compile",
         "host",
         "header",
+        "in_header",
         "unsupported",
     ] {
         if !have && !early.contains(&k) {
@@ -282,7 +283,9 @@ fn cuda_errors_exit_2_with_the_reason() {
         assert!(err.contains(want), "{k}: {err}");
         // Always a file:line:col: the launch file's, the .cu's or the PTX's.
         assert!(
-            err.contains(&format!("bad_{k}.ron:10:")) || err.contains(".cu:"),
+            err.contains(&format!("bad_{k}.ron:10:"))
+                || err.contains(".cu:")
+                || err.contains(".cuh:"),
             "{k}: {err}"
         );
     }

@@ -13,6 +13,7 @@ mod kernels;
 mod kernels2;
 mod limits;
 mod nvrtc;
+mod pair_atomics;
 mod ptx;
 mod ptx_classic;
 mod ptx_histogram;

@@ -13,9 +13,16 @@ mod explain;
 mod explain_atomic;
 mod run;
 
+/// The environment variables warpsim reads, for `--help`.
+const ENVIRONMENT: &str = "Environment:
+  WARPSIM_NVRTC   libnvrtc.so.12 for `cuda:` programs (default: the library path, then
+                  pip's nvidia-cuda-nvrtc-cu12 in Python's site-packages)
+  WARPSIM_CACHE   folder of NVRTC's cached PTX (default: $XDG_CACHE_HOME/warpsim or
+                  ~/.cache/warpsim)";
+
 /// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.
 #[derive(Parser)]
-#[command(name = "warpsim", version, about)]
+#[command(name = "warpsim", version, about, after_help = ENVIRONMENT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,5 +1,5 @@
 // The reference kernels of tests/fixtures/h200/kernels.cu (measured on the H200), as CUDA
-// source for warpsim: `warpsim run programs/cuda/transpose.ron` and the other launch files here.
+// source for warpsim: `warpsim run programs/cuda/<row>.cu.ron` (or <row>.ron: kernels.ptx).
 // Host code (the include) is guarded so that NVRTC compiles the device code alone.
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>

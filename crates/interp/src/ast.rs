@@ -102,6 +102,56 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
+/// An atomic's operand or `old` register: one string, or a pair `["lo", "hi"]` (a 64-bit
+/// atomic's low and high words, or a `__half2`'s two halves).
+#[derive(Clone, Debug)]
+pub(crate) struct Operand {
+    /// The strings: one, or two for a pair.
+    pub parts: Vec<Text>,
+    /// Them joined with ", " (for listings).
+    pub text: String,
+}
+
+impl<'de> Deserialize<'de> for Operand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Operand;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string, or a pair of strings [\"lo\", \"hi\"]")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Operand, E> {
+                Ok(Operand::of(vec![Text {
+                    text: v.to_owned(),
+                    span: offset_of(v),
+                }]))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Operand, E> {
+                Ok(Operand::of(vec![Text::new(v)]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Operand, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(t) = seq.next_element::<Text>()? {
+                    parts.push(t);
+                }
+                Ok(Operand::of(parts))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Operand {
+    fn of(parts: Vec<Text>) -> Self {
+        let text = parts
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Operand { parts, text }
+    }
+}
+
 /// An expression: a string (`"N / 32"`) or, for constants, a bare integer (`32`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Expr(pub Text);
@@ -513,13 +563,14 @@ pub(crate) enum Stmt {
         op: Text,
         /// The element: `arr[i]` (shared or global).
         at: Text,
-        /// The operand (`cas`: the new value).
-        value: Text,
+        /// The operand (`cas`: the new value); a pair `["lo", "hi"]` makes it a 64-bit atomic
+        /// on a `u32` array, or a `__half2` add on an `f16` array.
+        value: Operand,
         /// `cas` only: the value the element must hold for the swap.
         #[serde(default)]
-        compare: Option<Text>,
-        /// A new register for the old value.
+        compare: Option<Operand>,
+        /// A new register for the old value (a pair of them for a pair operand).
         #[serde(default)]
-        old: Option<Text>,
+        old: Option<Operand>,
     },
 }

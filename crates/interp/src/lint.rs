@@ -110,7 +110,9 @@ impl Lint<'_> {
                     self.flush();
                 }
                 Stmt::Atomic { value, .. } => {
-                    self.loads(value);
+                    for v in &value.parts {
+                        self.loads(v);
+                    }
                     self.flush();
                 }
             }

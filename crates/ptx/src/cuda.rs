@@ -59,6 +59,12 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         .map_or_else(|| req.file.clone(), |n| n.to_string_lossy().into_owned());
     let kernels = scan(&src);
     let expr = req.kernel.trim();
+    if expr.is_empty() {
+        return Err(launch(
+            "the kernel's name is empty".into(),
+            Some(kernel_list(&kernels)),
+        ));
+    }
     let plain = plain_name(expr);
     let same: Vec<&Kernel> = kernels.iter().filter(|k| k.name == plain).collect();
     let code = String::from_utf8_lossy(&blank_comments(&src)).into_owned();
@@ -618,13 +624,28 @@ fn nvrtc_error(
     } else {
         (e, format!("NVRTC: {}", e.message), "fix the CUDA source")
     };
-    if e.file != base {
-        return launch(
-            format!("{message} (in {}, line {})", e.file, e.line),
-            Some(log_help(first)),
-        );
-    }
-    let start = warpsim_interp::diag::line_start(src, e.line);
+    // The file NVRTC names: the .cu, or a header of yours beside it.
+    let (path, src) = if e.file == base {
+        (req.file.clone(), src.clone())
+    } else {
+        let dir = std::path::Path::new(&req.file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        // NVRTC names it as found: through the include path, or beside the .cu.
+        let found = [std::path::PathBuf::from(e.file), dir.join(e.file)]
+            .into_iter()
+            .find_map(|p| Some((std::fs::read_to_string(&p).ok()?, p)));
+        match found {
+            Some((t, path)) => (path.to_string_lossy().into_owned(), Arc::from(t.as_str())),
+            None => {
+                return launch(
+                    format!("{message} (in {}, line {})", e.file, e.line),
+                    Some(log_help(first)),
+                )
+            }
+        }
+    };
+    let start = warpsim_interp::diag::line_start(&src, e.line);
     let line = &src[start..src[start..].find('\n').map_or(src.len(), |n| start + n)];
     let col = e
         .col
@@ -634,7 +655,7 @@ fn nvrtc_error(
             .char_indices()
             .nth(col.saturating_sub(1))
             .map_or(line.len(), |(i, _)| i);
-    kernel_diag(&req.file, src, off, 1, message, Some(log_help(first)))
+    kernel_diag(&path, &src, off, 1, message, Some(log_help(first)))
 }
 
 #[cfg(test)]

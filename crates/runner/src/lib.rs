@@ -272,11 +272,21 @@ fn atomic_row(
         if looped {
             shared.ld_wavefronts += ps.loop_load_wavefronts;
             shared.ld_bank_conflicts += ps.loop_load_conflicts;
-            shared.ld_instructions += ps.atoms;
+            // A loop loads once a trip; a half's word loop once (README rule 10).
+            shared.ld_instructions += if elem == warpsim_interp::ast::Elem::F16 && m.vec == 1 {
+                ps.executions
+            } else {
+                ps.atoms
+            };
         }
     }
     let ty = match elem {
+        // A pair atomic (README "Atomics"): unsigned long long on u32 words, or __half2.
+        warpsim_interp::ast::Elem::U32 if m.vec == 2 => "u64",
+        warpsim_interp::ast::Elem::F16 if m.vec == 2 => "f16x2",
         warpsim_interp::ast::Elem::F32 => "f32",
+        warpsim_interp::ast::Elem::F64 => "f64",
+        warpsim_interp::ast::Elem::F16 => "f16",
         warpsim_interp::ast::Elem::I32 => "s32",
         _ => "u32",
     };
@@ -290,7 +300,7 @@ fn atomic_row(
         space,
         op: Op::St,
         array,
-        width: 4,
+        width: elem.bytes() * m.vec as u32,
         executions: ps.executions,
         lanes: ps.lanes,
         wavefronts: priced.then_some(aw),

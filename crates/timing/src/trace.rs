@@ -196,12 +196,14 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
                 .iter()
                 .map(|&r| r1(r))
                 .collect();
-            srcs.push((m.data.0, 2));
+            // A pair atomic (vec 2) reads its pair and `cas`'s compare pair, writes the pair.
+            let pair = m.vec == 2;
+            srcs.push((m.data.0, if pair { 4 } else { 2 }));
             let class = match m.space {
                 Space::Shared => Class::SharedLd,
                 Space::Global => Class::GlobalLd,
             };
-            StaticInst::new(class, Some((m.data.0, 1)), &srcs)
+            StaticInst::new(class, Some((m.data.0, if pair { 2 } else { 1 })), &srcs)
         }
         If { c, .. } | LoopTest { c, .. } => StaticInst::new(Class::Branch, None, &[r1(c)]),
         Else { .. } | LoopBack { .. } => StaticInst::new(Class::Branch, None, &[]),

@@ -94,8 +94,11 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
 /// The smem description of an atomic on `elem` (the old value is always returned: a `red`
 /// costs the same, README rule 7; except `ATOMS.POPC.INC`, which the loader picks only where
 /// nothing reads the result).
-fn described(op: AtomOp, elem: Elem) -> Atomic {
+pub(super) fn described(op: AtomOp, elem: Elem, vec: u8) -> Atomic {
     let ty = match elem {
+        // A pair: `unsigned long long` on a u32 array, `__half2` on an f16 one.
+        Elem::U32 if vec == 2 => AtomTy::U64,
+        Elem::F16 if vec == 2 => AtomTy::F16x2,
         // `atomicExch(float*, float)` is `atom.exch.b32`: PTX has no `exch.f32` (priced like
         // the integer exchange; the `gen` fuzz target found the f32 one refused at run time).
         Elem::F32 if op == AtomOp::Exch => AtomTy::B32,
@@ -123,14 +126,17 @@ fn shared(
     let (pc, w, active) = (at.pc, at.w, at.active);
     let elem = cx.prog.shared[m.array as usize].elem;
     let addrs = super::memory::shared_addresses(cx, pc, w, m, active, r)?;
-    let width = elem.bytes();
+    if m.vec == 2 {
+        return super::atomic_pair::shared(cx, at, m, op, elem, &addrs, r, ps);
+    }
+    let width = elem.bytes() * m.vec as u32;
     // A compare-and-swap loop's lanes land trip by trip (the H200's order: calibration/atomics2
     // values.tsv); a native atomic's in lane order.
     let mut order = [0u32; WARP];
     let mut trips = 0;
     let cost = warpsim_smem::atomic_cost_each(
         &cx.cfg.geometry,
-        &described(op, elem),
+        &described(op, elem, m.vec),
         width,
         &addrs,
         active,
@@ -214,7 +220,7 @@ fn apply_lanes(
 
 /// `word` with the half at byte address `addr` (its low or high 16 bits) increased by the half
 /// `v` as `__hadd` does; and the half's old bits.
-fn half_add(word: u32, addr: u32, v: u32) -> (u32, u32) {
+pub(super) fn half_add(word: u32, addr: u32, v: u32) -> (u32, u32) {
     let sh = (addr % 4) * 8;
     let old = (word >> sh) & 0xffff;
     let sum = crate::fp16::Half::F16.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
@@ -226,12 +232,16 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     let b = &cx.prog.buffers[m.array as usize];
     let ix = r[m.idx[0].0 as usize];
     let lim = b.len.min(1 << 31);
-    let bad = (0..32).find(|&l| active >> l & 1 != 0 && ix[l] as u64 >= lim);
+    let last = m.vec as u64 - 1;
+    let bad = (0..32).find(|&l| active >> l & 1 != 0 && ix[l] as u64 + last >= lim);
     if let Some(l) = bad {
         return Err(global_fault(cx, pc, w, *m, l as u32, r));
     }
     let (elem, mem) = (b.elem, &cx.global.buffers[m.array as usize]);
     let d = m.data.0 as usize;
+    if m.vec == 2 {
+        return super::atomic_pair::global_half2(cx, at, mem, ix, d, r);
+    }
     let mut lanes = active;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
@@ -293,7 +303,7 @@ mod tests {
             .chain([(Add, Elem::F32), (Exch, Elem::F32)]);
         let addrs: [u32; 32] = std::array::from_fn(|l| 4 * l as u32);
         for (op, elem) in cases {
-            let a = described(op, elem);
+            let a = described(op, elem, 1);
             let cost = warpsim_smem::atomic_cost(&warpsim_smem::Geometry::H200, &a, 4, &addrs, !0);
             assert!(cost.is_ok(), "{op:?} on {elem}: {:?}", cost.err());
         }

@@ -48,6 +48,7 @@ use warpsim_smem::WARP;
 mod api;
 mod arith;
 mod atomic;
+mod atomic_pair;
 mod block;
 mod branch;
 mod bytes;

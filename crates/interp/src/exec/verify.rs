@@ -250,13 +250,16 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             {
                 return Err(format!("an atomic on {elem} elements"));
             }
-            if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 {
+            // A pair (vec 2): a shared 64-bit atomic on u32 words, or a __half2 add.
+            let pair =
+                m.vec == 2 && (elem == Elem::F16 || elem == Elem::U32 && m.space == Space::Shared);
+            if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 && !pair {
                 return Err("an atomic with the wrong number of indices or a vector".into());
             }
             for &r in &m.idx[..rank] {
                 reg(r, 1)?;
             }
-            reg(m.data, 2)
+            reg(m.data, if pair { 4 } else { 2 })
         }
         If { c, else_pc, end_pc } => {
             reg(c, 1)?;

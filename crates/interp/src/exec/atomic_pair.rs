@@ -1,0 +1,253 @@
+//! Atomics on a pair of elements (`Mem::vec` 2, README "Atomics"): CUDA's 64-bit
+//! `atomicAdd`/`Min`/`Max`/`And`/`Or`/`Xor`/`Exch`/`CAS` on `unsigned long long`, held as two
+//! words of a shared `u32` array (low word first), and `atomicAdd` on a `__half2`, two halves
+//! of an `f16` array (element `2i` in the low 16 bits). The order the lanes' updates land in
+//! is the caller's (trip by trip for the loops, README rules 8 and 10); each lane gets back
+//! the pair before its own update.
+
+use super::api::PcStats;
+use super::atomic::half_add;
+use super::block::Ctx;
+use super::fault::{Fault, FaultKind};
+use super::warp::At;
+use super::Lanes;
+use crate::ast::Elem;
+use crate::ir::Mem;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use warpsim_smem::{AtomOp, LoopData, WARP};
+
+/// `op(old, v)` on an `unsigned long long` (`c`: `cas`'s compare value).
+#[inline]
+pub fn apply64(op: AtomOp, old: u64, v: u64, c: u64) -> u64 {
+    match op {
+        AtomOp::Add | AtomOp::PopcInc => old.wrapping_add(v),
+        AtomOp::Sub => old.wrapping_sub(v),
+        AtomOp::Min => old.min(v),
+        AtomOp::Max => old.max(v),
+        AtomOp::And => old & v,
+        AtomOp::Or => old | v,
+        AtomOp::Xor => old ^ v,
+        AtomOp::Exch => v,
+        AtomOp::Cas if old == c => v,
+        // (the loader refuses inc/dec on pairs)
+        AtomOp::Cas | AtomOp::Inc | AtomOp::Dec => old,
+    }
+}
+
+/// `word` with both its halves increased by the halves `v0` (low) and `v1` (high), each as
+/// `__hadd` does (CUDA's `atomicAdd` on a `__half2`).
+#[inline]
+pub fn half2_add(word: u32, v0: u32, v1: u32) -> u32 {
+    half_add(half_add(word, 0, v0).0, 2, v1).0
+}
+
+/// A shared pair atomic by the active lanes at byte addresses `addrs`: priced by
+/// [`warpsim_smem`]'s rules (7 for the native 64-bit `exch`/`cas`, 8 for the 64-bit loops,
+/// 10 for `__half2`), the loops run on the values in memory ([`Values`]), so their trips and
+/// the order the lanes land in are the H200's (a 64-bit `min`/`max` lane whose load shows
+/// nothing to change is done without a swap). Register `d` and `d + 1` hold each lane's pair
+/// (`cas`: `d + 2`, `d + 3` the compare pair) and get the old pair.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn shared(
+    cx: &mut Ctx,
+    at: &At,
+    m: &Mem,
+    op: AtomOp,
+    elem: Elem,
+    addrs: &Lanes,
+    r: &mut [Lanes],
+    ps: &mut PcStats,
+) -> Result<(), Fault> {
+    let (pc, w, active) = (at.pc, at.w, at.active);
+    let half2 = elem == Elem::F16;
+    let width = elem.bytes() * 2;
+    let d = m.data.0 as usize;
+    let a = super::atomic::described(op, elem, 2);
+    let word = |x: &Lanes, y: &Lanes, l: usize| x[l] as u64 | (y[l] as u64) << 32;
+    let mut data = Values {
+        cells: &mut *cx.shared,
+        addrs,
+        op,
+        half2,
+        v: std::array::from_fn(|l| word(&r[d], &r[d + 1], l)),
+        c: std::array::from_fn(|l| word(&r[d + 2], &r[d + 3], l)),
+        old: [0; WARP],
+    };
+    let native = !half2 && matches!(op, AtomOp::Exch | AtomOp::Cas);
+    let cost = if native {
+        warpsim_smem::atomic_cost(&cx.cfg.geometry, &a, width, addrs, active)
+    } else {
+        warpsim_smem::atomic_cost_with(&cx.cfg.geometry, &a, width, addrs, active, &mut data)
+    };
+    if native {
+        // One ATOMS: the lanes land in lane order.
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let seen = data.load(l);
+            data.put(l, data.next(l, seen));
+            data.old[l] = seen;
+        }
+    }
+    let old = data.old;
+    let cost = cost.map_err(|e| {
+        cx.fault(
+            pc,
+            FaultKind::Unpriceable(format!("cannot price this shared atomic: {e}")),
+            None,
+        )
+    })?;
+    let total = cost.total();
+    ps.wavefronts += total.wavefronts as u64;
+    ps.conflicts += total.conflicts as u64;
+    ps.loop_load_wavefronts += cost.loads.wavefronts as u64;
+    ps.loop_load_conflicts += cost.loads.conflicts as u64;
+    ps.atoms += cost.trips as u64;
+    if let Some(race) = cx.race.as_mut() {
+        race.atomic(pc, w, active, addrs);
+    }
+    let mut lanes = active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        (r[d][l], r[d + 1][l]) = if half2 {
+            (old[l] as u32 & 0xffff, old[l] as u32 >> 16)
+        } else {
+            (old[l] as u32, (old[l] >> 32) as u32)
+        };
+    }
+    Ok(())
+}
+
+/// A pair loop's lanes on shared memory: what they load, whether they swap, and their swaps,
+/// applied as the loop serves them (each lane's old value is what its successful load saw).
+struct Values<'a> {
+    cells: &'a mut [u32],
+    addrs: &'a Lanes,
+    op: AtomOp,
+    half2: bool,
+    /// Each lane's operand (a `__half2`: its word) and `cas` compare value.
+    v: [u64; WARP],
+    c: [u64; WARP],
+    old: [u64; WARP],
+}
+
+impl Values<'_> {
+    fn word(&self, l: usize) -> usize {
+        (self.addrs[l] / 4) as usize
+    }
+    /// What lane `l`'s update makes of `seen`.
+    fn next(&self, l: usize, seen: u64) -> u64 {
+        if self.half2 {
+            half2_add(seen as u32, self.v[l] as u32, (self.v[l] >> 32) as u32) as u64
+        } else {
+            apply64(self.op, seen, self.v[l], self.c[l])
+        }
+    }
+    fn put(&mut self, l: usize, x: u64) {
+        let k = self.word(l);
+        if let Some(c) = self.cells.get_mut(k) {
+            *c = x as u32;
+        }
+        if !self.half2 {
+            if let Some(c) = self.cells.get_mut(k + 1) {
+                *c = (x >> 32) as u32;
+            }
+        }
+    }
+}
+
+impl LoopData for Values<'_> {
+    fn load(&mut self, l: usize) -> u64 {
+        let k = self.word(l);
+        let lo = self.cells.get(k).copied().unwrap_or(0) as u64;
+        if self.half2 {
+            lo
+        } else {
+            lo | (self.cells.get(k + 1).copied().unwrap_or(0) as u64) << 32
+        }
+    }
+    fn wants(&mut self, l: usize, seen: u64) -> bool {
+        // The 64-bit min/max loops skip the swap when nothing would change (README rule 8).
+        let skip = !self.half2
+            && matches!(self.op, AtomOp::Min | AtomOp::Max)
+            && self.next(l, seen) == seen;
+        if skip {
+            self.old[l] = seen;
+        }
+        !skip
+    }
+    fn swap(&mut self, l: usize, seen: u64) -> bool {
+        if self.load(l) != seen {
+            return false;
+        }
+        let x = self.next(l, seen);
+        self.put(l, x);
+        self.old[l] = seen;
+        true
+    }
+}
+
+/// A global `__half2` add by the active lanes (lane order): a compare-and-swap loop on each
+/// lane's word, host-atomic, so blocks on other threads lose nothing. `ix`: the element
+/// indices (checked in bounds); an odd one is a misaligned 4-byte access.
+pub(super) fn global_half2(
+    cx: &Ctx,
+    at: &At,
+    mem: &[AtomicU32],
+    ix: Lanes,
+    d: usize,
+    r: &mut [Lanes],
+) -> Result<(), Fault> {
+    let mut lanes = at.active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let k = ix[l] as usize;
+        if !k.is_multiple_of(2) {
+            let b = cx.prog.code.get(at.pc).and_then(|i| i.atomic());
+            let name = b.map_or_else(String::new, |(m, _)| {
+                format!("`{}`", cx.prog.buffers[m.array as usize].name)
+            });
+            let kind = FaultKind::Misaligned {
+                width: 4,
+                access: cx.text(at.pc).to_owned(),
+                byte: k as u64 * 2,
+                memory: name,
+            };
+            return Err(cx.lane_fault(at.pc, at.w, l as u32, kind, None));
+        }
+        let (v0, v1) = (r[d][l], r[d + 1][l]);
+        if let Some(cell) = mem.get(k / 2) {
+            let (Ok(old) | Err(old)) =
+                cell.fetch_update(Relaxed, Relaxed, |w| Some(half2_add(w, v0, v1)));
+            (r[d][l], r[d + 1][l]) = (old & 0xffff, old >> 16);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixty_four_bit_ops_carry_and_compare_as_unsigned_long_long() {
+        use AtomOp::*;
+        let big = 0xffff_ffffu64;
+        assert_eq!(apply64(Add, big, 1, 0), 1 << 32);
+        assert_eq!(apply64(Min, 1 << 40, 3, 0), 3);
+        assert_eq!(apply64(Max, 1 << 40, u64::MAX, 0), u64::MAX);
+        assert_eq!(apply64(Cas, 5 << 32, 9, 5 << 32), 9);
+        assert_eq!(apply64(Cas, 5 << 32, 9, 5), 5 << 32);
+        assert_eq!(apply64(Xor, 0b1100, 0b1010, 0), 0b0110);
+    }
+
+    #[test]
+    fn half2_adds_each_half_on_its_own() {
+        // 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 0.5 = 0x3800, 1.5 = 0x3e00
+        assert_eq!(half2_add(0x4000_3c00, 0x4000, 0x3800), 0x4100_4200);
+        assert_eq!(half2_add(0x3c00_3800, 0x3c00, 0), 0x3c00_3e00);
+    }
+}
