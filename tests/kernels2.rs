@@ -4,21 +4,9 @@
 //! calibration/kernels2/run.sh and parse.py; origin in the fixtures' README), and the half
 //! kernels' outputs bit for bit against the H200's (calibration/kernels2/raw/dump/).
 
-use crate::util::{root, run_json};
+use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
 use warpsim_interp::exec::{Config, Global, Stats, Verified};
 use warpsim_interp::{host, load_file, Options};
-
-const KEYS: [&str; 9] = [
-    "ld_wavefronts",
-    "ld_bank_conflicts",
-    "ld_instructions",
-    "st_wavefronts",
-    "st_bank_conflicts",
-    "st_instructions",
-    "atom_wavefronts",
-    "atom_bank_conflicts",
-    "atom_instructions",
-];
 
 /// Kernels whose shared counters warpsim does not reproduce, and why; the test holds them to
 /// the bound the rule gives instead (see `histogram_and_half_kernels_match_the_h200`).

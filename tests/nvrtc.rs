@@ -6,7 +6,7 @@
 //! WARPSIM_NVRTC); without it they print "skipped: NVRTC not found" and pass. The errors found
 //! before NVRTC is needed (arguments, kernel names) and the missing-NVRTC error always run.
 
-use crate::util::{root, warpsim};
+use crate::util::{root, warpsim, LD_ST_COUNTERS as COUNTERS};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -50,15 +50,6 @@ fn json(out: &Output, what: &str) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
-
-const COUNTERS: [&str; 6] = [
-    "ld_wavefronts",
-    "ld_bank_conflicts",
-    "ld_instructions",
-    "st_wavefronts",
-    "st_bank_conflicts",
-    "st_instructions",
-];
 
 /// Every row of kernels.tsv, run from programs/cuda/<row>.cu.ron (kernels.cu through NVRTC):
 /// all six counters equal the H200's and the run verifies.

@@ -3,17 +3,7 @@
 //! nvcc's own PTX of the measured build (calibration/classic/raw/classic.ptx, CUDA 13.0), each
 //! launch's six shared counters against tests/fixtures/h200/classic_kernels.tsv.
 
-use crate::util::{root, warpsim};
-
-/// The six shared-memory counters of a run, in the fixture's column order.
-const COUNTERS: [&str; 6] = [
-    "ld_wavefronts",
-    "ld_bank_conflicts",
-    "ld_instructions",
-    "st_wavefronts",
-    "st_bank_conflicts",
-    "st_instructions",
-];
+use crate::util::{root, warpsim, LD_ST_COUNTERS as COUNTERS};
 
 /// Kernels whose references cost O(n) per element: verified in `classic_ptx_runs_verified`
 /// only where cheap.

@@ -3,7 +3,7 @@
 //! Nsight Compute counters in calibration/kernels2/raw/ncu_histogram.csv.
 
 use crate::ptx_classic::counters;
-use crate::util::root;
+use crate::util::{root, SHARED_COUNTERS as NAMES};
 
 /// The nine shared counters (ld, st, atom: wavefronts, bank conflicts, instructions) Nsight
 /// measured for `kernel`, in the order of `NAMES`.
@@ -33,18 +33,6 @@ fn measured(kernel: &str) -> Vec<u64> {
     }
     out
 }
-
-const NAMES: [&str; 9] = [
-    "ld_wavefronts",
-    "ld_bank_conflicts",
-    "ld_instructions",
-    "st_wavefronts",
-    "st_bank_conflicts",
-    "st_instructions",
-    "atom_wavefronts",
-    "atom_bank_conflicts",
-    "atom_instructions",
-];
 
 fn run(kernel: &str) -> Vec<u64> {
     let (_, r) = counters(&format!("programs/cuda/histogram/{kernel}.ron"), &[]);

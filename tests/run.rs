@@ -37,15 +37,8 @@ fn scratch(name: &str, src: &str) -> PathBuf {
 
 fn shared(v: &serde_json::Value) -> [u64; 6] {
     let s = &v["shared"];
-    [
-        "ld_wavefronts",
-        "ld_bank_conflicts",
-        "ld_instructions",
-        "st_wavefronts",
-        "st_bank_conflicts",
-        "st_instructions",
-    ]
-    .map(|k| {
+    std::array::from_fn(|i| {
+        let k = crate::util::LD_ST_COUNTERS[i];
         s[k].as_u64()
             .unwrap_or_else(|| panic!("shared.{k} missing: {s}"))
     })

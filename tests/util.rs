@@ -7,6 +7,23 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Nsight Compute's shared-memory counters as the JSON report names them, in the fixtures'
+/// column order: loads, stores, atomics.
+pub const SHARED_COUNTERS: [&str; 9] = [
+    "ld_wavefronts",
+    "ld_bank_conflicts",
+    "ld_instructions",
+    "st_wavefronts",
+    "st_bank_conflicts",
+    "st_instructions",
+    "atom_wavefronts",
+    "atom_bank_conflicts",
+    "atom_instructions",
+];
+
+/// The loads' and stores' six of [`SHARED_COUNTERS`].
+pub const LD_ST_COUNTERS: &[&str] = SHARED_COUNTERS.split_at(6).0;
+
 /// The warpsim binary.
 pub fn warpsim() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_warpsim"));
