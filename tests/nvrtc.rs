@@ -314,7 +314,7 @@ fn cuda_without_nvrtc_says_how_to_install_it() {
     assert!(err.contains("pip install nvidia-cuda-nvrtc-cu12"), "{err}");
 }
 
-/// The classic kernels (programs/cuda/classic.cu) as `cuda:` launches: each loads, and
+/// The classic kernels (calibration/classic/classic.cu) as `cuda:` launches: each loads, and
 /// NVRTC's PTX at run time is the checked-in programs/cuda/classic.ptx (made by
 /// calibration/ptx/nvrtc_ptx.py with the same options), so its counters are those of
 /// tests/ptx_classic.rs.
@@ -328,7 +328,7 @@ fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(tmp.join("classic")).unwrap();
     std::fs::copy(
-        root().join("programs/cuda/classic.cu"),
+        root().join("calibration/classic/classic.cu"),
         tmp.join("classic.cu"),
     )
     .unwrap();

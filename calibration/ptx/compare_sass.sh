@@ -21,7 +21,7 @@ if [ $# -eq 0 ]; then
   set -- "programs/cuda/classic.ptx=$S/classic_nvrtc.stream" \
          "calibration/classic/raw/classic.ptx=$S/classic_nvcc.stream" \
          "programs/cuda/kernels.ptx=$S/kernels_nvrtc.stream" \
-         "programs/cuda/classic.cu=$S/classic_nvcc.stream" \
+         "calibration/classic/classic.cu=$S/classic_nvcc.stream" \
          "tests/fixtures/ptx/merge.ptx=$S/merge_tests.stream" \
          "programs/cuda/kernels.cu=$S/kernels_nvrtc.stream" \
          "programs/cuda/histogram.ptx=$S/histogram_nvrtc.stream"
