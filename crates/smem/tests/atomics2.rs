@@ -5,15 +5,9 @@
 //! random patterns, drawn from another seed and compared only after the rule was fixed.
 //! Each probe first stored its lanes' initial values (the store columns), then ran the atomic.
 
-use warpsim_smem::{atomic_cost_with, cost, Atomic, Geometry, LoopData, Op, WARP};
+mod common;
 
-fn fixture(file: &str) -> String {
-    let path = format!(
-        "{}/../../tests/fixtures/h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use warpsim_smem::{atomic_cost_with, cost, Atomic, Geometry, LoopData, Op, WARP};
 
 /// The probe's memory (calibration/atomics2/probe.cu): the element at byte `o` starts as
 /// `7 * (o / 4) + 3`, lane `l` applies `lane + 1` (`16 - (lane + 1)` for `min.s64`; `and`
@@ -98,46 +92,10 @@ fn predict(op: &str, width: u32, addrs: &[u32; WARP], mask: u32) -> [u32; 7] {
     ]
 }
 
+/// Checks every pattern of `<stem>_patterns.txt` against `<stem>_measured.tsv`; returns how
+/// many there were.
 fn check(stem: &str) -> usize {
-    let pats = fixture(&format!("{stem}_patterns.txt"));
-    let meas = fixture(&format!("{stem}_measured.tsv"));
-    let mut rows = meas.lines();
-    rows.next();
-    let (mut n, mut bad) = (0, Vec::new());
-    for (line, row) in pats.lines().zip(rows) {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let m: Vec<&str> = row.split('\t').collect();
-        assert_eq!(
-            (f[0], f[1], f[2]),
-            (m[0], m[1], m[2]),
-            "fixtures out of step"
-        );
-        let width: u32 = f[2].parse().unwrap();
-        let mut addrs = [0u32; WARP];
-        let mut mask = 0u32;
-        for (l, o) in f[3..].iter().enumerate() {
-            if *o != "-1" {
-                addrs[l] = o.parse().unwrap();
-                mask |= 1 << l;
-            }
-        }
-        let want: Vec<u32> = m[3..].iter().map(|v| v.parse().unwrap()).collect();
-        let got = predict(f[1], width, &addrs, mask);
-        if got[..] != want[..] {
-            bad.push(format!(
-                "{} {}: measured {want:?}, rule {got:?}",
-                f[0], f[1]
-            ));
-        }
-        n += 1;
-    }
-    assert!(
-        bad.is_empty(),
-        "{} of {n} differ:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
-    n
+    common::check(stem, None, predict)
 }
 
 #[test]

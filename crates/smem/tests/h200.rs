@@ -2,6 +2,8 @@
 //! seed examples of the rule, and accesses outside the fixtures worked out by hand from the
 //! rule (the reasoning is written next to each expected number).
 
+mod common;
+
 use warpsim_smem::{analyze, cost, Cost, Geometry, Op, WARP};
 
 const ALL: u32 = u32::MAX;
@@ -15,29 +17,14 @@ struct Pattern {
     mask: u32,
 }
 
-fn fixture(file: &str) -> String {
-    let path = format!(
-        "{}/../../tests/fixtures/h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 fn patterns() -> Vec<Pattern> {
-    fixture("patterns.txt")
+    common::fixture("patterns.txt")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
             assert_eq!(f.len(), 3 + WARP, "{line}");
-            let mut addrs = [0u32; WARP];
-            let mut mask = 0u32;
-            for (l, o) in f[3..].iter().enumerate() {
-                if *o != "-1" {
-                    addrs[l] = o.parse().unwrap();
-                    mask |= 1 << l;
-                }
-            }
+            let (addrs, mask) = common::lanes(&f[3..]);
             Pattern {
                 name: f[0].to_string(),
                 op: f[1].parse().unwrap(),
@@ -51,7 +38,7 @@ fn patterns() -> Vec<Pattern> {
 
 /// `(name, op, width, wavefronts, bank_conflicts)` per line of `measured.tsv`.
 fn measured() -> Vec<(String, String, u32, u32, u32)> {
-    let text = fixture("measured.tsv");
+    let text = common::fixture("measured.tsv");
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),

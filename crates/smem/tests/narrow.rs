@@ -4,15 +4,9 @@
 //! which were measured in the same run but not looked at until the rule was fixed
 //! (`calibration/narrow/`).
 
-use warpsim_smem::{atomic_cost, cost, Atomic, Geometry, Op, WARP};
+mod common;
 
-fn fixture(file: &str) -> String {
-    let path = format!(
-        "{}/../../tests/fixtures/h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use warpsim_smem::{atomic_cost, cost, Atomic, Geometry, Op, WARP};
 
 /// The counters of one pattern: ld wavefronts, ld conflicts, st wavefronts, st conflicts,
 /// atom wavefronts, atom conflicts, ATOMS executed.
@@ -50,50 +44,14 @@ fn predict(op: &str, width: u32, addrs: &[u32; WARP], mask: u32) -> Counters {
 /// Checks every pattern of `<stem>_patterns.txt` against `<stem>_measured.tsv`; returns how
 /// many there were.
 fn check(stem: &str) -> usize {
-    let pats = fixture(&format!("{stem}_patterns.txt"));
-    let meas = fixture(&format!("{stem}_measured.tsv"));
-    let mut rows = meas.lines();
-    assert_eq!(
-        rows.next(),
+    common::check(
+        stem,
         Some(
             "name\top\twidth\tld_wavefronts\tld_bank_conflicts\tst_wavefronts\t\
-             st_bank_conflicts\tatom_wavefronts\tatom_bank_conflicts\tatoms_executed"
-        )
-    );
-    let mut n = 0;
-    let mut bad = Vec::new();
-    for (line, row) in pats.lines().zip(rows) {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let m: Vec<&str> = row.split('\t').collect();
-        assert_eq!(
-            (f[0], f[1], f[2]),
-            (m[0], m[1], m[2]),
-            "fixtures out of step"
-        );
-        let width: u32 = f[2].parse().unwrap();
-        let mut addrs = [0u32; WARP];
-        let mut mask = 0u32;
-        for (l, o) in f[3..].iter().enumerate() {
-            if *o != "-1" {
-                addrs[l] = o.parse().unwrap();
-                mask |= 1 << l;
-            }
-        }
-        let want: Vec<u32> = m[3..].iter().map(|v| v.parse().unwrap()).collect();
-        let got = predict(f[1], width, &addrs, mask);
-        // Loads and stores execute no ATOMS: the last column is 0 for them either way.
-        if got[..] != want[..] {
-            bad.push(format!("{}: measured {want:?}, rule {got:?}", f[0]));
-        }
-        n += 1;
-    }
-    assert!(
-        bad.is_empty(),
-        "{} of {n} differ:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
-    n
+             st_bank_conflicts\tatom_wavefronts\tatom_bank_conflicts\tatoms_executed",
+        ),
+        predict,
+    )
 }
 
 #[test]
