@@ -327,6 +327,10 @@ impl Lower<'_> {
         if let Some(v) = int(a) {
             return Ok(self.konst(v as u64, w));
         }
+        if a == "WARP_SZ" {
+            // PTX's constant for `warpSize` (the CUDA samples' reductions read it).
+            return Ok(self.konst(32, w));
+        }
         if let Some(k) = self.vars.iter().position(|v| v.0 == a) {
             let base = self.vars[k].1 as u64;
             return Ok(self.konst(base, w));
