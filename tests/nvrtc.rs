@@ -438,7 +438,14 @@ fn cuda_half_kernels_match_the_h200() {
         let unmerged = json(
             &ws(
                 &dir,
-                &["run", &path, "--format", "json", "--no-timing", "--no-merge"],
+                &[
+                    "run",
+                    &path,
+                    "--format",
+                    "json",
+                    "--no-timing",
+                    "--no-merge",
+                ],
             ),
             f[0],
         );

@@ -49,11 +49,15 @@ fn narrow_shared_accesses_are_priced_at_their_width() {
             )
         })
         .collect();
-    let want = [("st", 1, 1), ("st", 2, 1), ("ld", 1, 1), ("ld", 8, 2), ("ld", 4, 1)];
-    let want: Vec<(String, u64, u64)> = want
-        .iter()
-        .map(|&(o, w, f)| (o.to_owned(), w, f))
-        .collect();
+    let want = [
+        ("st", 1, 1),
+        ("st", 2, 1),
+        ("ld", 1, 1),
+        ("ld", 8, 2),
+        ("ld", 4, 1),
+    ];
+    let want: Vec<(String, u64, u64)> =
+        want.iter().map(|&(o, w, f)| (o.to_owned(), w, f)).collect();
     assert_eq!(got, want);
 }
 

@@ -195,7 +195,12 @@ fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)]) -> Option<Cand> {
         None => (inner, 0),
     };
     let known = base.starts_with('%') || vars.iter().any(|v| v.0 == base);
-    if !known || data.contains('{') || (!store && !data.starts_with('%')) {
+    // Data: a `%` register, or for a store a literal. (Inline assembly's registers declared
+    // without `%`, `low` say, are not tracked by the ordering rules: never merged.)
+    let d = data.trim();
+    let literal =
+        crate::lower::int(d).is_some() || ["0f", "0F", "0d", "0D"].iter().any(|p| d.starts_with(p));
+    if !known || data.contains('{') || !(d.starts_with('%') || (store && literal)) {
         return None;
     }
     // ptxas pairs accesses through one register (or one variable) only: two registers that

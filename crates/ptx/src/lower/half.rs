@@ -270,12 +270,9 @@ impl Lower<'_> {
             } else {
                 (a, b)
             };
-            let t = self.compare(fmt, cmp, x, y).ok_or_else(|| {
-                (
-                    off,
-                    format!("`{op}`: unknown comparison `{cmp}`"),
-                )
-            })?;
+            let t = self
+                .compare(fmt, cmp, x, y)
+                .ok_or_else(|| (off, format!("`{op}`: unknown comparison `{cmp}`")))?;
             let dst = self.reg(d, off)?.0;
             if set {
                 let one = match parts[2] {
@@ -284,9 +281,7 @@ impl Lower<'_> {
                     "f32" => 0x3f80_0000,
                     "u16" | "s16" | "b16" => 0xffff,
                     "u32" | "s32" | "b32" => 0xffff_ffff,
-                    d => {
-                        return Err((off, format!("`{op}`: a .{d} result is not supported")))
-                    }
+                    d => return Err((off, format!("`{op}`: a .{d} result is not supported"))),
                 };
                 let (one, zero) = (self.konst(one, 1), self.konst(0, 1));
                 self.emit(Inst::Select {
@@ -372,7 +367,12 @@ impl Lower<'_> {
         let n = parts.len();
         let (to, from) = (parts[n - 2], parts[n - 1]);
         let mods = &parts[1..n - 2];
-        let unsup = |why: &str| (off, format!("PTX instruction `{op}` is not supported: {why}"));
+        let unsup = |why: &str| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
         let (te, tsmall) = match to {
             "f16x2" => (Elem::F16, None),
             "bf16x2" => (Elem::BF16, None),

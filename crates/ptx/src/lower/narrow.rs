@@ -47,8 +47,16 @@ impl Lower<'_> {
             let at = i as u32 * bytes;
             let word = Reg(words.0 + (at / 4) as u16);
             let sh = self.konst(((at % 4) * 8) as u64, 1);
-            self.emit(Inst::And { dst: t, a: r, b: mask });
-            self.emit(Inst::Shl { dst: t, a: t, b: sh });
+            self.emit(Inst::And {
+                dst: t,
+                a: r,
+                b: mask,
+            });
+            self.emit(Inst::Shl {
+                dst: t,
+                a: t,
+                b: sh,
+            });
             self.emit(Inst::Or {
                 dst: word,
                 a: word,
@@ -83,7 +91,13 @@ impl Lower<'_> {
         let Some(e) = elem(ty) else { return };
         let signed = matches!(e, Elem::I8 | Elem::I16);
         let same = |b: Elem| b.bytes() == e.bytes() && matches!(b, Elem::I8 | Elem::I16) == signed;
-        if matches!(e, Elem::F16 | Elem::BF16) || self.req.buffers.get(buf as usize).is_some_and(|b| same(b.elem)) {
+        if matches!(e, Elem::F16 | Elem::BF16)
+            || self
+                .req
+                .buffers
+                .get(buf as usize)
+                .is_some_and(|b| same(b.elem))
+        {
             return;
         }
         for &r in regs {

@@ -23,19 +23,24 @@ impl Lower<'_> {
             ("cvt", _) if super::half::float_cvt_applies(parts) => {
                 self.float_cvt(off, op, parts, args)
             }
-            ("mov", _) if args.iter().any(|a| a.contains('{')) => {
-                self.pack(off, op, parts, args)
-            }
-            (n, _) if super::half::half_type(ty).is_some() && super::half::HALF_OPS.contains(&n) => {
+            ("mov", _) if args.iter().any(|a| a.contains('{')) => self.pack(off, op, parts, args),
+            (n, _)
+                if super::half::half_type(ty).is_some() && super::half::HALF_OPS.contains(&n) =>
+            {
                 self.half(off, op, parts, args)
             }
             (n, _)
                 if super::narrow::int16(ty)
-                    && matches!(n, "setp" | "and" | "or" | "xor" | "not" | "shl" | "shr" | "min" | "max") =>
+                    && matches!(
+                        n,
+                        "setp" | "and" | "or" | "xor" | "not" | "shl" | "shr" | "min" | "max"
+                    ) =>
             {
                 self.int16_op(off, op, parts, args)
             }
-            ("cvt", _) if parts.len() >= 3 && parts[parts.len() - 2..].iter().any(|t| narrow(t)) => {
+            ("cvt", _)
+                if parts.len() >= 3 && parts[parts.len() - 2..].iter().any(|t| narrow(t)) =>
+            {
                 self.narrow_cvt(off, parts, args)
             }
             ("vote", _) => self.vote(off, op, parts, args),
