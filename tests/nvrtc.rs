@@ -489,3 +489,30 @@ fn cuda_missing_toolkit_header_says_how_to_install_it() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// C of both half kernels compiled from fp16.cu equals the H200's bit for bit (the dumps of
+/// calibration/kernels2/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
+/// their RON ports to): every `__hfma`, conversion and 2-byte access of NVRTC's PTX as CUDA
+/// does it. In this process (the buffers are read back), with its own PTX cache.
+#[test]
+fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
+    let test = "cuda_half_kernels_equal_the_h200_bit_for_bit";
+    let dir = cache("fp16-bits");
+    if !nvrtc(test) || !toolkit_headers(test, &dir) {
+        return;
+    }
+    // (Rust's std serialises environment access; the subprocesses of other tests that use a
+    // cache set their own.)
+    std::env::set_var("WARPSIM_CACHE", &dir);
+    warpsim_ptx::register();
+    for k in ["hgemm_tile", "hgemm_tile_h"] {
+        let want =
+            std::fs::read(root().join(format!("calibration/kernels2/raw/dump/{k}_c.bin"))).unwrap();
+        let got = crate::kernels2::final_bytes(&format!("cuda/fp16/{k}.ron"), "C");
+        assert_eq!(got.len(), want.len(), "{k}: C's size");
+        let differ = (0..want.len() / 2)
+            .filter(|&i| got[2 * i..2 * i + 2] != want[2 * i..2 * i + 2])
+            .count();
+        assert_eq!(differ, 0, "{k}: halves of C that differ from the H200's");
+    }
+}

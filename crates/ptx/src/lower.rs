@@ -791,6 +791,16 @@ impl Lower<'_> {
             .split(',')
             .map(|s| s.trim().to_owned())
             .collect();
+        if names.len() != vec as usize {
+            return Err((
+                off,
+                format!(
+                    "PTX instruction `{op}` moves {vec} elements, but `{}` names {}",
+                    data_s.trim(),
+                    names.len()
+                ),
+            ));
+        }
         // Registers per element (a narrow one takes one, widened).
         let w = (bytes / 4).max(1) as u8;
         let mut regs = Vec::new();

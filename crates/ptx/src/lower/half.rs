@@ -243,8 +243,7 @@ impl Lower<'_> {
         let set = parts[0] == "set";
         let want = if set { 4 } else { 3 };
         let ftz = parts.get(2) == Some(&"ftz");
-        let extra = parts.len() - want - ftz as usize;
-        if extra != 0 || args.len() != 3 || (pair && set) {
+        if parts.len() != want + ftz as usize || args.len() != 3 || (pair && set) {
             return Err((
                 off,
                 format!(
@@ -275,7 +274,7 @@ impl Lower<'_> {
                 .ok_or_else(|| (off, format!("`{op}`: unknown comparison `{cmp}`")))?;
             let dst = self.reg(d, off)?.0;
             if set {
-                let one = match parts[2] {
+                let one = match parts[parts.len() - 2] {
                     "f16" => 0x3c00u64,
                     "bf16" => 0x3f80,
                     "f32" => 0x3f80_0000,
