@@ -23,7 +23,7 @@ fn run(path: &str, extra: &[&str]) -> (i32, serde_json::Value) {
 
 #[test]
 fn narrow_and_half_kernels_run_verified() {
-    for k in ["narrow_mem", "half_ops"] {
+    for k in ["narrow_mem", "half_ops", "round_ops"] {
         let (code, r) = run(&format!("tests/fixtures/ptx/{k}.ron"), &[]);
         assert_eq!(code, 0, "{k}");
         assert_eq!(r["verified"], true, "{k}: {}", r["verification"]);
@@ -76,14 +76,15 @@ fn narrow_shared_races_are_found() {
 #[test]
 fn unmodelled_half_forms_exit_2_with_the_reason() {
     let out = warpsim()
-        .args(["run", "tests/fixtures/ptx/bad_rni.ron"])
+        .args(["run", "tests/fixtures/ptx/bad_rz.ron"])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("half.ptx:") && err.contains(".rni: only .rzi (truncation) is supported"),
+        err.contains("half.ptx:")
+            && err.contains("`cvt.rz.f16.f32` is not supported: .rz: only .rn"),
         "{err}"
     );
 }

@@ -2,6 +2,7 @@
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
 mod atomic;
+mod convert;
 mod half;
 mod narrow;
 mod ops;

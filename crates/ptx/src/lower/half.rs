@@ -1,15 +1,14 @@
 //! Half precision as NVRTC's `cuda_fp16.h`/`cuda_bf16.h` emit it: `add sub mul fma neg abs
-//! min max setp set` on `.f16 .bf16 .f16x2 .bf16x2` (`.rn`; `.ftz` and `.sat` on `.f16`),
-//! `cvt` between halves and `f32`/`f64`/integers (and float ↔ 8/16-bit integer), and the
-//! packing moves `mov.b32 {lo, hi}, r` / `mov.b32 r, {lo, hi}` (and `.b64` of two words).
+//! min max setp set` on `.f16 .bf16 .f16x2 .bf16x2` (`.rn`; `.ftz` and `.sat` on `.f16`), and
+//! the packing moves `mov.b32 {lo, hi}, r` / `mov.b32 r, {lo, hi}` (and `.b64` of two words).
+//! Conversions are `convert.rs`'s.
 //!
-//! Every rounding is the executor's [`Inst::Half`] / [`Inst::Cvt`], whose arithmetic is
+//! Every rounding is the executor's [`Inst::Half`], whose arithmetic is
 //! `warpsim_interp::fp16` (CUDA's, bit for bit). A half lives in the low 16 bits of a
 //! register; a `.f16x2` pair in one register, the first (`lo`) element in the low half. A pair
 //! instruction is two half instructions on the unpacked halves, packed again.
 
 use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
 use warpsim_interp::fp16::{Half, HalfOp};
 use warpsim_interp::ir::{Inst, Reg};
 
@@ -28,40 +27,6 @@ pub(super) fn half_type(t: &str) -> Option<(Half, bool)> {
 pub(super) const HALF_OPS: [&str; 10] = [
     "add", "sub", "mul", "fma", "neg", "abs", "min", "max", "setp", "set",
 ];
-
-/// Whether a `cvt` is [`Lower::float_cvt`]'s: a half on either side, or a float and an 8- or
-/// 16-bit integer.
-pub(super) fn float_cvt_applies(parts: &[&str]) -> bool {
-    let n = parts.len();
-    if n < 3 {
-        return false;
-    }
-    let (to, from) = (parts[n - 2], parts[n - 1]);
-    let float = |t: &str| matches!(t, "f32" | "f64");
-    let small = |t: &str| super::narrow::elem(t).is_some() && half_type(t).is_none();
-    half_type(to).is_some()
-        || half_type(from).is_some()
-        || (float(to) && small(from))
-        || (float(from) && small(to))
-}
-
-/// A `cvt` operand's type: the element the executor converts, and for an 8- or 16-bit
-/// integer its bits and signedness (it is extended to 32 bits first, or clamped to them).
-fn cvt_elem(t: &str) -> Option<(Elem, Option<(u32, bool)>)> {
-    Some(match t {
-        "f32" => (Elem::F32, None),
-        "f64" => (Elem::F64, None),
-        "f16" => (Elem::F16, None),
-        "bf16" => (Elem::BF16, None),
-        "s32" => (Elem::I32, None),
-        "u32" | "b32" => (Elem::U32, None),
-        "s16" => (Elem::I32, Some((16, true))),
-        "u16" | "b16" => (Elem::U32, Some((16, false))),
-        "s8" => (Elem::I32, Some((8, true))),
-        "u8" | "b8" => (Elem::U32, Some((8, false))),
-        _ => return None,
-    })
-}
 
 impl Lower<'_> {
     fn half_inst(&mut self, op: HalfOp, fmt: Half, dst: Reg, a: Reg, b: Reg, c: Reg) {
@@ -109,7 +74,7 @@ impl Lower<'_> {
     }
 
     /// `v`'s high half, in the low half of a new register.
-    fn high(&mut self, v: Reg) -> Reg {
+    pub(super) fn high(&mut self, v: Reg) -> Reg {
         let k16 = self.konst(16, 1);
         let t = self.alloc(1);
         self.emit(Inst::ShrU {
@@ -121,7 +86,7 @@ impl Lower<'_> {
     }
 
     /// `dst` = `lo`'s low half | `hi` << 16.
-    fn pack_pair(&mut self, dst: Reg, lo: Reg, hi: Reg) {
+    pub(super) fn pack_pair(&mut self, dst: Reg, lo: Reg, hi: Reg) {
         let (k16, m) = (self.konst(16, 1), self.konst(0xffff, 1));
         let (t, u) = (self.alloc(1), self.alloc(1));
         self.emit(Inst::Shl {
@@ -350,135 +315,6 @@ impl Lower<'_> {
             });
         }
         Some(t)
-    }
-
-    /// `cvt` with a half on either side, or between a float and an 8- or 16-bit integer:
-    /// one [`Inst::Cvt`] (a narrow integer extended first, or clamped to its range after).
-    /// To a half: `.rn` (from f32, f64, integers, the other half format); to an integer:
-    /// `.rzi` (truncation, NaN → 0, saturated). `cvt.rn.f16x2.f32 d, a, b` packs two.
-    pub(super) fn float_cvt(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
-        let n = parts.len();
-        let (to, from) = (parts[n - 2], parts[n - 1]);
-        let mods = &parts[1..n - 2];
-        let unsup = |why: &str| {
-            (
-                off,
-                format!("PTX instruction `{op}` is not supported: {why}"),
-            )
-        };
-        let (te, tsmall) = match to {
-            "f16x2" => (Elem::F16, None),
-            "bf16x2" => (Elem::BF16, None),
-            t => cvt_elem(t).ok_or_else(|| unsup(&format!("conversion to .{t}")))?,
-        };
-        let (fe, fsmall) =
-            cvt_elem(from).ok_or_else(|| unsup(&format!("conversion from .{from}")))?;
-        let float = |e: Elem| matches!(e, Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16);
-        let narrowing = match (te, fe) {
-            (Elem::F16 | Elem::BF16, f) => f != te,
-            (Elem::F32, f) => !float(f) || f == Elem::F64,
-            (Elem::F64, f) => !float(f),
-            // float → integer
-            _ => false,
-        };
-        let to_int = !float(te);
-        let round = match mods {
-            [] => None,
-            [r] => Some(*r),
-            _ => return Err(unsup("more than a rounding modifier")),
-        };
-        if to_int && float(fe) {
-            match round {
-                Some("rzi") => {}
-                Some(r) => {
-                    return Err(unsup(&format!(
-                        ".{r}: only .rzi (truncation) is supported to an integer"
-                    )))
-                }
-                None => return Err(unsup("a float to integer cvt needs .rzi")),
-            }
-        } else {
-            match round {
-                None if narrowing => return Err(unsup("a narrowing cvt needs .rn")),
-                None | Some("rn") => {}
-                Some(r) => return Err(unsup(&format!(".{r}: only .rn is supported here"))),
-            }
-        }
-        let pair = to.ends_with("x2");
-        if args.len() != 2 + pair as usize {
-            return Err((
-                off,
-                format!(
-                    "PTX instruction `{op}` takes {} operands, but this one has {}",
-                    2 + pair as usize,
-                    args.len()
-                ),
-            ));
-        }
-        let dst = self.reg(args[0].trim(), off)?.0;
-        let fw = if fe == Elem::F64 { 2 } else { 1 };
-        let mut outs = Vec::new();
-        for a in &args[1..] {
-            let x = match fsmall {
-                Some((bits, signed)) => self.extended(a, bits, signed, off)?,
-                None => self.val(a, fw, off)?,
-            };
-            let t = self.alloc(if te == Elem::F64 { 2 } else { 1 });
-            self.emit(if fe == te {
-                Inst::Mov { dst: t, a: x }
-            } else {
-                Inst::Cvt {
-                    dst: t,
-                    a: x,
-                    from: fe,
-                    to: te,
-                }
-            });
-            if let Some((bits, signed)) = tsmall {
-                // Saturated to the narrow type's range.
-                let (lo, hi) = match signed {
-                    true => (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1),
-                    false => (0, (1i64 << bits) - 1),
-                };
-                let (lo, hi) = (
-                    self.konst(lo as u64 & 0xffff_ffff, 1),
-                    self.konst(hi as u64, 1),
-                );
-                if signed {
-                    self.emit(Inst::MaxS {
-                        dst: t,
-                        a: t,
-                        b: lo,
-                    });
-                    self.emit(Inst::MinS {
-                        dst: t,
-                        a: t,
-                        b: hi,
-                    });
-                } else {
-                    self.emit(Inst::MinU {
-                        dst: t,
-                        a: t,
-                        b: hi,
-                    });
-                }
-            }
-            outs.push(t);
-        }
-        match outs.as_slice() {
-            // `cvt.rn.f16x2.f32 d, a, b`: a in the high half, b in the low.
-            [hi, lo] => self.pack_pair(dst, *lo, *hi),
-            [t] if te == Elem::F64 => self.emit(Inst::Mov64 { dst, a: *t }),
-            [t] => self.emit(Inst::Mov { dst, a: *t }),
-            _ => {}
-        }
-        Ok(())
     }
 
     /// `mov.b32 {lo, hi}, r` / `mov.b32 r, {lo, hi}` (two 16-bit halves) and `mov.b64` of two
