@@ -248,12 +248,9 @@ impl Lower<'_> {
             true => Select64 { dst: d, c, a, b },
             false => Select { dst: d, c, a, b },
         };
-        let (abs, lt, add, sub): (
-            fn(Reg, Reg) -> Inst,
-            fn(Reg, Reg, Reg) -> Inst,
-            fn(Reg, Reg, Reg) -> Inst,
-            fn(Reg, Reg, Reg) -> Inst,
-        ) = match wide {
+        type Op2 = fn(Reg, Reg) -> Inst;
+        type Op3 = fn(Reg, Reg, Reg) -> Inst;
+        let (abs, lt, add, sub): (Op2, Op3, Op3, Op3) = match wide {
             true => (
                 |d, a| DAbs { dst: d, a },
                 |d, a, b| DLt { dst: d, a, b },
