@@ -69,7 +69,7 @@ fn histogram_and_half_kernels_match_the_h200() {
 }
 
 /// Runs `programs/PROGRAM` on every block in order and returns the bytes of buffer `name`.
-fn final_bytes(program: &str, name: &str) -> Vec<u8> {
+pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
     let path = root().join("programs").join(program);
     let prog = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
     let global = Global::new(&prog);

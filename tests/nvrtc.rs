@@ -6,7 +6,7 @@
 //! WARPSIM_NVRTC); without it they print "skipped: NVRTC not found" and pass. The errors found
 //! before NVRTC is needed (arguments, kernel names) and the missing-NVRTC error always run.
 
-use crate::util::{root, warpsim, LD_ST_COUNTERS as COUNTERS};
+use crate::util::{root, warpsim, LD_ST_COUNTERS as COUNTERS, SHARED_COUNTERS};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -389,4 +389,130 @@ fn advise_refuses_cuda_and_ptx_kernels() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("advise cannot relayout"), "{err}");
     assert!(err.contains("warpsim sweep"), "{err}");
+}
+
+/// Whether NVRTC finds the CUDA toolkit's headers (cuda_fp16.h, from the pip wheel
+/// nvidia-cuda-runtime-cu12 beside libnvrtc or WARPSIM_CUDA_INCLUDE); prints "skipped" when
+/// not.
+fn toolkit_headers(test: &str, dir: &PathBuf) -> bool {
+    let out = ws(dir, &["check", "programs/cuda/fp16/hgemm_tile.ron"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("cannot find the CUDA toolkit header") {
+        println!("{test}: skipped: the CUDA toolkit headers (nvidia-cuda-runtime-cu12) not found");
+        return false;
+    }
+    assert!(out.status.success(), "{test}: {err}");
+    true
+}
+
+/// The half-precision kernels of calibration/kernels2/fp16.cu, compiled as they are (with
+/// cuda_fp16.h) from programs/cuda/fp16/: all nine shared counters equal the H200's
+/// (tests/fixtures/h200/kernels2.tsv) and the runs verify. Without ptxas's merging of the
+/// four 2-byte loads of a row of `As` into one `LDS.64` (`--no-merge`) the loads differ.
+#[test]
+fn cuda_half_kernels_match_the_h200() {
+    let test = "cuda_half_kernels_match_the_h200";
+    let dir = cache("fp16");
+    if !nvrtc(test) || !toolkit_headers(test, &dir) {
+        return;
+    }
+    let tsv = std::fs::read_to_string(root().join("tests/fixtures/h200/kernels2.tsv")).unwrap();
+    let mut rows = 0;
+    for line in tsv.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if !f[0].starts_with("hgemm") {
+            continue;
+        }
+        let path = format!("programs/cuda/fp16/{}.ron", f[0]);
+        let r = json(
+            &ws(&dir, &["run", &path, "--format", "json", "--no-timing"]),
+            f[0],
+        );
+        let got: Vec<u64> = SHARED_COUNTERS
+            .iter()
+            .map(|k| r["shared"][k].as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = f[3..12].iter().map(|v| v.parse().unwrap()).collect();
+        assert_eq!(got, want, "{}: {SHARED_COUNTERS:?}", f[0]);
+        assert_eq!(r["verified"], true, "{}: {}", f[0], r["verification"]);
+        let unmerged = json(
+            &ws(
+                &dir,
+                &[
+                    "run",
+                    &path,
+                    "--format",
+                    "json",
+                    "--no-timing",
+                    "--no-merge",
+                ],
+            ),
+            f[0],
+        );
+        // 16 + 16 two-byte loads per tile instead of 4 + 16.
+        assert_eq!(
+            unmerged["shared"]["ld_instructions"].as_u64(),
+            Some(want[2] / 20 * 32),
+            "{}",
+            f[0]
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 2);
+}
+
+/// A toolkit header NVRTC cannot find (WARPSIM_CUDA_INCLUDE pointing at an empty folder):
+/// exit 2 at the `#include` line, with how to install the headers.
+#[test]
+fn cuda_missing_toolkit_header_says_how_to_install_it() {
+    let test = "cuda_missing_toolkit_header_says_how_to_install_it";
+    if !nvrtc(test) {
+        return;
+    }
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-cuda-headers");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = warpsim()
+        .args(["check", "programs/cuda/fp16/hgemm_tile.ron"])
+        .env("WARPSIM_CACHE", cache("no-headers"))
+        .env("WARPSIM_CUDA_INCLUDE", &empty)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "fp16.cu:7:",
+        "NVRTC cannot find the CUDA toolkit header `cuda_fp16.h`",
+        "WARPSIM_CUDA_INCLUDE=",
+        "pip install nvidia-cuda-runtime-cu12==12.6.77",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
+
+/// C of both half kernels compiled from fp16.cu equals the H200's bit for bit (the dumps of
+/// calibration/kernels2/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
+/// their RON ports to): every `__hfma`, conversion and 2-byte access of NVRTC's PTX as CUDA
+/// does it. In this process (the buffers are read back), with its own PTX cache.
+#[test]
+fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
+    let test = "cuda_half_kernels_equal_the_h200_bit_for_bit";
+    let dir = cache("fp16-bits");
+    if !nvrtc(test) || !toolkit_headers(test, &dir) {
+        return;
+    }
+    // (Rust's std serialises environment access; the subprocesses of other tests that use a
+    // cache set their own.)
+    std::env::set_var("WARPSIM_CACHE", &dir);
+    warpsim_ptx::register();
+    for k in ["hgemm_tile", "hgemm_tile_h"] {
+        let want =
+            std::fs::read(root().join(format!("calibration/kernels2/raw/dump/{k}_c.bin"))).unwrap();
+        let got = crate::kernels2::final_bytes(&format!("cuda/fp16/{k}.ron"), "C");
+        assert_eq!(got.len(), want.len(), "{k}: C's size");
+        let differ = (0..want.len() / 2)
+            .filter(|&i| got[2 * i..2 * i + 2] != want[2 * i..2 * i + 2])
+            .count();
+        assert_eq!(differ, 0, "{k}: halves of C that differ from the H200's");
+    }
 }

@@ -4,10 +4,12 @@
 // C element per thread.
 //   hgemm_tile    products of halves accumulated in f32 (fmaf), C rounded to f16
 //   hgemm_tile_h  accumulated in half with __hfma (one f16 rounding per step), C f16
-#include "common.h"
 #include <cuda_fp16.h>
+#ifndef __CUDACC_RTC__  // (host code: NVRTC, for warpsim's programs/cuda/fp16, skips it)
+#include "common.h"
 #include <cmath>
 #include <vector>
+#endif
 
 #define T 16
 
@@ -48,6 +50,7 @@ __global__ void hgemm_tile_h(const __half* __restrict__ A, const __half* __restr
   C[row * n + col] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 256;
   size_t nn = (size_t)n * n;
@@ -92,3 +95,4 @@ int main(int argc, char** argv) {
   }
   return fails ? 1 : 0;
 }
+#endif  // __CUDACC_RTC__

@@ -9,8 +9,9 @@
 //! launch's `args` against the kernel's parameters (count, pointer or not, element type),
 //! then asks the [`cache`] and on a miss [`nvrtc`] for the PTX with the options
 //! `--gpu-architecture=compute_90 -lineinfo -std=c++17` (those of the H200 campaigns' nvcc
-//! builds), `--include-path=<the .cu's folder>` and one `-DNAME=VALUE` per define named in
-//! `macros`. The PTX then goes through the same lowering as a `ptx:` kernel (`lib.rs`).
+//! builds), `--include-path=<the .cu's folder>`, `--include-path=<the CUDA toolkit's headers>`
+//! where [`nvrtc::include_dir`] finds them (`cuda_fp16.h` and the others NVRTC does not
+//! have) and one `-DNAME=VALUE` per define named in `macros`. The PTX then goes through the same lowering as a `ptx:` kernel (`lib.rs`).
 
 use crate::{cache, nvrtc};
 use std::sync::Arc;
@@ -101,6 +102,10 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         "-std=c++17".to_owned(),
         format!("--include-path={}", dir.display()),
     ];
+    let toolkit = nvrtc::include_dir(&nv.path);
+    if let Some((inc, _)) = &toolkit {
+        options.push(format!("--include-path={}", inc.display()));
+    }
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
     let headers = local_headers(dir, &src);
@@ -117,7 +122,7 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         None => {
             let out = nv
                 .compile(&src, &base, &options, expr)
-                .map_err(|log| nvrtc_error(req, &src, &base, &kernels, &log))?;
+                .map_err(|log| nvrtc_error(req, &src, &base, &kernels, &log, &toolkit))?;
             let t = cache::text(&key, &out.lowered, &out.ptx);
             let p = cache::put(&key, &t).map_or_else(
                 || format!("{} (NVRTC's PTX, not cached)", req.file),
@@ -553,6 +558,33 @@ const HOST_HEADERS: &[&str] = &[
     "assert.h",
 ];
 
+/// The version of NVIDIA's header wheel `nvidia-cuda-runtime-cu12` that matches the NVRTC
+/// wheel `.ci/run` installs (`nvidia-cuda-nvrtc-cu12==12.6.77`).
+const WHEEL_VERSION: &str = "12.6.77";
+
+/// Whether `h` is one of the CUDA toolkit's device headers (in `nvidia-cuda-runtime-cu12`'s
+/// `include/`, not in NVRTC).
+fn is_toolkit_header(h: &str) -> bool {
+    const HEADERS: &[&str] = &[
+        "cuda_fp16.h",
+        "cuda_fp16.hpp",
+        "cuda_bf16.h",
+        "cuda_bf16.hpp",
+        "cuda_fp8.h",
+        "cuda_fp8.hpp",
+        "mma.h",
+        "cooperative_groups.h",
+        "cuda_pipeline.h",
+        "cuda_pipeline_primitives.h",
+        "cuda_awbarrier.h",
+        "cuda_awbarrier_primitives.h",
+        "cuComplex.h",
+        "vector_types.h",
+        "vector_functions.h",
+    ];
+    HEADERS.contains(&h) || h.starts_with("cooperative_groups/") || h.starts_with("crt/")
+}
+
 /// The header an error could not open (`could not open source file "x.h"`).
 fn missing_header<'a>(e: &LogError<'a>) -> Option<&'a str> {
     let m = e.message;
@@ -573,6 +605,7 @@ fn nvrtc_error(
     base: &str,
     kernels: &[Kernel],
     log: &str,
+    toolkit: &Option<(std::path::PathBuf, bool)>,
 ) -> KernelError {
     let errors = log_errors(log);
     let log_help = |first: &str| {
@@ -611,18 +644,49 @@ fn nvrtc_error(
             host,
             format!("NVRTC cannot compile host code: {}", host.message),
             "NVRTC compiles device code only: guard the host code (its #includes, main, cuda* \
-             calls, <<<…>>> launches) with `#ifndef __CUDACC_RTC__` … `#endif`",
+             calls, <<<…>>> launches) with `#ifndef __CUDACC_RTC__` … `#endif`"
+                .to_owned(),
+        )
+    } else if let Some(h) = missing_header(e).filter(|h| is_toolkit_header(h)) {
+        let help = match toolkit {
+            Some((dir, true)) => format!(
+                "WARPSIM_CUDA_INCLUDE={} has no `{h}`: point it at the include folder of a CUDA \
+                 12 toolkit, or unset it and install NVIDIA's headers with `pip install \
+                 nvidia-cuda-runtime-cu12=={WHEEL_VERSION}`",
+                dir.display()
+            ),
+            Some((dir, false)) => format!(
+                "the CUDA headers found ({}) have no `{h}`: install NVIDIA's with `pip install \
+                 nvidia-cuda-runtime-cu12=={WHEEL_VERSION}` beside nvidia-cuda-nvrtc-cu12, or \
+                 point WARPSIM_CUDA_INCLUDE at a CUDA 12 toolkit's include folder",
+                dir.display()
+            ),
+            None => format!(
+                "NVRTC has no CUDA toolkit headers of its own: install NVIDIA's with `pip install \
+                 nvidia-cuda-runtime-cu12=={WHEEL_VERSION}` (warpsim finds them beside the \
+                 nvidia-cuda-nvrtc-cu12 wheel's libnvrtc), or point WARPSIM_CUDA_INCLUDE at a \
+                 CUDA 12 toolkit's include folder (it holds cuda_fp16.h)"
+            ),
+        };
+        (
+            e,
+            format!("NVRTC cannot find the CUDA toolkit header `{h}`"),
+            help,
         )
     } else if let Some(h) = missing_header(e) {
         (
             e,
             format!("NVRTC cannot find the header `{h}`"),
-            "NVRTC has no system or CUDA toolkit headers (cuda_runtime.h, cuda_fp16.h, the C++ \
-             library): guard host includes with `#ifndef __CUDACC_RTC__` … `#endif`; a header of \
-             your own is searched in the .cu's folder",
+            "NVRTC has no system headers (cuda_runtime.h, the C++ library): guard host includes with `#ifndef __CUDACC_RTC__` … `#endif`; a header of \
+             your own is searched in the .cu's folder"
+                .to_owned(),
         )
     } else {
-        (e, format!("NVRTC: {}", e.message), "fix the CUDA source")
+        (
+            e,
+            format!("NVRTC: {}", e.message),
+            "fix the CUDA source".to_owned(),
+        )
     };
     // The file NVRTC names: the .cu, or a header of yours beside it.
     let (path, src) = if e.file == base {
@@ -640,7 +704,7 @@ fn nvrtc_error(
             None => {
                 return launch(
                     format!("{message} (in {}, line {})", e.file, e.line),
-                    Some(log_help(first)),
+                    Some(log_help(&first)),
                 )
             }
         }
@@ -655,7 +719,7 @@ fn nvrtc_error(
             .char_indices()
             .nth(col.saturating_sub(1))
             .map_or(line.len(), |(i, _)| i);
-    kernel_diag(&path, &src, off, 1, message, Some(log_help(first)))
+    kernel_diag(&path, &src, off, 1, message, Some(log_help(&first)))
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
 mod atomic;
+mod convert;
+mod half;
+mod narrow;
 mod ops;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -335,6 +338,10 @@ impl Lower<'_> {
             let base = self.vars[k].1 as u64;
             return Ok(self.konst(base, w));
         }
+        // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
+        if self.classes.iter().any(|c| c.0 == a) {
+            return Ok(self.reg(a, off)?.0);
+        }
         Err((off, format!("operand `{a}` is not supported")))
     }
 
@@ -402,7 +409,9 @@ impl Lower<'_> {
         let unsup = || (off, format!("PTX instruction `{op}` is not supported"));
         let a = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
         let name = parts[0];
-        if let Some(n) = operands(name).filter(|&n| n != args.len()) {
+        // (`cvt.rn.f16x2.f32 d, a, b` packs two: lower/half.rs counts its operands.)
+        let pair_cvt = name == "cvt" && op.contains("x2.");
+        if let Some(n) = operands(name).filter(|&n| n != args.len() && !pair_cvt) {
             return Err((
                 off,
                 format!(
@@ -670,14 +679,7 @@ impl Lower<'_> {
         let bytes: u32 = match ty {
             "f32" | "b32" | "u32" | "s32" => 4,
             "f64" | "b64" | "u64" | "s64" => 8,
-            "u8" | "s8" | "b8" | "u16" | "s16" | "b16"
-                if !store
-                    && space == Some(&"global")
-                    && !parts.contains(&"v2")
-                    && !parts.contains(&"v4") =>
-            {
-                return self.narrow_global_load(off, ty, args);
-            }
+            t if narrow::elem(t).is_some() => narrow::elem(t).map_or(4, |e| e.bytes()),
             _ => {
                 return Err((
                     off,
@@ -716,7 +718,7 @@ impl Lower<'_> {
                 .iter()
                 .position(|p| p.0 == base)
                 .ok_or((off, format!("`{base}` is not a parameter")))?;
-            let w = (bytes / 4) as u8;
+            let w = (bytes / 4).max(1) as u8;
             let v = match self.req.args.get(k) {
                 Some(KernelArg::Buffer { index, offset }) => {
                     let eb = self
@@ -765,7 +767,7 @@ impl Lower<'_> {
                     Some(Prov::Shared(k)) => k,
                     _ => 0,
                 };
-                self.view(var, bytes)
+                self.view(var, ty, bytes)
             }
             (Space::Global, Some(Prov::Buffer(b))) => b,
             (Space::Global, _) => 0,
@@ -779,6 +781,9 @@ impl Lower<'_> {
                 .map_or(4, |b| b.elem.bytes()),
         };
         let total = bytes * vec as u32;
+        if bytes < 4 && elem_bytes != bytes {
+            return Err((off, format!("PTX instruction `{op}`: a {bytes}-byte access to a buffer of {elem_bytes}-byte elements is not supported")));
+        }
         if !total.is_multiple_of(elem_bytes) {
             return Err((off, format!("PTX instruction `{op}`: a {total}-byte access to a buffer of {elem_bytes}-byte elements is not supported")));
         }
@@ -791,7 +796,18 @@ impl Lower<'_> {
             .split(',')
             .map(|s| s.trim().to_owned())
             .collect();
-        let w = (bytes / 4) as u8;
+        if names.len() != vec as usize {
+            return Err((
+                off,
+                format!(
+                    "PTX instruction `{op}` moves {vec} elements, but `{}` names {}",
+                    data_s.trim(),
+                    names.len()
+                ),
+            ));
+        }
+        // Registers per element (a narrow one takes one, widened).
+        let w = (bytes / 4).max(1) as u8;
         let mut regs = Vec::new();
         for n in &names {
             // `_`: a vector element nobody reads (a load's sink).
@@ -800,11 +816,14 @@ impl Lower<'_> {
                 _ => self.val(n, w, off)?,
             });
         }
-        let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
-        let data = if consecutive {
-            regs[0]
-        } else {
-            self.alloc((total / 4) as u8)
+        // A global vector of narrow elements of 4 bytes or more moves whole words
+        // (exec/bytes.rs): packed and unpacked here (lower/narrow.rs).
+        let packed = space == Space::Global && bytes < 4 && total >= 4;
+        let consecutive = !packed && regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
+        let data = match (consecutive, packed) {
+            (true, _) => regs[0],
+            (false, true) => self.alloc((total / 4) as u8),
+            (false, false) => self.alloc(vec * w),
         };
         let m = Mem {
             space,
@@ -822,7 +841,9 @@ impl Lower<'_> {
             }
         };
         if store {
-            if !consecutive {
+            if packed {
+                self.pack_words(data, &regs, bytes, total);
+            } else if !consecutive {
                 for (i, &r) in regs.iter().enumerate() {
                     self.emit(mv(Reg(data.0 + i as u16 * w as u16), r));
                 }
@@ -830,18 +851,28 @@ impl Lower<'_> {
             self.emit(Inst::Store(m));
         } else {
             self.emit(Inst::Load(m));
-            if !consecutive {
+            if packed {
+                self.unpack_words(&regs, data, ty);
+            } else if !consecutive {
                 for (i, &r) in regs.iter().enumerate() {
                     self.emit(mv(r, Reg(data.0 + i as u16 * w as u16)));
                 }
+            }
+            if space == Space::Global && !packed {
+                self.retype(&regs, ty, array);
             }
         }
         Ok(())
     }
 
-    /// The shared array that names accesses of `bytes` to variable `var` in reports.
-    fn view(&mut self, var: usize, bytes: u32) -> u16 {
-        let elem = if bytes == 8 { Elem::F64 } else { Elem::F32 };
+    /// The shared array that names accesses of `bytes` (of PTX type `ty`) to variable `var`
+    /// in reports; a narrow access's view has the access's element.
+    fn view(&mut self, var: usize, ty: &str, bytes: u32) -> u16 {
+        let elem = match narrow::elem(ty) {
+            Some(e) => e,
+            None if bytes == 8 => Elem::F64,
+            None => Elem::F32,
+        };
         self.view_as(var, elem)
     }
 

@@ -9,13 +9,14 @@
 //! H200's counters count the merged instructions, so a faithful run must merge too. This pass
 //! rewrites a kernel's statements before lowering, within each basic block:
 //!
-//! * **Candidates**: `ld.shared`/`st.shared` of 4- or 8-byte scalars, not `.volatile`, not
+//! * **Candidates**: `ld.shared`/`st.shared` of 2-, 4- or 8-byte scalars, not `.volatile`, not
 //!   predicated, addressed `[base]` or `[base+constant]` where `base` is a register or a
 //!   shared variable. Blocks end at labels, branches, `ret`/`exit`, barriers and fences.
 //! * **Same base**: one register (or one shared variable) plus constants. Two registers that
 //!   hold the same address are two bases, as they are to ptxas (measured on `ld_two_regs` of
 //!   `tests/fixtures/ptx/merge.ptx`).
-//! * **Groups**: accesses of the same kind, base and size. A load joins the group of an
+//! * **Groups**: accesses of the same kind, base and size (2-byte ones: the same type, so a
+//!   merged load extends each element as its own load did). A load joins the group of an
 //!   earlier one if no shared store, atomic or unknown access comes between, no register of
 //!   the base's form is written between, and its destination is not touched between (the
 //!   merged load takes the first one's place). A store joins if no shared load, atomic,
@@ -28,9 +29,12 @@
 //!   (the power of two that divides it) comes from its definitions over the whole kernel: a shared variable's address (warpsim lays out the variables as ptxas
 //!   does, so their addresses are known), constants, `shl`, `mul`, `mad`, `add`, `and`, moves
 //!   and conversions; anything else (thread indices, loaded values) is unaligned.
-//! * **Widths**: within each aligned 16-byte window, the accesses there become one access of
-//!   the smallest aligned width (8 or 16 bytes) that holds them all when they cover it
-//!   exactly; three loads of a window's four words become one 16-byte load of all four
+//! * **Widths**: at most four elements (a PTX vector's most: `.v4.b16`, `.v4.b32`,
+//!   `.v2.b64`) and 16 bytes. Within each aligned window of that width (8 bytes for 2-byte
+//!   elements, 16 otherwise), the accesses there become one access of the smallest aligned
+//!   width (the window or its half) that holds them all when they cover it exactly (the
+//!   H200's SASS of `hgemm_tile_h` in calibration/kernels2/raw/fp16.sass reads four halves
+//!   of a row with one `LDS.64` each, never 16 bytes); three loads of a window's four words become one 16-byte load of all four
 //!   (ptxas loads `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`, and does the
 //!   same through a register), inside the variable when the base is one; two words in
 //!   different 8-byte halves stay apart, and stores never cover a word they do not write.
@@ -175,6 +179,7 @@ fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)]) -> Option<Cand> {
         _ => return None,
     };
     let size = match p[2] {
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
         "b32" | "u32" | "s32" | "f32" => 4,
         "b64" | "u64" | "s64" | "f64" => 8,
         _ => return None,
@@ -190,7 +195,12 @@ fn candidate(at: usize, s: &Stmt, vars: &[(String, u32, u32)]) -> Option<Cand> {
         None => (inner, 0),
     };
     let known = base.starts_with('%') || vars.iter().any(|v| v.0 == base);
-    if !known || data.contains('{') || (!store && !data.starts_with('%')) {
+    // Data: a `%` register, or for a store a literal. (Inline assembly's registers declared
+    // without `%`, `low` say, are not tracked by the ordering rules: never merged.)
+    let d = data.trim();
+    let literal =
+        crate::lower::int(d).is_some() || ["0f", "0F", "0d", "0D"].iter().any(|p| d.starts_with(p));
+    if !known || data.contains('{') || !(d.starts_with('%') || (store && literal)) {
         return None;
     }
     // ptxas pairs accesses through one register (or one variable) only: two registers that
@@ -282,7 +292,11 @@ fn grow<'c>(
             break;
         }
         if let Some(k) = member.filter(|k| {
-            k.store == c.store && k.key == c.key && k.size == c.size && !taken.contains(&k.at)
+            k.store == c.store
+                && k.key == c.key
+                && k.size == c.size
+                && (k.size > 2 || k.ty == c.ty)
+                && !taken.contains(&k.at)
         }) {
             if group.iter().any(|g| g.off == k.off) {
                 break;
@@ -386,12 +400,16 @@ fn chunks<'c>(
     sorted.sort_by_key(|m| m.off);
     let mut out: Vec<Chunk> = Vec::new();
     let mut i = 0;
+    // The widest merge: four elements (a PTX vector's most), at most 16 bytes; the narrower
+    // one, half of it.
+    let wmax = (4 * c.size).min(16);
+    let wmin = wmax / 2;
     while i < sorted.len() {
-        let w16 = sorted[i].off.div_euclid(16) * 16;
+        let w16 = sorted[i].off.div_euclid(wmax) * wmax;
         let win: Vec<&Cand> = sorted[i..]
             .iter()
             .copied()
-            .take_while(|m| m.off < w16 + 16)
+            .take_while(|m| m.off < w16 + wmax)
             .collect();
         i += win.len();
         if win.len() < 2 {
@@ -399,11 +417,11 @@ fn chunks<'c>(
         }
         let first = win[0].off;
         let last = win[win.len() - 1].off + c.size;
-        // The smallest aligned width (8 or 16) holding the window's accesses.
-        let w = if c.size == 4 && last - first.div_euclid(8) * 8 <= 8 {
-            8
+        // The smallest aligned width (wmin or wmax) holding the window's accesses.
+        let w = if c.size < wmin && last - first.div_euclid(wmin) * wmin <= wmin {
+            wmin
         } else {
-            16
+            wmax
         };
         let s = first.div_euclid(w) * w;
         let exact = win.len() as i64 == w / c.size;
@@ -417,19 +435,19 @@ fn chunks<'c>(
                 start: s,
                 bytes: w,
             });
-        } else if w == 16 && c.size == 4 {
-            // The two 8-byte halves on their own, each exactly covered.
-            for hs in [s, s + 8] {
+        } else if w == wmax && c.size < wmin {
+            // The two halves on their own, each exactly covered.
+            for hs in [s, s + wmin] {
                 let half: Vec<&Cand> = win
                     .iter()
                     .copied()
-                    .filter(|m| m.off >= hs && m.off < hs + 8)
+                    .filter(|m| m.off >= hs && m.off < hs + wmin)
                     .collect();
-                if half.len() == 2 && aligned(hs, 8) {
+                if half.len() == 2 && aligned(hs, wmin) {
                     out.push(Chunk {
                         members: half,
                         start: hs,
-                        bytes: 8,
+                        bytes: wmin,
                     });
                 }
             }

@@ -9,6 +9,12 @@
 //! usual Python installs, and last `python3` itself. [`Nvrtc::compile`] runs one compilation
 //! with one name expression and gives back the PTX and the kernel's lowered (mangled) name,
 //! or NVRTC's log.
+//!
+//! NVRTC alone has none of the CUDA toolkit's headers (`cuda_fp16.h`, `cuda_bf16.h`, …):
+//! [`include_dir`] finds them: `WARPSIM_CUDA_INCLUDE` (a folder, and then nothing else), the
+//! pip wheel `nvidia-cuda-runtime-cu12` beside the wheel libnvrtc was loaded from
+//! (`nvidia/cuda_nvrtc/lib` → `nvidia/cuda_runtime/include`), a toolkit's `include/` beside
+//! its `lib64/`, then the same places as the library.
 
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -103,6 +109,37 @@ fn find() -> Result<Nvrtc, String> {
 
 /// The library inside the pip wheel's package folder.
 const WHEEL_LIB: &str = "nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
+
+/// The toolkit headers inside the pip wheel `nvidia-cuda-runtime-cu12`'s package folder.
+const WHEEL_INCLUDE: &str = "nvidia/cuda_runtime/include";
+
+/// A header every toolkit include folder has (how a candidate folder is recognised).
+const MARK: &str = "cuda_fp16.h";
+
+/// Where the CUDA toolkit's headers are for NVRTC loaded from `lib`, and whether
+/// `WARPSIM_CUDA_INCLUDE` chose it; `None` when nowhere (see the module doc for the order).
+pub fn include_dir(lib: &Path) -> Option<(PathBuf, bool)> {
+    if let Some(p) = std::env::var_os("WARPSIM_CUDA_INCLUDE").filter(|p| !p.is_empty()) {
+        return Some((PathBuf::from(p), true));
+    }
+    let mut candidates = Vec::new();
+    // Beside the library: the wheels' site-packages layout, or a toolkit's lib64/../include.
+    let lib = std::fs::canonicalize(lib).unwrap_or_else(|_| lib.to_owned());
+    if let Some(dir) = lib.parent() {
+        if let Some(pkgs) = dir.parent().and_then(Path::parent) {
+            candidates.push(pkgs.join("cuda_runtime/include"));
+        }
+        if let Some(root) = dir.parent() {
+            candidates.push(root.join("include"));
+        }
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/include"));
+    candidates.extend(wheel_dirs().into_iter().map(|d| d.join(WHEEL_INCLUDE)));
+    candidates
+        .into_iter()
+        .find(|c| c.join(MARK).is_file())
+        .map(|c| (c, false))
+}
 
 /// The site-packages folders of the usual Python installs: a virtual environment, conda, the
 /// user's own (`pip install --user`), the system's and pyenv's.

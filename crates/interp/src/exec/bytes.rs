@@ -1,6 +1,12 @@
 //! Byte-addressed loads and stores (`Mem::rank` 0, from the PTX front end): each active lane's
 //! address is a byte address plus a constant offset, checked against the whole shared window
 //! or the buffer the pointer points into, priced by the bank model like any shared access.
+//!
+//! The access's width is its array's element times the vector. Elements of 4 bytes or more,
+//! and any global access of 4 bytes or more, move whole words between memory and consecutive
+//! registers; narrower ones (a 1- or 2-byte shared element, or a global access under 4 bytes)
+//! move element by element, one widened register each (`exec/narrow.rs`), a store changing
+//! only its own bytes.
 
 use super::api::{PcStats, Sample};
 use super::block::Ctx;
@@ -9,6 +15,7 @@ use super::lanes::per_lane;
 use super::memory::move_lanes;
 use super::warp::At;
 use super::{Lanes, SPARE_WORDS};
+use crate::ast::Elem;
 use crate::ir::{Mem, Space};
 use std::sync::atomic::Ordering::Relaxed;
 use warpsim_smem::{Op, WARP};
@@ -32,14 +39,19 @@ pub(super) fn access<const V3: bool>(
     }
 }
 
+/// The element of a byte-addressed access (its array's).
+#[inline]
+fn elem(cx: &Ctx, m: &Mem) -> Elem {
+    match m.space {
+        Space::Shared => cx.prog.shared[m.array as usize].elem,
+        Space::Global => cx.prog.buffers[m.array as usize].elem,
+    }
+}
+
 /// Bytes per lane of a byte-addressed access (the array's element times the vector).
 #[inline]
 fn width(cx: &Ctx, m: &Mem) -> u32 {
-    let elem = match m.space {
-        Space::Shared => cx.prog.shared[m.array as usize].elem,
-        Space::Global => cx.prog.buffers[m.array as usize].elem,
-    };
-    elem.bytes() * m.vec as u32
+    elem(cx, m).bytes() * m.vec as u32
 }
 
 fn shared<const V3: bool>(
@@ -103,9 +115,17 @@ fn shared<const V3: bool>(
     }
     let words = (width / 4) as usize;
     if let Some(race) = cx.race.as_mut() {
-        race.access(at.pc, at.w, store, at.active, &addrs, words);
+        // (The shadow is per 32-bit word: a narrow access marks the word its bytes are in.)
+        race.access(at.pc, at.w, store, at.active, &addrs, words.max(1));
     }
     let data = m.data.0 as usize;
+    let e = elem(cx, m);
+    if e.is_narrow() {
+        // 1- and 2-byte elements: packed in memory, one register each (exec/narrow.rs).
+        let regs = &mut r[data..data + m.vec as usize];
+        super::narrow::shared_move(cx.shared, regs, &addrs, at.active, e, store);
+        return Ok(());
+    }
     move_lanes::<V3>(
         cx.shared,
         &mut r[data..data + words],
@@ -137,7 +157,6 @@ pub(super) fn decode(lo: u32, hi: u32, off: u32) -> Option<(usize, u64)> {
 
 fn global(cx: &mut Ctx, at: &At, m: &Mem, store: bool, r: &mut [Lanes]) -> Result<(), Fault> {
     let width = width(cx, m);
-    let words = (width / 4) as usize;
     let a = m.idx[0].0 as usize;
     let (lo, hi, off) = (r[a], r[a + 1], r[m.idx[1].0 as usize]);
     let data = m.data.0 as usize;
@@ -165,7 +184,9 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, store: bool, r: &mut [Lanes]) -> Resul
             return Err(misaligned(cx, at, l, width, byte, name));
         }
         let at_word = (byte / 4) as usize;
-        let Some(cells) = mem.get(at_word..at_word + words) else {
+        let end = (byte + width as u64).div_ceil(4) as usize;
+        let inside = byte + width as u64 <= buf.len * buf.elem.bytes() as u64;
+        let Some(cells) = mem.get(at_word..end).filter(|_| inside) else {
             let kind = FaultKind::OutOfBounds {
                 global: true,
                 access: format!("a {width}-byte access at byte {byte} of `{}`", buf.name),
@@ -177,6 +198,16 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, store: bool, r: &mut [Lanes]) -> Resul
             };
             return Err(cx.lane_fault(at.pc, at.w, l as u32, kind, None));
         };
+        // (A narrow access of 4 bytes or more moves whole words, as a wide one: the PTX
+        // front end packs and unpacks its elements.)
+        let e = elem(cx, m);
+        if width < 4 {
+            for k in 0..m.vec as usize {
+                let b = byte + (k as u32 * e.bytes()) as u64;
+                super::narrow::global_move(mem, e, b, store, &mut r[data + k][l]);
+            }
+            continue;
+        }
         for (k, c) in cells.iter().enumerate() {
             if store {
                 c.store(r[data + k][l], Relaxed);

@@ -99,20 +99,28 @@ pub(super) fn global_access(
         lanes &= lanes - 1;
         for k in 0..vec as usize {
             let byte = (ix[l] as u64 + k as u64) * eb as u64;
-            let Some(word) = mem.get((byte / 4) as usize) else {
-                continue;
-            };
-            let shift = (byte % 4) * 8;
-            let mask = narrow::mask(eb) << shift;
-            if store {
-                let bits = (r[data + k][l] << shift) & mask;
-                word.fetch_and(!mask | bits, Relaxed);
-                word.fetch_or(bits, Relaxed);
-            } else {
-                let bits = (word.load(Relaxed) & mask) >> shift;
-                r[data + k][l] = narrow::widen(b.elem, bits);
-            }
+            global_move(mem, b.elem, byte, store, &mut r[data + k][l]);
         }
     }
     Ok(())
+}
+
+/// Moves one narrow element of `elem` at byte `byte` of a buffer's words `mem` to or from
+/// `reg` (nothing past the end). A store changes only its own bytes of the word, with atomic
+/// bit operations (see [`global_access`]).
+#[inline]
+pub(super) fn global_move(mem: &[AtomicU32], elem: Elem, byte: u64, store: bool, reg: &mut u32) {
+    let Some(word) = mem.get((byte / 4) as usize) else {
+        return;
+    };
+    let shift = (byte % 4) * 8;
+    let mask = narrow::mask(elem.bytes()) << shift;
+    if store {
+        let bits = (*reg << shift) & mask;
+        word.fetch_and(!mask | bits, Relaxed);
+        word.fetch_or(bits, Relaxed);
+    } else {
+        let bits = (word.load(Relaxed) & mask) >> shift;
+        *reg = narrow::widen(elem, bits);
+    }
 }

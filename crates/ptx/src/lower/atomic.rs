@@ -1,11 +1,9 @@
-//! `atom`/`red` on shared and global memory, 1- and 2-byte global loads, and conversions of
-//! 8- and 16-bit integers.
+//! `atom`/`red` on shared and global memory, and conversions of 8- and 16-bit integers.
 //!
 //! Atomics lower to [`Inst::Atomic`] on an element index: a shared atomic indexes a view of
 //! its variable typed as the instruction (`u32`, `s32`, `f32`), so the bank model prices it as
 //! the H200 does (`add.f32` as ptxas's compare-and-swap loop); a global one indexes the buffer
-//! its pointer came from. A narrow global load reads the aligned word that holds the element
-//! and extracts it (the buffers keep narrow elements packed in words).
+//! its pointer came from.
 
 use super::{Err, Lower, Prov};
 use warpsim_interp::ast::Elem;
@@ -153,83 +151,8 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// `ld.global[.nc].{u8,s8,u16,s16} d, [a]`: the aligned word, then the element's bits.
-    pub(super) fn narrow_global_load(
-        &mut self,
-        off: usize,
-        ty: &str,
-        args: &[String],
-    ) -> Result<(), Err> {
-        let bits: u32 = if ty.ends_with('8') { 8 } else { 16 };
-        let (base, disp) = address(args.get(1).map_or("", |a| a.as_str()), off)?;
-        let buf = match self.prov.get(&base) {
-            Some(Prov::Buffer(b)) => *b,
-            _ => {
-                return Err((
-                    off,
-                    format!("a {bits}-bit load through `{base}`, which does not come from a buffer argument"),
-                ))
-            }
-        };
-        let eb = self
-            .req
-            .buffers
-            .get(buf as usize)
-            .map_or(0, |b| b.elem.bytes());
-        if eb * 8 != bits {
-            return Err((
-                off,
-                format!("a {bits}-bit load from a buffer of {eb}-byte elements"),
-            ));
-        }
-        let (a, _) = self.reg(&base, off)?;
-        let p = self.alloc(2);
-        let d = self.konst(disp as u64, 2);
-        self.emit(Inst::Add64 { dst: p, a, b: d });
-        let (three, mask, zero, k3) = (
-            self.konst(3, 1),
-            self.konst(!3u32 as u64, 1),
-            self.konst(0, 1),
-            self.konst(3, 1),
-        );
-        let sh = self.alloc(1);
-        self.emit(Inst::And {
-            dst: sh,
-            a: p,
-            b: three,
-        });
-        self.emit(Inst::Shl {
-            dst: sh,
-            a: sh,
-            b: k3,
-        });
-        self.emit(Inst::And {
-            dst: p,
-            a: p,
-            b: mask,
-        });
-        // The whole word, as a vector of the buffer's elements (registers for each).
-        let word = self.alloc((32 / bits) as u8);
-        self.emit(Inst::Load(Mem {
-            space: Space::Global,
-            array: buf,
-            rank: 0,
-            idx: [p, zero, Reg(0)],
-            vec: (32 / bits) as u8,
-            data: word,
-        }));
-        let dst = self.reg(args[0].trim(), off)?.0;
-        self.emit(Inst::ShrU {
-            dst,
-            a: word,
-            b: sh,
-        });
-        self.extend(dst, bits, ty.starts_with('s'));
-        Ok(())
-    }
-
     /// `dst` = its low `bits` bits, zero- or sign-extended.
-    fn extend(&mut self, dst: Reg, bits: u32, signed: bool) {
+    pub(super) fn extend(&mut self, dst: Reg, bits: u32, signed: bool) {
         if signed {
             let k = self.konst((32 - bits) as u64, 1);
             self.emit(Inst::Shl { dst, a: dst, b: k });

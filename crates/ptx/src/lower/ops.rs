@@ -20,7 +20,27 @@ impl Lower<'_> {
         let r = match (parts[0], parts.get(1).copied()) {
             ("shfl", _) => self.shfl(off, op, parts, args),
             ("atom" | "red", _) => self.atomic(off, op, parts, args),
-            ("cvt", _) if parts[parts.len() - 2..].iter().any(|t| narrow(t)) => {
+            ("cvt", _) if super::convert::float_cvt_applies(parts) => {
+                self.float_cvt(off, op, parts, args)
+            }
+            ("mov", _) if args.iter().any(|a| a.contains('{')) => self.pack(off, op, parts, args),
+            (n, _)
+                if super::half::half_type(ty).is_some() && super::half::HALF_OPS.contains(&n) =>
+            {
+                self.half(off, op, parts, args)
+            }
+            (n, _)
+                if super::narrow::int16(ty)
+                    && matches!(
+                        n,
+                        "setp" | "and" | "or" | "xor" | "not" | "shl" | "shr" | "min" | "max"
+                    ) =>
+            {
+                self.int16_op(off, op, parts, args)
+            }
+            ("cvt", _)
+                if parts.len() >= 3 && parts[parts.len() - 2..].iter().any(|t| narrow(t)) =>
+            {
                 self.narrow_cvt(off, parts, args)
             }
             ("vote", _) => self.vote(off, op, parts, args),
