@@ -522,3 +522,137 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
     // 15 + 15 + 57 + 13 probes, held-out ones included.
     assert_eq!(n, 100);
 }
+
+/// Runs blocks `0..blocks` along x on `threads` OS threads at once (block `b` on thread
+/// `b % threads`), all on one global memory; returns every buffer's words.
+fn run_threads(p: &Program, blocks: u32, threads: u32) -> Vec<Vec<u32>> {
+    let cfg = Config::default();
+    let g = Global::new(p);
+    for (k, b) in p.buffers.iter().enumerate() {
+        g.write(k, &init_words(b));
+    }
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (g, cfg) = (&g, &cfg);
+            s.spawn(move || {
+                let mut st = Stats::new(p, &cfg.geometry);
+                for b in (t..blocks).step_by(threads as usize) {
+                    run_block(p, cfg, [b, 0, 0], g, &mut st).unwrap();
+                }
+            });
+        }
+    });
+    (0..p.buffers.len()).map(|k| g.read(k)).collect()
+}
+
+fn pair(m: &[u32], k: usize) -> u64 {
+    m[2 * k] as u64 | (m[2 * k + 1] as u64) << 32
+}
+
+#[test]
+fn global_64_bit_atomics_land_exactly_on_any_number_of_threads() {
+    // 64 blocks of 64 threads (g = the global thread, 0 … 4095), every one on the same few
+    // 64-bit words: u64 add of 2^32 - 1 + 2^32 (carries between the words), signed long
+    // long min/max, and/or/xor of a bit in each word, exch, a cas from 0 only one thread
+    // wins, and an f64 add. With 32-bit host atomics the carries and the signed compares
+    // of the two words would tear; here each is one 64-bit host atomic.
+    let p = prog(
+        64,
+        "(name: \"u\", ty: U32, len: 12), (name: \"s\", ty: I32, len: 4, init: Iota), \
+         (name: \"d\", ty: F64, len: 1), (name: \"won\", ty: U32, len: 1)",
+        "",
+        "Let(\"g\", \"ctaid.x * 64u + tid.x\"), \
+         Atomic(op: \"add\", at: \"u[0]\", value: [\"4294967295u\", \"1u\"]), \
+         Atomic(op: \"or\", at: \"u[2]\", value: [\"1u << (g % 32u)\", \"1u << (g / 128u)\"]), \
+         Atomic(op: \"xor\", at: \"u[4]\", value: [\"g\", \"g\"]), \
+         Atomic(op: \"max\", at: \"u[6]\", value: [\"g\", \"4095u - g\"]), \
+         Atomic(op: \"cas\", at: \"u[8]\", compare: [\"0u\", \"0u\"], value: [\"g + 1u\", \"~g\"], old: [\"clo\", \"chi\"]), \
+         If(cond: \"clo == 0u && chi == 0u\", then: [Atomic(op: \"add\", at: \"won[0]\", value: \"1u\")]), \
+         Atomic(op: \"exch\", at: \"u[10]\", value: [\"g\", \"g + 7u\"]), \
+         Atomic(op: \"min\", at: \"s[0]\", value: [\"g\", \"i32(g) - 2048\"]), \
+         Atomic(op: \"max\", at: \"s[2]\", value: [\"g\", \"2048 - i32(g)\"]), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(g) * 0.5\")",
+    );
+    let n = 4096u64;
+    for threads in [1, 2, 4] {
+        let m = run_threads(&p, 64, threads);
+        let u = &m[0];
+        assert_eq!(pair(u, 0), n * 0x1_ffff_ffff, "{threads} threads: add");
+        assert_eq!(pair(u, 1), 0xffff_ffff_ffff_ffff, "or");
+        assert_eq!(pair(u, 2), 0, "xor of 0 … 4095 in both words");
+        // max of (g, 4095 - g) as unsigned long long: the high word decides, g = 0.
+        assert_eq!(pair(u, 3), 4095 << 32, "max");
+        let c = pair(u, 4);
+        assert_eq!((c >> 32) as u32, !(c as u32 - 1), "cas: one thread's pair, whole");
+        assert_eq!(m[3][0], 1, "exactly one cas found 0");
+        let x = pair(u, 5);
+        assert_eq!(x >> 32, (x & 0xffff_ffff) + 7, "exch: one thread's pair, whole");
+        // long long min of (g, g - 2048): -2048 + 0 (signed; the initial Iota pair is
+        // 0 + 1 << 32); max of (g, 2048 - g): 2048 << 32 | 0.
+        let s = &m[1];
+        assert_eq!(pair(s, 0) as i64, -2048 << 32, "min.s64");
+        assert_eq!(pair(s, 1) as i64, 2048 << 32, "max.s64");
+        let d = f64::from_bits(pair(&m[2], 0));
+        assert_eq!(d, (0..n).map(|g| g as f64 * 0.5).sum::<f64>(), "f64 add");
+    }
+}
+
+#[test]
+fn long_long_min_max_compare_signed_on_shared_memory() {
+    // Lane 0 offers 0, lane l > 0 offers -l (a long long: high word -1); both words start
+    // at 5. As unsigned long longs every -l would be huge; signed, min ends at -31 and max
+    // stays 5.
+    let p = prog(
+        32,
+        "(name: \"out\", ty: I32, len: 4), (name: \"old\", ty: I32, len: 64)",
+        "(name: \"s\", ty: I32, dims: [4])",
+        "If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"5\"), Store(\"s[1]\", \"0\"), Store(\"s[2]\", \"5\"), Store(\"s[3]\", \"0\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"min\", at: \"s[0]\", value: [\"-i32(tid.x)\", \"tid.x == 0 ? 0 : -1\"], old: [\"lo\", \"hi\"]), \
+         Atomic(op: \"max\", at: \"s[2]\", value: [\"-i32(tid.x)\", \"tid.x == 0 ? 0 : -1\"]), \
+         SyncWarp(\"0xffffffff\"), \
+         Store(\"old[2 * tid.x]\", \"lo\"), Store(\"old[2 * tid.x + 1]\", \"hi\"), \
+         If(cond: \"tid.x < 4\", then: [Store(\"out[tid.x]\", \"s[tid.x]\")])",
+    );
+    let (m, st) = run(&p, 1);
+    assert_eq!(pair(&m[0], 0) as i64, -31, "min");
+    assert_eq!(pair(&m[0], 1) as i64, 5, "max");
+    // Rule 8's 64-bit loop on the values: every lane lowers the word, so each trip's lowest
+    // lane lands (the second half-warp's swap fails after the first's changed the word):
+    // lane 0 sees 5, lane l > 0 what lane l - 1 left, -(l - 1).
+    for l in 0..32i64 {
+        let want = if l == 0 { 5 } else { 1 - l };
+        assert_eq!(pair(&m[1], l as usize) as i64, want, "lane {l}'s old value");
+    }
+    // min: 32 trips with a swap; max: no lane would raise 5, so every lane is done after
+    // its load, no swap (the `ATOMS` executed are the min's 32).
+    assert_eq!(atom_counts(&p, &st)[4], 32);
+}
+
+#[test]
+fn racecheck_sees_both_words_of_a_64_bit_atomic() {
+    let races = |shared: &str, body: &str| {
+        let p = prog(64, OLD, shared, body);
+        let (_, st) = run(&p, 1);
+        st.races.hazards.len()
+    };
+    let u = "(name: \"s\", ty: U32, dims: [4])";
+    // Warp 0 stores the high word (s[1]) of the pair warp 1 updates at s[0], no barrier.
+    let pair = "If(cond: \"tid.x == 0\", then: [Store(\"s[1]\", \"5u\")]), \
+                If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"s[0]\", value: [\"1u\", \"0u\"])])";
+    assert!(races(u, pair) > 0, "the second word of a u64 atomic");
+    // A plain load of the high word after the pair atomics, by another warp: a race.
+    let load = "If(cond: \"tid.x < 32\", then: [Atomic(op: \"or\", at: \"s[2]\", value: [\"1u\", \"1u\"])]), \
+                If(cond: \"tid.x >= 32\", then: [Store(\"old[0]\", \"s[3]\")])";
+    assert!(races(u, load) > 0, "a load of the high word");
+    // An f64 add and a store of its high word.
+    let d = "(name: \"d\", ty: F64, dims: [2])";
+    let f64 = "If(cond: \"tid.x == 0\", then: [Store(\"old[0]\", \"u32(d[0])\")]), \
+               If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"d[0]\", value: \"f64(1)\")])";
+    assert!(races(d, f64) > 0, "an f64 add and a load of it");
+    // A __half2 atomic is one word: the next word is not touched.
+    let h = "(name: \"h\", ty: F16, dims: [8])";
+    let half2 = "If(cond: \"tid.x == 0\", then: [Store(\"h[2]\", \"f16(1.0)\")]), \
+                 If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"h[0]\", value: [\"f16(1.0)\", \"f16(1.0)\"])])";
+    assert_eq!(races(h, half2), 0, "a __half2 atomic touches one word");
+}

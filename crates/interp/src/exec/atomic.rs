@@ -1,6 +1,7 @@
 //! The handler of [`Inst::Atomic`](crate::ir::Inst::Atomic): CUDA's `atomicAdd`, `Sub`,
 //! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements, and
-//! `atomicAdd` on a shared `f64` (its two words) and on an `f16` (its half of a word, `__hadd`).
+//! `atomicAdd` on an `f64` (its two words) and on an `f16` (its half of a word, `__hadd`);
+//! pairs (64-bit and `__half2`) in [`super::atomic_pair`].
 //!
 //! **Semantics.** Every active lane's update is applied, one lane after the other, each
 //! reading the value the previous one left: the old value a lane gets back is the element
@@ -17,8 +18,8 @@
 //! together (what the shared pipe serves); [`PcStats`] keeps the loop's loads and the `ATOMS`
 //! executed apart, as Nsight counts them.
 //!
-//! **Global** atomics are functional and counted: the words are host atomics, so blocks that
-//! run in parallel on several threads never lose an update; integer results do not depend on
+//! **Global** atomics are functional and counted: the words are host atomics (64-bit ones for
+//! a 64-bit atomic), so blocks that run in parallel on several threads never lose an update; integer results do not depend on
 //! the order the blocks run in, but the old values returned, and a float sum that rounds, do
 //! (as on the GPU).
 
@@ -96,8 +97,10 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
 /// nothing reads the result).
 pub(super) fn described(op: AtomOp, elem: Elem, vec: u8) -> Atomic {
     let ty = match elem {
-        // A pair: `unsigned long long` on a u32 array, `__half2` on an f16 one.
+        // A pair: `unsigned long long` on a u32 array, `long long` on an i32 one, `__half2`
+        // on an f16 one.
         Elem::U32 if vec == 2 => AtomTy::U64,
+        Elem::I32 if vec == 2 => AtomTy::S64,
         Elem::F16 if vec == 2 => AtomTy::F16x2,
         // `atomicExch(float*, float)` is `atom.exch.b32`: PTX has no `exch.f32` (priced like
         // the integer exchange; the `gen` fuzz target found the f32 one refused at run time).
@@ -161,7 +164,7 @@ fn shared(
     ps.loop_load_conflicts += cost.loads.conflicts as u64;
     ps.atoms += cost.trips as u64;
     if let Some(race) = cx.race.as_mut() {
-        race.atomic(pc, w, active, &addrs);
+        race.atomic(pc, w, active, &addrs, elem.bytes().div_ceil(4) as usize);
     }
     if trips == 0 {
         order[0] = active;
@@ -239,8 +242,11 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     }
     let (elem, mem) = (b.elem, &cx.global.buffers[m.array as usize]);
     let d = m.data.0 as usize;
-    if m.vec == 2 {
+    if m.vec == 2 && elem == Elem::F16 {
         return super::atomic_pair::global_half2(cx, at, mem, ix, d, r);
+    }
+    if m.vec == 2 || elem == Elem::F64 {
+        return super::atomic_pair::global64(cx, at, mem, op, elem, ix, d, r);
     }
     let mut lanes = active;
     while lanes != 0 {
