@@ -221,6 +221,10 @@ impl Loader<'_> {
                      array"
                 }
                 Elem::F16 => "a pair of halves (__half2) takes `add` only (CUDA's atomicAdd)",
+                Elem::BF16 => {
+                    "atomicAdd on a __nv_bfloat162 was not measured on the H200, so warpsim does \
+                     not price it: add in f32 (atomicAdd on a float), or use __half2"
+                }
                 Elem::F64 => {
                     "an atomicAdd on a double takes one value, not a pair: write value: \"x\" \
                      with an f64 x"

@@ -146,7 +146,7 @@ impl Lower<'_> {
             "f64" if aop == AtomOp::Add => Width::F64,
             "f16x2" if aop == AtomOp::Add => Width::Half2,
             "u64" | "b64" | "s64" | "f64" | "f16x2" => {
-                return Err((off, format!("`{op}`: there is no such 64-bit atomic in CUDA (64-bit integers: add min max and or xor exch cas; f64 and f16x2: add)")))
+                return Err((off, format!("`{op}`: CUDA has no such atomic (on 64-bit integers: add min max and or xor exch cas; on f64 and f16x2: add only)")))
             }
             "bf16x2" => {
                 return Err((
