@@ -61,7 +61,11 @@ fn sixty_four_bit_and_half2_atomics_run_verified_and_priced() {
         ]
     );
     // Global ones are counted, not priced.
-    let global: Vec<_> = a.iter().filter(|x| x.1 == 0).map(|x| x.0.as_str()).collect();
+    let global: Vec<_> = a
+        .iter()
+        .filter(|x| x.1 == 0)
+        .map(|x| x.0.as_str())
+        .collect();
     assert_eq!(
         global,
         [
@@ -86,7 +90,11 @@ fn an_unread_add_of_one_is_popc_inc_as_in_ron() {
     let names: Vec<_> = a.iter().map(|x| (x.0.as_str(), x.1)).collect();
     assert_eq!(
         names,
-        [("atom.add.u32", 16), ("atom.add.u32", 16), ("red.popc.u32", 1)]
+        [
+            ("atom.add.u32", 16),
+            ("atom.add.u32", 16),
+            ("red.popc.u32", 1)
+        ]
     );
     let sh = &r["shared"];
     assert_eq!(
@@ -103,7 +111,11 @@ fn an_unread_add_of_one_is_popc_inc_as_in_ron() {
 fn unmodelled_atomics_exit_2_at_their_line() {
     for (k, line, want) in [
         ("bf16x2", 11, "bf16x2 atomics were not measured on the H200"),
-        ("buffer", 21, "`red.global.add.u64` on a buffer of f32 elements"),
+        (
+            "buffer",
+            21,
+            "`red.global.add.u64` on a buffer of f32 elements",
+        ),
         ("min_f64", 32, "CUDA has no such atomic"),
         ("misaligned", 42, "misaligned 8-byte access"),
     ] {

@@ -317,8 +317,7 @@ impl Shadow {
                 let Some(c) = self.cells.get(word) else {
                     continue;
                 };
-                let (writer, reader, reader2) =
-                    (rec(c, WRITER), rec(c, READER), rec(c, READER2));
+                let (writer, reader, reader2) = (rec(c, WRITER), rec(c, READER), rec(c, READER2));
                 let other = |r: &Rec| r.epoch == e && r.thread / 32 != w;
                 if other(&writer) && writer.pc & ATOMIC == 0 {
                     self.hazard(HazardKind::Waw, writer, true, side, word as u32);

@@ -583,10 +583,18 @@ fn global_64_bit_atomics_land_exactly_on_any_number_of_threads() {
         // max of (g, 4095 - g) as unsigned long long: the high word decides, g = 0.
         assert_eq!(pair(u, 3), 4095 << 32, "max");
         let c = pair(u, 4);
-        assert_eq!((c >> 32) as u32, !(c as u32 - 1), "cas: one thread's pair, whole");
+        assert_eq!(
+            (c >> 32) as u32,
+            !(c as u32 - 1),
+            "cas: one thread's pair, whole"
+        );
         assert_eq!(m[3][0], 1, "exactly one cas found 0");
         let x = pair(u, 5);
-        assert_eq!(x >> 32, (x & 0xffff_ffff) + 7, "exch: one thread's pair, whole");
+        assert_eq!(
+            x >> 32,
+            (x & 0xffff_ffff) + 7,
+            "exch: one thread's pair, whole"
+        );
         // long long min of (g, g - 2048): -2048 + 0 (signed; the initial Iota pair is
         // 0 + 1 << 32); max of (g, 2048 - g): 2048 << 32 | 0.
         let s = &m[1];

@@ -1,8 +1,8 @@
 //! The types callers use: how to run a block ([`Config`]), global memory ([`Global`]) and what
 //! a run did ([`Stats`]).
 
-use crate::program::Program;
 use super::words::Words;
+use crate::program::Program;
 use std::sync::atomic::Ordering::Relaxed;
 use warpsim_smem::{Geometry, WARP};
 
@@ -59,10 +59,7 @@ impl Global {
 
     /// Every buffer's words (copied out of its 64-bit storage, one buffer at a time).
     pub fn into_words(self) -> Vec<Vec<u32>> {
-        self.buffers
-            .into_iter()
-            .map(Words::into_vec)
-            .collect()
+        self.buffers.into_iter().map(Words::into_vec).collect()
     }
 
     /// A copy of buffer `buf`'s words (empty if there is no such buffer).

@@ -12,10 +12,10 @@ use super::atomic::half_add;
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind};
 use super::warp::At;
+use super::words::Words;
 use super::Lanes;
 use crate::ast::Elem;
 use crate::ir::Mem;
-use super::words::Words;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use warpsim_smem::{AtomOp, LoopData, WARP};
 
