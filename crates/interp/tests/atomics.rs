@@ -423,32 +423,57 @@ fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
 }
 
 /// A `calibration/atomics2` probe as a kernel: shared memory initialised as probe.cu's
-/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return and the whole
-/// array stored. (kind, element, shared init, atomic).
-const PROBES: [(&str, &str, &str, &str); 4] = [
+/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return (`ret`, the
+/// lane's `bytes` from byte `bytes · l`) and the whole array stored. (kind, element, shared
+/// init, atomic and the store of its return, bytes returned a lane).
+const PROBES: [(&str, &str, &str, &str, usize); 6] = [
     (
         "atom.add1.u32",
         "U32",
         "u32(k) * 7u + 3u",
-        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        4,
     ),
     (
         "atom.inc.u32",
         "U32",
         "u32(k) * 7u + 3u",
-        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\")",
+        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        4,
     ),
     (
         "atom.add.f16",
         "F16",
         "f16(f32(1 << (k / 2 % 4)))",
-        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        2,
     ),
     (
         "atom.add.f64",
         "F64",
         "f64(1)",
-        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        8,
+    ),
+    // atomicMin(long long*, 16 - (lane + 1)) on words holding 7 · (word) + 3 (the high
+    // words 0): signed, so the lanes from 16 on (negative) lower it.
+    (
+        "atom.min.s64",
+        "I32",
+        "k % 2u == 1u ? 0 : i32(k) * 7 + 3",
+        "Atomic(op: \"min\", at: \"a[o / 4]\", value: [\"15 - i32(tid.x)\", \"tid.x > 15u ? -1 : 0\"], old: [\"r\", \"r2\"]), \
+         Store(\"ret[2 * tid.x]\", \"r\"), Store(\"ret[2 * tid.x + 1]\", \"r2\")",
+        8,
+    ),
+    // atomicAdd(__nv_bfloat162*, (1.0, 0.5)) on words holding (1.0, 1.0): the old pair is
+    // the lane's returned word.
+    (
+        "atom.add.bf16x2",
+        "BF16",
+        "bf16(1.0)",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: [\"bf16(1.0)\", \"bf16(0.5)\"], old: [\"r\", \"r2\"]), \
+         Store(\"ret[2 * tid.x]\", \"r\"), Store(\"ret[2 * tid.x + 1]\", \"r2\")",
+        4,
     ),
 ];
 
@@ -460,7 +485,7 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
     let mut n = 0;
     for line in vals.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let Some(&(_, ty, init, atomic)) = PROBES.iter().find(|p| p.0 == f[1]) else {
+        let Some(&(_, ty, init, atomic, ret_bytes)) = PROBES.iter().find(|p| p.0 == f[1]) else {
             continue;
         };
         let offs: Vec<i64> = pats
@@ -472,8 +497,8 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
             .map(|o| o.parse().unwrap())
             .collect();
         let bytes = match ty {
-            "U32" => 4,
-            "F16" => 2,
+            "U32" | "I32" => 4,
+            "F16" | "BF16" => 2,
             _ => 8,
         };
         let len = 8192 / bytes;
@@ -484,17 +509,20 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
             body += &format!("If(cond: \"tid.x == {l}\", then: [Set(\"o\", \"{o}\")]), ");
         }
         body += &format!(
-            "If(cond: \"o >= 0\", then: [{atomic}, Store(\"ret[tid.x]\", \"r\")]), Barrier, \
+            "If(cond: \"o >= 0\", then: [{atomic}]), Barrier, \
              For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"mem[k]\", \"a[k]\")])"
         );
         let p = prog(
             32,
-            &format!("(name: \"ret\", ty: {ty}, len: 32), (name: \"mem\", ty: {ty}, len: {len})"),
+            &format!(
+                "(name: \"ret\", ty: {ty}, len: {}), (name: \"mem\", ty: {ty}, len: {len})",
+                32 * ret_bytes / bytes
+            ),
             &format!("(name: \"a\", ty: {ty}, dims: [{len}])"),
             &body,
         );
         let (mem, _) = run(&p, 1);
-        let rets: Vec<u64> = match bytes {
+        let rets: Vec<u64> = match ret_bytes {
             4 => mem[0].iter().map(|&w| w as u64).collect(),
             2 => mem[0]
                 .iter()
@@ -519,8 +547,8 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
         }
         n += 1;
     }
-    // 15 + 15 + 57 + 13 probes, held-out ones included.
-    assert_eq!(n, 100);
+    // 15 + 15 + 57 + 13 + 13 (min.s64) + 14 (bf16x2) probes, held-out ones included.
+    assert_eq!(n, 127);
 }
 
 /// Runs blocks `0..blocks` along x on `threads` OS threads at once (block `b` on thread

@@ -29,6 +29,7 @@ use super::fault::{global_fault, Fault, FaultKind};
 use super::warp::At;
 use super::Lanes;
 use crate::ast::Elem;
+use crate::fp16::Half;
 use crate::ir::{Mem, Space};
 use std::sync::atomic::Ordering::Relaxed;
 use warpsim_smem::{AtomOp, AtomTy, Atomic, WARP};
@@ -102,6 +103,7 @@ pub(super) fn described(op: AtomOp, elem: Elem, vec: u8) -> Atomic {
         Elem::U32 if vec == 2 => AtomTy::U64,
         Elem::I32 if vec == 2 => AtomTy::S64,
         Elem::F16 if vec == 2 => AtomTy::F16x2,
+        Elem::BF16 if vec == 2 => AtomTy::Bf16x2,
         // `atomicExch(float*, float)` is `atom.exch.b32`: PTX has no `exch.f32` (priced like
         // the integer exchange; the `gen` fuzz target found the f32 one refused at run time).
         Elem::F32 if op == AtomOp::Exch => AtomTy::B32,
@@ -205,7 +207,7 @@ fn apply_lanes(
             // atomicAdd on a __half: its 16 bits of the word, `__hadd` (rounded once).
             Elem::F16 => {
                 if let Some(cell) = cx.shared.get_mut(word) {
-                    let (new, old) = half_add(*cell, addrs[l], r[d][l]);
+                    let (new, old) = half_add(Half::F16, *cell, addrs[l], r[d][l]);
                     *cell = new;
                     r[d][l] = old;
                 }
@@ -221,12 +223,12 @@ fn apply_lanes(
     }
 }
 
-/// `word` with the half at byte address `addr` (its low or high 16 bits) increased by the half
-/// `v` as `__hadd` does; and the half's old bits.
-pub(super) fn half_add(word: u32, addr: u32, v: u32) -> (u32, u32) {
+/// `word` with the half (of format `fmt`) at byte address `addr` (its low or high 16 bits)
+/// increased by the half `v` as `__hadd` does; and the half's old bits.
+pub(super) fn half_add(fmt: Half, word: u32, addr: u32, v: u32) -> (u32, u32) {
     let sh = (addr % 4) * 8;
     let old = (word >> sh) & 0xffff;
-    let sum = crate::fp16::Half::F16.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
+    let sum = fmt.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
     ((word & !(0xffff << sh)) | (sum as u32) << sh, old)
 }
 
@@ -242,8 +244,8 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     }
     let (elem, mem) = (b.elem, &cx.global.buffers[m.array as usize]);
     let d = m.data.0 as usize;
-    if m.vec == 2 && elem == Elem::F16 {
-        return super::atomic_pair::global_half2(cx, at, mem, ix, d, r);
+    if let (2, Some(fmt)) = (m.vec, elem.half()) {
+        return super::atomic_pair::global_half2(cx, at, fmt, mem, ix, d, r);
     }
     if m.vec == 2 || elem == Elem::F64 {
         return super::atomic_pair::global64(cx, at, mem, op, elem, ix, d, r);
@@ -257,9 +259,9 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
             let (k, v) = (ix[l] as usize, r[d][l]);
             if let Some(cell) = mem.get(k / 2) {
                 let addr = (k % 2 * 2) as u32;
-                let old = cell.fetch_update(Relaxed, Relaxed, |w| Some(half_add(w, addr, v).0));
+                let old = cell.fetch_update(Relaxed, Relaxed, |w| Some(half_add(Half::F16, w, addr, v).0));
                 let (Ok(w) | Err(w)) = old;
-                r[d][l] = half_add(w, addr, v).1;
+                r[d][l] = half_add(Half::F16, w, addr, v).1;
             }
             continue;
         }

@@ -15,6 +15,7 @@ use super::warp::At;
 use super::words::Words;
 use super::Lanes;
 use crate::ast::Elem;
+use crate::fp16::Half;
 use crate::ir::Mem;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use warpsim_smem::{AtomOp, LoopData, WARP};
@@ -40,11 +41,11 @@ pub fn apply64(op: AtomOp, signed: bool, old: u64, v: u64, c: u64) -> u64 {
     }
 }
 
-/// `word` with both its halves increased by the halves `v0` (low) and `v1` (high), each as
-/// `__hadd` does (CUDA's `atomicAdd` on a `__half2`).
+/// `word` with both its halves (of format `fmt`) increased by the halves `v0` (low) and `v1`
+/// (high), each as `__hadd` does (CUDA's `atomicAdd` on a `__half2`, `__nv_bfloat162`).
 #[inline]
-pub fn half2_add(word: u32, v0: u32, v1: u32) -> u32 {
-    half_add(half_add(word, 0, v0).0, 2, v1).0
+pub fn half2_add(fmt: Half, word: u32, v0: u32, v1: u32) -> u32 {
+    half_add(fmt, half_add(fmt, word, 0, v0).0, 2, v1).0
 }
 
 /// A shared pair atomic by the active lanes at byte addresses `addrs`: priced by
@@ -65,7 +66,7 @@ pub(super) fn shared(
     ps: &mut PcStats,
 ) -> Result<(), Fault> {
     let (pc, w, active) = (at.pc, at.w, at.active);
-    let half2 = elem == Elem::F16;
+    let half2 = elem.half();
     let width = elem.bytes() * 2;
     let d = m.data.0 as usize;
     let a = super::atomic::described(op, elem, 2);
@@ -80,7 +81,7 @@ pub(super) fn shared(
         c: std::array::from_fn(|l| word(&r[d + 2], &r[d + 3], l)),
         old: [0; WARP],
     };
-    let native = !half2 && matches!(op, AtomOp::Exch | AtomOp::Cas);
+    let native = half2.is_none() && matches!(op, AtomOp::Exch | AtomOp::Cas);
     let cost = if native {
         warpsim_smem::atomic_cost(&cx.cfg.geometry, &a, width, addrs, active)
     } else {
@@ -118,7 +119,7 @@ pub(super) fn shared(
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
-        (r[d][l], r[d + 1][l]) = if half2 {
+        (r[d][l], r[d + 1][l]) = if half2.is_some() {
             (old[l] as u32 & 0xffff, old[l] as u32 >> 16)
         } else {
             (old[l] as u32, (old[l] >> 32) as u32)
@@ -133,7 +134,8 @@ struct Values<'a> {
     cells: &'a mut [u32],
     addrs: &'a Lanes,
     op: AtomOp,
-    half2: bool,
+    /// The halves' format of a `__half2`/`__nv_bfloat162` add (`None`: a 64-bit integer).
+    half2: Option<Half>,
     /// A `long long` (a pair of `i32`s): `min`/`max` signed.
     signed: bool,
     /// Each lane's operand (a `__half2`: its word) and `cas` compare value.
@@ -148,8 +150,8 @@ impl Values<'_> {
     }
     /// What lane `l`'s update makes of `seen`.
     fn next(&self, l: usize, seen: u64) -> u64 {
-        if self.half2 {
-            half2_add(seen as u32, self.v[l] as u32, (self.v[l] >> 32) as u32) as u64
+        if let Some(fmt) = self.half2 {
+            half2_add(fmt, seen as u32, self.v[l] as u32, (self.v[l] >> 32) as u32) as u64
         } else {
             apply64(self.op, self.signed, seen, self.v[l], self.c[l])
         }
@@ -159,7 +161,7 @@ impl Values<'_> {
         if let Some(c) = self.cells.get_mut(k) {
             *c = x as u32;
         }
-        if !self.half2 {
+        if self.half2.is_none() {
             if let Some(c) = self.cells.get_mut(k + 1) {
                 *c = (x >> 32) as u32;
             }
@@ -171,7 +173,7 @@ impl LoopData for Values<'_> {
     fn load(&mut self, l: usize) -> u64 {
         let k = self.word(l);
         let lo = self.cells.get(k).copied().unwrap_or(0) as u64;
-        if self.half2 {
+        if self.half2.is_some() {
             lo
         } else {
             lo | (self.cells.get(k + 1).copied().unwrap_or(0) as u64) << 32
@@ -179,7 +181,7 @@ impl LoopData for Values<'_> {
     }
     fn wants(&mut self, l: usize, seen: u64) -> bool {
         // The 64-bit min/max loops skip the swap when nothing would change (README rule 8).
-        let skip = !self.half2
+        let skip = self.half2.is_none()
             && matches!(self.op, AtomOp::Min | AtomOp::Max)
             && self.next(l, seen) == seen;
         if skip {
@@ -198,12 +200,14 @@ impl LoopData for Values<'_> {
     }
 }
 
-/// A global `__half2` add by the active lanes (lane order): a compare-and-swap loop on each
-/// lane's word, host-atomic, so blocks on other threads lose nothing. `ix`: the element
-/// indices (checked in bounds); an odd one is a misaligned 4-byte access.
+/// A global `__half2` (`fmt` F16) or `__nv_bfloat162` (Bf16) add by the active lanes (lane
+/// order): a compare-and-swap loop on each lane's word, host-atomic, so blocks on other
+/// threads lose nothing. `ix`: the element indices (checked in bounds); an odd one is a
+/// misaligned 4-byte access.
 pub(super) fn global_half2(
     cx: &Ctx,
     at: &At,
+    fmt: Half,
     mem: &[AtomicU32],
     ix: Lanes,
     d: usize,
@@ -220,7 +224,7 @@ pub(super) fn global_half2(
         let (v0, v1) = (r[d][l], r[d + 1][l]);
         if let Some(cell) = mem.get(k / 2) {
             let (Ok(old) | Err(old)) =
-                cell.fetch_update(Relaxed, Relaxed, |w| Some(half2_add(w, v0, v1)));
+                cell.fetch_update(Relaxed, Relaxed, |w| Some(half2_add(fmt, w, v0, v1)));
             (r[d][l], r[d + 1][l]) = (old & 0xffff, old >> 16);
         }
     }
@@ -330,7 +334,10 @@ mod tests {
     #[test]
     fn half2_adds_each_half_on_its_own() {
         // 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 0.5 = 0x3800, 1.5 = 0x3e00
-        assert_eq!(half2_add(0x4000_3c00, 0x4000, 0x3800), 0x4100_4200);
-        assert_eq!(half2_add(0x3c00_3800, 0x3c00, 0), 0x3c00_3e00);
+        assert_eq!(half2_add(Half::F16, 0x4000_3c00, 0x4000, 0x3800), 0x4100_4200);
+        assert_eq!(half2_add(Half::F16, 0x3c00_3800, 0x3c00, 0), 0x3c00_3e00);
+        // bf16: 1.0 = 0x3f80, 0.5 = 0x3f00, 1.5 = 0x3fc0, 2.0 = 0x4000 (the H200's first
+        // `atom_add_bf16x2` update, calibration/atomics2/values.tsv).
+        assert_eq!(half2_add(Half::Bf16, 0x3f80_3f80, 0x3f80, 0x3f00), 0x3fc0_4000);
     }
 }

@@ -185,7 +185,8 @@ impl Loader<'_> {
 
     /// `Atomic` with a pair operand: `atomicAdd(unsigned long long*, …)` and the other 64-bit
     /// ones on a `u32` array (the pair is the low and high words), `atomicMin`/`Max(long
-    /// long*, …)` on an `i32` array, or `atomicAdd(__half2*, …)` on an `f16` array (the pair
+    /// long*, …)` on an `i32` array, or `atomicAdd(__half2*, …)` on an `f16` array (a `bf16`
+    /// one: `__nv_bfloat162`; the pair
     /// is the two halves); shared or global.
     fn atomic_pair(
         &mut self,
@@ -203,12 +204,12 @@ impl Loader<'_> {
         };
         use AtomOp::*;
         // CUDA (sm_90): atomicAdd/Min/Max/And/Or/Xor/Exch/CAS on unsigned long long,
-        // atomicMin/Max on long long; atomicAdd on __half2.
+        // atomicMin/Max on long long; atomicAdd on __half2 and __nv_bfloat162.
         let allowed = matches!(
             (elem, aop),
             (Elem::U32, Add | Min | Max | And | Or | Xor | Exch | Cas)
                 | (Elem::I32, Min | Max)
-                | (Elem::F16, Add)
+                | (Elem::F16 | Elem::BF16, Add)
         );
         if !allowed {
             let help = match elem {
@@ -220,10 +221,9 @@ impl Loader<'_> {
                      atomicMax only; for the other 64-bit atomics (unsigned long long) use a u32 \
                      array"
                 }
-                Elem::F16 => "a pair of halves (__half2) takes `add` only (CUDA's atomicAdd)",
-                Elem::BF16 => {
-                    "atomicAdd on a __nv_bfloat162 was not measured on the H200, so warpsim does \
-                     not price it: add in f32 (atomicAdd on a float), or use __half2"
+                Elem::F16 | Elem::BF16 => {
+                    "a pair of halves (__half2, __nv_bfloat162) takes `add` only (CUDA's \
+                     atomicAdd)"
                 }
                 Elem::F64 => {
                     "an atomicAdd on a double takes one value, not a pair: write value: \"x\" \
@@ -231,7 +231,7 @@ impl Loader<'_> {
                 }
                 _ => {
                     "a pair operand is a 64-bit atomic on a u32 (unsigned long long) or i32 \
-                     (long long) array, or a __half2 add on an f16 array"
+                     (long long) array, or a __half2 (__nv_bfloat162) add on an f16 (bf16) array"
                 }
             };
             return Err(self.err_text(
@@ -268,6 +268,7 @@ impl Loader<'_> {
             if x % 2 != 0 && (last == 0 || even_rows) {
                 let what = match elem {
                     Elem::F16 => "a __half2 (4 bytes)",
+                    Elem::BF16 => "a __nv_bfloat162 (4 bytes)",
                     Elem::I32 => "a long long (8 bytes)",
                     _ => "an unsigned long long (8 bytes)",
                 };

@@ -3,7 +3,7 @@
 //!
 //! Atomics lower to [`Inst::Atomic`] on an element index: a shared atomic indexes a view of
 //! its variable typed as the instruction (`u32`, `s32`, `f32`, `f64`, `f16`; a 64-bit integer
-//! is a pair of `u32` words, `i32` for a signed `min`/`max`, and `f16x2` a pair of halves), so
+//! is a pair of `u32` words, `i32` for a signed `min`/`max`, `f16x2`/`bf16x2` a pair of halves), so
 //! the bank model prices it as the H200 does (`add.f32` as ptxas's compare-and-swap loop); a
 //! global one indexes the buffer its pointer came from, whose elements must fit the type
 //! ([`global_buffer`]). A narrow global load reads the aligned word that holds the element
@@ -40,23 +40,23 @@ enum Width {
     Pair64(Elem),
     /// `f64`: one 8-byte element.
     F64,
-    /// `f16x2`: two halves of one word (the register's low half is element `2i`).
-    Half2,
+    /// `f16x2` (`F16`) or `bf16x2` (`BF16`): two halves of one word (the register's low
+    /// half is element `2i`).
+    Half2(Elem),
 }
 
 impl Width {
     /// The element type of the view or buffer the atomic indexes.
     fn elem(self) -> Elem {
         match self {
-            Width::One(e) | Width::Pair64(e) => e,
+            Width::One(e) | Width::Pair64(e) | Width::Half2(e) => e,
             Width::F64 => Elem::F64,
-            Width::Half2 => Elem::F16,
         }
     }
     /// Elements per lane (the `Mem`'s `vec`).
     fn vec(self) -> u8 {
         match self {
-            Width::Pair64(_) | Width::Half2 => 2,
+            Width::Pair64(_) | Width::Half2(_) => 2,
             _ => 1,
         }
     }
@@ -65,7 +65,7 @@ impl Width {
 /// Whether an atomic of width `w` may index a buffer of `have` elements: 32-bit ones a 4-byte
 /// buffer, a 64-bit integer a `u32` buffer (`i32` for `min.s64`/`max.s64`: the signedness
 /// is the buffer's, as for a pair in a kernel), `add.f64` an `f64` one, `add.f16x2` an `f16`
-/// one.
+/// one, `add.bf16x2` a `bf16` one.
 fn global_buffer(op: &str, w: Width, have: Option<Elem>) -> Result<(), String> {
     let Some(have) = have else {
         return Err(format!("`{op}`: no such buffer"));
@@ -81,7 +81,8 @@ fn global_buffer(op: &str, w: Width, have: Option<Elem>) -> Result<(), String> {
             "U32 elements (an unsigned long long is a pair of u32 words, low first)",
         ),
         Width::F64 => (have == Elem::F64, "F64 elements"),
-        Width::Half2 => (have == Elem::F16, "F16 elements"),
+        Width::Half2(Elem::F16) => (have == Elem::F16, "F16 elements"),
+        Width::Half2(_) => (have == Elem::BF16, "BF16 elements"),
     };
     match ok {
         true => Ok(()),
@@ -94,7 +95,7 @@ fn global_buffer(op: &str, w: Width, have: Option<Elem>) -> Result<(), String> {
 impl Lower<'_> {
     /// `atom.{shared,global}.OP.TYPE d, [a], b[, c]` and `red.{shared,global}.OP.TYPE [a], b`:
     /// 32-bit types, the 64-bit ones (`u64 b64 s64`, `add.f64`; README "64-bit and `__half2`
-    /// atomics") and `add.noftz.f16x2`, lowered as the `Atomic` statement lowers (a pair of
+    /// atomics") and `add.noftz.f16x2`/`bf16x2`, lowered as the `Atomic` statement lowers (a pair of
     /// elements for 64-bit integers and `__half2`). A shared 32-bit `add` of the constant 1
     /// whose result is unread becomes `ATOMS.POPC.INC`, by the loader's own rule
     /// ([`warpsim_interp::load::ptxas_op`]).
@@ -144,20 +145,21 @@ impl Lower<'_> {
             // (an s64 add, and, …: the same bits as unsigned)
             "s64" if int64 => Width::Pair64(Elem::U32),
             "f64" if aop == AtomOp::Add => Width::F64,
-            "f16x2" if aop == AtomOp::Add => Width::Half2,
-            "u64" | "b64" | "s64" | "f64" | "f16x2" => {
-                return Err((off, format!("`{op}`: CUDA has no such atomic (on 64-bit integers: add min max and or xor exch cas; on f64 and f16x2: add only)")))
-            }
-            "bf16x2" => {
+            "f16x2" if aop == AtomOp::Add => Width::Half2(Elem::F16),
+            "bf16x2" if aop == AtomOp::Add => Width::Half2(Elem::BF16),
+            "f16x2" | "bf16x2" => {
                 return Err((
                     off,
-                    format!("`{op}`: bf16x2 atomics were not measured on the H200, so warpsim does not price them"),
+                    format!("`{op}`: of the half-pair atomics only add was measured on the H200 (README rule 10), so warpsim does not price this one"),
                 ))
+            }
+            "u64" | "b64" | "s64" | "f64" => {
+                return Err((off, format!("`{op}`: CUDA has no such atomic (on 64-bit integers: add min max and or xor exch cas; on f64: add only)")))
             }
             t => {
                 return Err((
                     off,
-                    format!("`{op}`: {t} atomics are not supported (32- and 64-bit ones and add.f16x2 are)"),
+                    format!("`{op}`: {t} atomics are not supported (32- and 64-bit ones and add.f16x2/bf16x2 are)"),
                 ))
             }
         };
@@ -242,7 +244,7 @@ impl Lower<'_> {
                 Width::One(_) => self.emit(Inst::Mov { dst: d, a: data }),
                 Width::Pair64(_) | Width::F64 => self.emit(Inst::Mov64 { dst: d, a: data }),
                 // The old halves back into one register: low | high << 16.
-                Width::Half2 => {
+                Width::Half2(_) => {
                     let k16 = self.konst(16, 1);
                     let hi = Reg(data.0 + 1);
                     self.emit(Inst::Shl {
@@ -299,7 +301,7 @@ impl Lower<'_> {
             }
             // The register's two halves, each in a register of its own (the executor adds
             // each half's low 16 bits).
-            Width::Half2 => {
+            Width::Half2(_) => {
                 let data = self.alloc(4);
                 let x = self.val(v, 1, off)?;
                 let k16 = self.konst(16, 1);
