@@ -82,6 +82,20 @@ fn sixty_four_bit_and_half2_atomics_run_verified_and_priced() {
 }
 
 #[test]
+fn bf16x2_adds_return_what_the_h200_returned() {
+    // Shared: rule 10 as for f16x2 (the generic try + 32 trips: 65 atom, 32 load wavefronts,
+    // the H200's `atom_add_bf16x2_const0`); global: counted.
+    let r = run("tests/fixtures/ptx/bf16x2.ron");
+    assert_eq!(
+        atomics(&r),
+        [
+            ("atom.add.bf16x2".to_owned(), 0, 0),
+            ("atom.add.bf16x2".to_owned(), 65, 32)
+        ]
+    );
+}
+
+#[test]
 fn an_unread_add_of_one_is_popc_inc_as_in_ron() {
     // 32 lanes on two words of banks 0 and 1: POPC.INC serves each address once (1
     // wavefront); the read add and the run-time 1 are ATOMS.ADD (16 lanes a bank: 16).
