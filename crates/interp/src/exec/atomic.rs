@@ -259,7 +259,9 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
             let (k, v) = (ix[l] as usize, r[d][l]);
             if let Some(cell) = mem.get(k / 2) {
                 let addr = (k % 2 * 2) as u32;
-                let old = cell.fetch_update(Relaxed, Relaxed, |w| Some(half_add(Half::F16, w, addr, v).0));
+                let old = cell.fetch_update(Relaxed, Relaxed, |w| {
+                    Some(half_add(Half::F16, w, addr, v).0)
+                });
                 let (Ok(w) | Err(w)) = old;
                 r[d][l] = half_add(Half::F16, w, addr, v).1;
             }

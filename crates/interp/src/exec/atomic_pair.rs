@@ -334,10 +334,16 @@ mod tests {
     #[test]
     fn half2_adds_each_half_on_its_own() {
         // 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 0.5 = 0x3800, 1.5 = 0x3e00
-        assert_eq!(half2_add(Half::F16, 0x4000_3c00, 0x4000, 0x3800), 0x4100_4200);
+        assert_eq!(
+            half2_add(Half::F16, 0x4000_3c00, 0x4000, 0x3800),
+            0x4100_4200
+        );
         assert_eq!(half2_add(Half::F16, 0x3c00_3800, 0x3c00, 0), 0x3c00_3e00);
         // bf16: 1.0 = 0x3f80, 0.5 = 0x3f00, 1.5 = 0x3fc0, 2.0 = 0x4000 (the H200's first
         // `atom_add_bf16x2` update, calibration/atomics2/values.tsv).
-        assert_eq!(half2_add(Half::Bf16, 0x3f80_3f80, 0x3f80, 0x3f00), 0x3fc0_4000);
+        assert_eq!(
+            half2_add(Half::Bf16, 0x3f80_3f80, 0x3f80, 0x3f00),
+            0x3fc0_4000
+        );
     }
 }

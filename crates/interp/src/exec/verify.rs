@@ -251,8 +251,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             }
             // A pair (vec 2): a 64-bit atomic on 32-bit integer words, or a __half2 or
             // __nv_bfloat162 add.
-            let pair =
-                m.vec == 2 && matches!(elem, Elem::F16 | Elem::BF16 | Elem::U32 | Elem::I32);
+            let pair = m.vec == 2 && matches!(elem, Elem::F16 | Elem::BF16 | Elem::U32 | Elem::I32);
             if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 && !pair {
                 return Err("an atomic with the wrong number of indices or a vector".into());
             }
