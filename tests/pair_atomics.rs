@@ -1,6 +1,7 @@
 //! Pair atomics from the command line (README "Atomics"): 64-bit (`unsigned long long`) and
 //! `__half2` atomics with every lane of the warp on one address, verified against values
-//! worked out by hand (the fixtures' `expect`s), their report rows named by type.
+//! worked out by hand (the fixtures' `expect`s), their report rows named by type; and 64-bit
+//! global atomics from many blocks, exact on one runner thread or two.
 
 fn run_json(file: &str) -> serde_json::Value {
     let out = crate::util::warpsim()
@@ -64,4 +65,39 @@ fn half2_atomics_with_every_lane_on_one_address() {
         .iter()
         .filter(|x| x.2.is_some())
         .all(|x| x.1 == 65 && x.2 == Some(32)));
+}
+
+#[test]
+fn u64_global_atomics_are_exact_on_any_number_of_threads() {
+    // tests/fixtures/u64_global_atomics.ron: 16,384 threads into 16 bins of u64 add, long
+    // long min, u64 max and or, and f64 add, verified against closed forms; the runner's
+    // blocks on one thread and on two.
+    for threads in ["1", "2"] {
+        let out = crate::util::warpsim()
+            .args([
+                "run",
+                "tests/fixtures/u64_global_atomics.ron",
+                "--format",
+                "json",
+                "--no-timing",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{threads} threads");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["verified"], true, "{threads}: {}", r["verification"]);
+        let mut a: Vec<String> = atomics(&r).into_iter().map(|x| x.0).collect();
+        a.sort();
+        assert_eq!(
+            a,
+            [
+                "atom.add.f64",
+                "atom.add.u64",
+                "atom.max.u64",
+                "atom.min.s64",
+                "atom.or.u64"
+            ]
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod limits;
 mod nvrtc;
 mod pair_atomics;
 mod ptx;
+mod ptx_atomics;
 mod ptx_classic;
 mod ptx_half;
 mod ptx_histogram;

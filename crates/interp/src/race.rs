@@ -287,11 +287,19 @@ impl Shadow {
         }
     }
 
-    /// One shared atomic by the `active` lanes of warp `w` on the words at `addrs`. Atomics
-    /// never race with each other; an atomic and a plain load or store of the same word by
+    /// One shared atomic by the `active` lanes of warp `w`: lane `l` updates `words`
+    /// consecutive words from byte address `addrs[l]` (2 for a 64-bit atomic). Atomics never
+    /// race with each other; an atomic and a plain load or store of one of its words by
     /// another warp in the same barrier interval do (either order). The atomic is recorded as
-    /// the word's writer, marked with [`ATOMIC`] in its pc.
-    pub(crate) fn atomic(&mut self, pc: usize, w: usize, active: u32, addrs: &[u32; 32]) {
+    /// each word's writer, marked with [`ATOMIC`] in its pc.
+    pub(crate) fn atomic(
+        &mut self,
+        pc: usize,
+        w: usize,
+        active: u32,
+        addrs: &[u32; 32],
+        words: usize,
+    ) {
         let e = self.epoch;
         let w = w as u32;
         let mut lanes = active;
@@ -304,27 +312,29 @@ impl Shadow {
                 thread,
                 store: true,
             };
-            let word = (addrs[l as usize] / 4) as usize;
-            let Some(c) = self.cells.get(word) else {
-                continue;
-            };
-            let (writer, reader, reader2) = (rec(c, WRITER), rec(c, READER), rec(c, READER2));
-            let other = |r: &Rec| r.epoch == e && r.thread / 32 != w;
-            if other(&writer) && writer.pc & ATOMIC == 0 {
-                self.hazard(HazardKind::Waw, writer, true, side, word as u32);
-            }
-            for r in [reader, reader2] {
-                if other(&r) {
-                    self.hazard(HazardKind::War, r, false, side, word as u32);
-                }
-            }
-            if writer.epoch != e || writer.pc & ATOMIC != 0 || writer.thread / 32 == w {
-                let me = Rec {
-                    epoch: e,
-                    thread,
-                    pc: pc as u32 | ATOMIC,
+            let at = (addrs[l as usize] / 4) as usize;
+            for word in at..at + words {
+                let Some(c) = self.cells.get(word) else {
+                    continue;
                 };
-                set(&mut self.cells[word], WRITER, me);
+                let (writer, reader, reader2) = (rec(c, WRITER), rec(c, READER), rec(c, READER2));
+                let other = |r: &Rec| r.epoch == e && r.thread / 32 != w;
+                if other(&writer) && writer.pc & ATOMIC == 0 {
+                    self.hazard(HazardKind::Waw, writer, true, side, word as u32);
+                }
+                for r in [reader, reader2] {
+                    if other(&r) {
+                        self.hazard(HazardKind::War, r, false, side, word as u32);
+                    }
+                }
+                if writer.epoch != e || writer.pc & ATOMIC != 0 || writer.thread / 32 == w {
+                    let me = Rec {
+                        epoch: e,
+                        thread,
+                        pc: pc as u32 | ATOMIC,
+                    };
+                    set(&mut self.cells[word], WRITER, me);
+                }
             }
         }
     }

@@ -423,32 +423,57 @@ fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
 }
 
 /// A `calibration/atomics2` probe as a kernel: shared memory initialised as probe.cu's
-/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return and the whole
-/// array stored. (kind, element, shared init, atomic).
-const PROBES: [(&str, &str, &str, &str); 4] = [
+/// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return (`ret`, the
+/// lane's `bytes` from byte `bytes · l`) and the whole array stored. (kind, element, shared
+/// init, atomic and the store of its return, bytes returned a lane).
+const PROBES: [(&str, &str, &str, &str, usize); 6] = [
     (
         "atom.add1.u32",
         "U32",
         "u32(k) * 7u + 3u",
-        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 4]\", value: \"1u\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        4,
     ),
     (
         "atom.inc.u32",
         "U32",
         "u32(k) * 7u + 3u",
-        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\")",
+        "Atomic(op: \"inc\", at: \"a[o / 4]\", value: \"1000u\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        4,
     ),
     (
         "atom.add.f16",
         "F16",
         "f16(f32(1 << (k / 2 % 4)))",
-        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: \"f16(tid.x + 1)\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        2,
     ),
     (
         "atom.add.f64",
         "F64",
         "f64(1)",
-        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\")",
+        "Atomic(op: \"add\", at: \"a[o / 8]\", value: \"f64(tid.x + 1)\", old: \"r\"), Store(\"ret[tid.x]\", \"r\")",
+        8,
+    ),
+    // atomicMin(long long*, 16 - (lane + 1)) on words holding 7 · (word) + 3 (the high
+    // words 0): signed, so the lanes from 16 on (negative) lower it.
+    (
+        "atom.min.s64",
+        "I32",
+        "k % 2u == 1u ? 0 : i32(k) * 7 + 3",
+        "Atomic(op: \"min\", at: \"a[o / 4]\", value: [\"15 - i32(tid.x)\", \"tid.x > 15u ? -1 : 0\"], old: [\"r\", \"r2\"]), \
+         Store(\"ret[2 * tid.x]\", \"r\"), Store(\"ret[2 * tid.x + 1]\", \"r2\")",
+        8,
+    ),
+    // atomicAdd(__nv_bfloat162*, (1.0, 0.5)) on words holding (1.0, 1.0): the old pair is
+    // the lane's returned word.
+    (
+        "atom.add.bf16x2",
+        "BF16",
+        "bf16(1.0)",
+        "Atomic(op: \"add\", at: \"a[o / 2]\", value: [\"bf16(1.0)\", \"bf16(0.5)\"], old: [\"r\", \"r2\"]), \
+         Store(\"ret[2 * tid.x]\", \"r\"), Store(\"ret[2 * tid.x + 1]\", \"r2\")",
+        4,
     ),
 ];
 
@@ -460,7 +485,7 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
     let mut n = 0;
     for line in vals.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let Some(&(_, ty, init, atomic)) = PROBES.iter().find(|p| p.0 == f[1]) else {
+        let Some(&(_, ty, init, atomic, ret_bytes)) = PROBES.iter().find(|p| p.0 == f[1]) else {
             continue;
         };
         let offs: Vec<i64> = pats
@@ -472,8 +497,8 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
             .map(|o| o.parse().unwrap())
             .collect();
         let bytes = match ty {
-            "U32" => 4,
-            "F16" => 2,
+            "U32" | "I32" => 4,
+            "F16" | "BF16" => 2,
             _ => 8,
         };
         let len = 8192 / bytes;
@@ -484,17 +509,20 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
             body += &format!("If(cond: \"tid.x == {l}\", then: [Set(\"o\", \"{o}\")]), ");
         }
         body += &format!(
-            "If(cond: \"o >= 0\", then: [{atomic}, Store(\"ret[tid.x]\", \"r\")]), Barrier, \
+            "If(cond: \"o >= 0\", then: [{atomic}]), Barrier, \
              For(var: \"k\", from: \"tid.x\", to: \"{len}\", step: 32, body: [Store(\"mem[k]\", \"a[k]\")])"
         );
         let p = prog(
             32,
-            &format!("(name: \"ret\", ty: {ty}, len: 32), (name: \"mem\", ty: {ty}, len: {len})"),
+            &format!(
+                "(name: \"ret\", ty: {ty}, len: {}), (name: \"mem\", ty: {ty}, len: {len})",
+                32 * ret_bytes / bytes
+            ),
             &format!("(name: \"a\", ty: {ty}, dims: [{len}])"),
             &body,
         );
         let (mem, _) = run(&p, 1);
-        let rets: Vec<u64> = match bytes {
+        let rets: Vec<u64> = match ret_bytes {
             4 => mem[0].iter().map(|&w| w as u64).collect(),
             2 => mem[0]
                 .iter()
@@ -519,6 +547,148 @@ fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
         }
         n += 1;
     }
-    // 15 + 15 + 57 + 13 probes, held-out ones included.
-    assert_eq!(n, 100);
+    // 15 + 15 + 57 + 13 + 13 (min.s64) + 14 (bf16x2) probes, held-out ones included.
+    assert_eq!(n, 127);
+}
+
+/// Runs blocks `0..blocks` along x on `threads` OS threads at once (block `b` on thread
+/// `b % threads`), all on one global memory; returns every buffer's words.
+fn run_threads(p: &Program, blocks: u32, threads: u32) -> Vec<Vec<u32>> {
+    let cfg = Config::default();
+    let g = Global::new(p);
+    for (k, b) in p.buffers.iter().enumerate() {
+        g.write(k, &init_words(b));
+    }
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (g, cfg) = (&g, &cfg);
+            s.spawn(move || {
+                let mut st = Stats::new(p, &cfg.geometry);
+                for b in (t..blocks).step_by(threads as usize) {
+                    run_block(p, cfg, [b, 0, 0], g, &mut st).unwrap();
+                }
+            });
+        }
+    });
+    (0..p.buffers.len()).map(|k| g.read(k)).collect()
+}
+
+fn pair(m: &[u32], k: usize) -> u64 {
+    m[2 * k] as u64 | (m[2 * k + 1] as u64) << 32
+}
+
+#[test]
+fn global_64_bit_atomics_land_exactly_on_any_number_of_threads() {
+    // 64 blocks of 64 threads (g = the global thread, 0 … 4095), every one on the same few
+    // 64-bit words: u64 add of 2^32 - 1 + 2^32 (carries between the words), signed long
+    // long min/max, and/or/xor of a bit in each word, exch, a cas from 0 only one thread
+    // wins, and an f64 add. With 32-bit host atomics the carries and the signed compares
+    // of the two words would tear; here each is one 64-bit host atomic.
+    let p = prog(
+        64,
+        "(name: \"u\", ty: U32, len: 12), (name: \"s\", ty: I32, len: 4, init: Iota), \
+         (name: \"d\", ty: F64, len: 1), (name: \"won\", ty: U32, len: 1)",
+        "",
+        "Let(\"g\", \"ctaid.x * 64u + tid.x\"), \
+         Atomic(op: \"add\", at: \"u[0]\", value: [\"4294967295u\", \"1u\"]), \
+         Atomic(op: \"or\", at: \"u[2]\", value: [\"1u << (g % 32u)\", \"1u << (g / 128u)\"]), \
+         Atomic(op: \"xor\", at: \"u[4]\", value: [\"g\", \"g\"]), \
+         Atomic(op: \"max\", at: \"u[6]\", value: [\"g\", \"4095u - g\"]), \
+         Atomic(op: \"cas\", at: \"u[8]\", compare: [\"0u\", \"0u\"], value: [\"g + 1u\", \"~g\"], old: [\"clo\", \"chi\"]), \
+         If(cond: \"clo == 0u && chi == 0u\", then: [Atomic(op: \"add\", at: \"won[0]\", value: \"1u\")]), \
+         Atomic(op: \"exch\", at: \"u[10]\", value: [\"g\", \"g + 7u\"]), \
+         Atomic(op: \"min\", at: \"s[0]\", value: [\"g\", \"i32(g) - 2048\"]), \
+         Atomic(op: \"max\", at: \"s[2]\", value: [\"g\", \"2048 - i32(g)\"]), \
+         Atomic(op: \"add\", at: \"d[0]\", value: \"f64(g) * 0.5\")",
+    );
+    let n = 4096u64;
+    for threads in [1, 2, 4] {
+        let m = run_threads(&p, 64, threads);
+        let u = &m[0];
+        assert_eq!(pair(u, 0), n * 0x1_ffff_ffff, "{threads} threads: add");
+        assert_eq!(pair(u, 1), 0xffff_ffff_ffff_ffff, "or");
+        assert_eq!(pair(u, 2), 0, "xor of 0 … 4095 in both words");
+        // max of (g, 4095 - g) as unsigned long long: the high word decides, g = 0.
+        assert_eq!(pair(u, 3), 4095 << 32, "max");
+        let c = pair(u, 4);
+        assert_eq!(
+            (c >> 32) as u32,
+            !(c as u32 - 1),
+            "cas: one thread's pair, whole"
+        );
+        assert_eq!(m[3][0], 1, "exactly one cas found 0");
+        let x = pair(u, 5);
+        assert_eq!(
+            x >> 32,
+            (x & 0xffff_ffff) + 7,
+            "exch: one thread's pair, whole"
+        );
+        // long long min of (g, g - 2048): -2048 + 0 (signed; the initial Iota pair is
+        // 0 + 1 << 32); max of (g, 2048 - g): 2048 << 32 | 0.
+        let s = &m[1];
+        assert_eq!(pair(s, 0) as i64, -2048 << 32, "min.s64");
+        assert_eq!(pair(s, 1) as i64, 2048 << 32, "max.s64");
+        let d = f64::from_bits(pair(&m[2], 0));
+        assert_eq!(d, (0..n).map(|g| g as f64 * 0.5).sum::<f64>(), "f64 add");
+    }
+}
+
+#[test]
+fn long_long_min_max_compare_signed_on_shared_memory() {
+    // Lane 0 offers 0, lane l > 0 offers -l (a long long: high word -1); both words start
+    // at 5. As unsigned long longs every -l would be huge; signed, min ends at -31 and max
+    // stays 5.
+    let p = prog(
+        32,
+        "(name: \"out\", ty: I32, len: 4), (name: \"old\", ty: I32, len: 64)",
+        "(name: \"s\", ty: I32, dims: [4])",
+        "If(cond: \"tid.x == 0\", then: [Store(\"s[0]\", \"5\"), Store(\"s[1]\", \"0\"), Store(\"s[2]\", \"5\"), Store(\"s[3]\", \"0\")]), \
+         SyncWarp(\"0xffffffff\"), \
+         Atomic(op: \"min\", at: \"s[0]\", value: [\"-i32(tid.x)\", \"tid.x == 0 ? 0 : -1\"], old: [\"lo\", \"hi\"]), \
+         Atomic(op: \"max\", at: \"s[2]\", value: [\"-i32(tid.x)\", \"tid.x == 0 ? 0 : -1\"]), \
+         SyncWarp(\"0xffffffff\"), \
+         Store(\"old[2 * tid.x]\", \"lo\"), Store(\"old[2 * tid.x + 1]\", \"hi\"), \
+         If(cond: \"tid.x < 4\", then: [Store(\"out[tid.x]\", \"s[tid.x]\")])",
+    );
+    let (m, st) = run(&p, 1);
+    assert_eq!(pair(&m[0], 0) as i64, -31, "min");
+    assert_eq!(pair(&m[0], 1) as i64, 5, "max");
+    // Rule 8's 64-bit loop on the values: every lane lowers the word, so each trip's lowest
+    // lane lands (the second half-warp's swap fails after the first's changed the word):
+    // lane 0 sees 5, lane l > 0 what lane l - 1 left, -(l - 1).
+    for l in 0..32i64 {
+        let want = if l == 0 { 5 } else { 1 - l };
+        assert_eq!(pair(&m[1], l as usize) as i64, want, "lane {l}'s old value");
+    }
+    // min: 32 trips with a swap; max: no lane would raise 5, so every lane is done after
+    // its load, no swap (the `ATOMS` executed are the min's 32).
+    assert_eq!(atom_counts(&p, &st)[4], 32);
+}
+
+#[test]
+fn racecheck_sees_both_words_of_a_64_bit_atomic() {
+    let races = |shared: &str, body: &str| {
+        let p = prog(64, OLD, shared, body);
+        let (_, st) = run(&p, 1);
+        st.races.hazards.len()
+    };
+    let u = "(name: \"s\", ty: U32, dims: [4])";
+    // Warp 0 stores the high word (s[1]) of the pair warp 1 updates at s[0], no barrier.
+    let pair = "If(cond: \"tid.x == 0\", then: [Store(\"s[1]\", \"5u\")]), \
+                If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"s[0]\", value: [\"1u\", \"0u\"])])";
+    assert!(races(u, pair) > 0, "the second word of a u64 atomic");
+    // A plain load of the high word after the pair atomics, by another warp: a race.
+    let load = "If(cond: \"tid.x < 32\", then: [Atomic(op: \"or\", at: \"s[2]\", value: [\"1u\", \"1u\"])]), \
+                If(cond: \"tid.x >= 32\", then: [Store(\"old[0]\", \"s[3]\")])";
+    assert!(races(u, load) > 0, "a load of the high word");
+    // An f64 add and a store of its high word.
+    let d = "(name: \"d\", ty: F64, dims: [2])";
+    let f64 = "If(cond: \"tid.x == 0\", then: [Store(\"old[0]\", \"u32(d[0])\")]), \
+               If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"d[0]\", value: \"f64(1)\")])";
+    assert!(races(d, f64) > 0, "an f64 add and a load of it");
+    // A __half2 atomic is one word: the next word is not touched.
+    let h = "(name: \"h\", ty: F16, dims: [8])";
+    let half2 = "If(cond: \"tid.x == 0\", then: [Store(\"h[2]\", \"f16(1.0)\")]), \
+                 If(cond: \"tid.x >= 32\", then: [Atomic(op: \"add\", at: \"h[0]\", value: [\"f16(1.0)\", \"f16(1.0)\"])])";
+    assert_eq!(races(h, half2), 0, "a __half2 atomic touches one word");
 }

@@ -1,5 +1,5 @@
 //! Pair atomics in kernels (README "Atomics"): 64-bit `atomicAdd`/`Min`/`Max` on a shared
-//! `u32` array and `atomicAdd` on a `__half2`, run as kernels on every single-warp pattern the
+//! `u32` array, `atomicMin` on a `long long` (an `i32` array) and `atomicAdd` on a `__half2` or `__nv_bfloat162`, run as kernels on every single-warp pattern the
 //! H200 measured for them (`tests/fixtures/h200/atomics2_*`, the held-out set included, with
 //! the probe's initial memory and operands: calibration/atomics2/probe.cu), and the priced
 //! shared counters compared with the H200's.
@@ -18,20 +18,37 @@ fn fixture(file: &str) -> String {
 
 /// A kernel applying the pattern's atomic at byte addresses `addrs` (-1: inactive lane), the
 /// memory set up as the probe did: the 8-byte element at byte `o` holds `7 * (o / 4) + 3`,
-/// the halves zero; lane `l` applies `l + 1` (both halves for a `__half2`).
+/// the halves zero; lane `l` applies `l + 1` (both halves for a `__half2`; a `long long`
+/// min: `15 - l`).
 fn kernel(op: &str, addrs: &[i64]) -> Program {
     let half2 = op.ends_with("f16x2");
+    let (ty, conv) = match op.ends_with("bf16x2") {
+        true => ("BF16", "bf16"),
+        false => ("F16", "f16"),
+    };
     let top = addrs.iter().copied().max().unwrap_or(0).max(0) as u64;
     let name = op.split('.').nth(1).unwrap();
     let (shared, init, atomic) = if half2 {
         let n = top / 2 + 2;
         (
-            format!("(name: \"s\", ty: F16, dims: [{n}])"),
+            format!("(name: \"s\", ty: {ty}, dims: [{n}])"),
             format!(
-                "For(var: \"j\", from: \"i32(tid.x)\", to: {n}, step: 32, body: [Store(\"s[j]\", \"f16(0.0)\")])"
+                "For(var: \"j\", from: \"i32(tid.x)\", to: {n}, step: 32, body: [Store(\"s[j]\", \"{conv}(0.0)\")])"
             ),
             format!(
-                "Atomic(op: \"{name}\", at: \"s[k / 2]\", value: [\"f16(tid.x + 1)\", \"f16(tid.x + 1)\"])"
+                "Atomic(op: \"{name}\", at: \"s[k / 2]\", value: [\"{conv}(tid.x + 1)\", \"{conv}(tid.x + 1)\"])"
+            ),
+        )
+    } else if op == "atom.min.s64" {
+        // atomicMin(long long*, 16 - (lane + 1)): negative from lane 16 on.
+        let n = top / 8 + 1;
+        (
+            format!("(name: \"s\", ty: I32, dims: [{}])", 2 * n),
+            format!(
+                "For(var: \"j\", from: \"i32(tid.x)\", to: {n}, step: 32, body: [Store(\"s[2 * j]\", \"14 * j + 3\"), Store(\"s[2 * j + 1]\", \"0\")])"
+            ),
+            format!(
+                "Atomic(op: \"{name}\", at: \"s[k / 4]\", value: [\"15 - i32(tid.x)\", \"tid.x > 15u ? -1 : 0\"])"
             ),
         )
     } else {
@@ -91,6 +108,8 @@ fn check(patterns: &str, measured: &str) -> usize {
                 | "atom.max.u64"
                 | "atom.add.f16x2"
                 | "red.add.f16x2"
+                | "atom.add.bf16x2"
+                | "atom.min.s64"
         ) {
             continue;
         }

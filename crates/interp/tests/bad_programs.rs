@@ -36,6 +36,7 @@ fn load_errors_say_what_and_where() {
         "huge_sum",
         "shfl_divergent",
         "narrow_misaligned",
+        "pair_global_misaligned",
     ];
     let mut checked = 0;
     for (path, src, expect) in corpus() {

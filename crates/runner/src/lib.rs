@@ -281,9 +281,12 @@ fn atomic_row(
         }
     }
     let ty = match elem {
-        // A pair atomic (README "Atomics"): unsigned long long on u32 words, or __half2.
+        // A pair atomic (README "Atomics"): unsigned long long on u32 words, long long on
+        // i32 words, __half2 or __nv_bfloat162.
         warpsim_interp::ast::Elem::U32 if m.vec == 2 => "u64",
+        warpsim_interp::ast::Elem::I32 if m.vec == 2 => "s64",
         warpsim_interp::ast::Elem::F16 if m.vec == 2 => "f16x2",
+        warpsim_interp::ast::Elem::BF16 if m.vec == 2 => "bf16x2",
         warpsim_interp::ast::Elem::F32 => "f32",
         warpsim_interp::ast::Elem::F64 => "f64",
         warpsim_interp::ast::Elem::F16 => "f16",

@@ -1,8 +1,9 @@
 //! The types callers use: how to run a block ([`Config`]), global memory ([`Global`]) and what
 //! a run did ([`Stats`]).
 
+use super::words::Words;
 use crate::program::Program;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use warpsim_smem::{Geometry, WARP};
 
 /// How to run a block.
@@ -39,8 +40,9 @@ impl Default for Config {
 /// parallel on several threads; every access is a `Relaxed` atomic load or store.
 #[derive(Debug, Default)]
 pub struct Global {
-    /// The words of each buffer, in the order of [`Program::buffers`].
-    pub buffers: Vec<Box<[AtomicU32]>>,
+    /// The words of each buffer, in the order of [`Program::buffers`] (8-byte aligned, so
+    /// an even pair of words is also a 64-bit host atomic: [`Words::pair`]).
+    pub buffers: Vec<Words>,
 }
 
 impl Global {
@@ -50,22 +52,14 @@ impl Global {
             buffers: prog
                 .buffers
                 .iter()
-                .map(|b| (0..b.words()).map(|_| AtomicU32::new(0)).collect())
+                .map(|b| Words::zeroed(b.words() as usize))
                 .collect(),
         }
     }
 
-    /// Every buffer's words, without copying them (the allocations are reused).
+    /// Every buffer's words (copied out of its 64-bit storage, one buffer at a time).
     pub fn into_words(self) -> Vec<Vec<u32>> {
-        self.buffers
-            .into_iter()
-            .map(|b| {
-                b.into_vec()
-                    .into_iter()
-                    .map(AtomicU32::into_inner)
-                    .collect()
-            })
-            .collect()
+        self.buffers.into_iter().map(Words::into_vec).collect()
     }
 
     /// A copy of buffer `buf`'s words (empty if there is no such buffer).

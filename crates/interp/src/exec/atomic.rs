@@ -1,6 +1,7 @@
 //! The handler of [`Inst::Atomic`](crate::ir::Inst::Atomic): CUDA's `atomicAdd`, `Sub`,
 //! `Min`, `Max`, `And`, `Or`, `Xor`, `Exch`, `CAS`, `Inc`, `Dec` on 32-bit elements, and
-//! `atomicAdd` on a shared `f64` (its two words) and on an `f16` (its half of a word, `__hadd`).
+//! `atomicAdd` on an `f64` (its two words) and on an `f16` (its half of a word, `__hadd`);
+//! pairs (64-bit and `__half2`) in [`super::atomic_pair`].
 //!
 //! **Semantics.** Every active lane's update is applied, one lane after the other, each
 //! reading the value the previous one left: the old value a lane gets back is the element
@@ -17,8 +18,8 @@
 //! together (what the shared pipe serves); [`PcStats`] keeps the loop's loads and the `ATOMS`
 //! executed apart, as Nsight counts them.
 //!
-//! **Global** atomics are functional and counted: the words are host atomics, so blocks that
-//! run in parallel on several threads never lose an update; integer results do not depend on
+//! **Global** atomics are functional and counted: the words are host atomics (64-bit ones for
+//! a 64-bit atomic), so blocks that run in parallel on several threads never lose an update; integer results do not depend on
 //! the order the blocks run in, but the old values returned, and a float sum that rounds, do
 //! (as on the GPU).
 
@@ -28,6 +29,7 @@ use super::fault::{global_fault, Fault, FaultKind};
 use super::warp::At;
 use super::Lanes;
 use crate::ast::Elem;
+use crate::fp16::Half;
 use crate::ir::{Mem, Space};
 use std::sync::atomic::Ordering::Relaxed;
 use warpsim_smem::{AtomOp, AtomTy, Atomic, WARP};
@@ -96,9 +98,12 @@ pub fn apply(op: AtomOp, elem: Elem, old: u32, v: u32, c: u32) -> u32 {
 /// nothing reads the result).
 pub(super) fn described(op: AtomOp, elem: Elem, vec: u8) -> Atomic {
     let ty = match elem {
-        // A pair: `unsigned long long` on a u32 array, `__half2` on an f16 one.
+        // A pair: `unsigned long long` on a u32 array, `long long` on an i32 one, `__half2`
+        // on an f16 one.
         Elem::U32 if vec == 2 => AtomTy::U64,
+        Elem::I32 if vec == 2 => AtomTy::S64,
         Elem::F16 if vec == 2 => AtomTy::F16x2,
+        Elem::BF16 if vec == 2 => AtomTy::Bf16x2,
         // `atomicExch(float*, float)` is `atom.exch.b32`: PTX has no `exch.f32` (priced like
         // the integer exchange; the `gen` fuzz target found the f32 one refused at run time).
         Elem::F32 if op == AtomOp::Exch => AtomTy::B32,
@@ -161,7 +166,7 @@ fn shared(
     ps.loop_load_conflicts += cost.loads.conflicts as u64;
     ps.atoms += cost.trips as u64;
     if let Some(race) = cx.race.as_mut() {
-        race.atomic(pc, w, active, &addrs);
+        race.atomic(pc, w, active, &addrs, elem.bytes().div_ceil(4) as usize);
     }
     if trips == 0 {
         order[0] = active;
@@ -202,7 +207,7 @@ fn apply_lanes(
             // atomicAdd on a __half: its 16 bits of the word, `__hadd` (rounded once).
             Elem::F16 => {
                 if let Some(cell) = cx.shared.get_mut(word) {
-                    let (new, old) = half_add(*cell, addrs[l], r[d][l]);
+                    let (new, old) = half_add(Half::F16, *cell, addrs[l], r[d][l]);
                     *cell = new;
                     r[d][l] = old;
                 }
@@ -218,12 +223,12 @@ fn apply_lanes(
     }
 }
 
-/// `word` with the half at byte address `addr` (its low or high 16 bits) increased by the half
-/// `v` as `__hadd` does; and the half's old bits.
-pub(super) fn half_add(word: u32, addr: u32, v: u32) -> (u32, u32) {
+/// `word` with the half (of format `fmt`) at byte address `addr` (its low or high 16 bits)
+/// increased by the half `v` as `__hadd` does; and the half's old bits.
+pub(super) fn half_add(fmt: Half, word: u32, addr: u32, v: u32) -> (u32, u32) {
     let sh = (addr % 4) * 8;
     let old = (word >> sh) & 0xffff;
-    let sum = crate::fp16::Half::F16.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
+    let sum = fmt.arith(crate::fp16::HalfOp::Add, old as u16, v as u16, 0);
     ((word & !(0xffff << sh)) | (sum as u32) << sh, old)
 }
 
@@ -239,8 +244,11 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     }
     let (elem, mem) = (b.elem, &cx.global.buffers[m.array as usize]);
     let d = m.data.0 as usize;
-    if m.vec == 2 {
-        return super::atomic_pair::global_half2(cx, at, mem, ix, d, r);
+    if let (2, Some(fmt)) = (m.vec, elem.half()) {
+        return super::atomic_pair::global_half2(cx, at, fmt, mem, ix, d, r);
+    }
+    if m.vec == 2 || elem == Elem::F64 {
+        return super::atomic_pair::global64(cx, at, mem, op, elem, ix, d, r);
     }
     let mut lanes = active;
     while lanes != 0 {
@@ -251,9 +259,11 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
             let (k, v) = (ix[l] as usize, r[d][l]);
             if let Some(cell) = mem.get(k / 2) {
                 let addr = (k % 2 * 2) as u32;
-                let old = cell.fetch_update(Relaxed, Relaxed, |w| Some(half_add(w, addr, v).0));
+                let old = cell.fetch_update(Relaxed, Relaxed, |w| {
+                    Some(half_add(Half::F16, w, addr, v).0)
+                });
                 let (Ok(w) | Err(w)) = old;
-                r[d][l] = half_add(w, addr, v).1;
+                r[d][l] = half_add(Half::F16, w, addr, v).1;
             }
             continue;
         }

@@ -63,6 +63,7 @@ mod narrow;
 mod verify;
 mod warp;
 mod warpops;
+mod words;
 
 #[cfg(test)]
 mod tests;
@@ -71,6 +72,7 @@ pub use api::{Config, Global, PcStats, Sample, Stats};
 pub use block::{run_block, Verified};
 pub use fault::{Fault, FaultKind, MaskError};
 pub use hook::Hook;
+pub use words::Words;
 
 /// One register: a 32-bit value per lane.
 type Lanes = [u32; WARP];

@@ -245,14 +245,13 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
             if !matches!(
                 elem,
-                Elem::I32 | Elem::U32 | Elem::F32 | Elem::F64 | Elem::F16
-            ) || elem == Elem::F64 && m.space == Space::Global
-            {
+                Elem::I32 | Elem::U32 | Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16
+            ) {
                 return Err(format!("an atomic on {elem} elements"));
             }
-            // A pair (vec 2): a shared 64-bit atomic on u32 words, or a __half2 add.
-            let pair =
-                m.vec == 2 && (elem == Elem::F16 || elem == Elem::U32 && m.space == Space::Shared);
+            // A pair (vec 2): a 64-bit atomic on 32-bit integer words, or a __half2 or
+            // __nv_bfloat162 add.
+            let pair = m.vec == 2 && matches!(elem, Elem::F16 | Elem::BF16 | Elem::U32 | Elem::I32);
             if m.rank as usize != rank || !(1..=3).contains(&rank) || m.vec != 1 && !pair {
                 return Err("an atomic with the wrong number of indices or a vector".into());
             }

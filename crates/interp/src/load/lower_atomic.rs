@@ -3,11 +3,39 @@
 //! old value over the first, and `old` names a copy of it. A pair operand (`value: ["lo",
 //! "hi"]`) is a 64-bit atomic on a `u32` array or a `__half2` add on an `f16` array: an
 //! access of two elements (`vec` 2) at an even index, its words or halves in consecutive
-//! registers.
+//! registers; on an `i32` array it is a `long long` (`min`/`max`).
+//!
+//! [`ptxas_op`] is ptxas's choice of `ATOMS.POPC.INC` (README rule 9), shared with the PTX
+//! front end.
 
 use super::*;
 use crate::ast::Operand;
 use warpsim_smem::{AtomOp, ATOM_OPS};
+
+/// The operation ptxas compiles an atomic to (README rule 9): a shared 32-bit integer `add`
+/// of the constant 1 (`operand`: the operand's value when it is a constant) whose result
+/// nobody reads becomes `ATOMS.POPC.INC` ([`AtomOp::PopcInc`]), the lanes on one address
+/// aggregated; anything else (a run-time operand, even one holding 1, a read result, another
+/// constant, `sub`, another type or space) stays `op`. The RON loader and the PTX front end
+/// both ask this.
+pub fn ptxas_op(
+    op: AtomOp,
+    space: Space,
+    elem: Elem,
+    result_read: bool,
+    operand: Option<i64>,
+) -> AtomOp {
+    let popc = op == AtomOp::Add
+        && space == Space::Shared
+        && matches!(elem, Elem::I32 | Elem::U32)
+        && !result_read
+        && operand == Some(1);
+    if popc {
+        AtomOp::PopcInc
+    } else {
+        op
+    }
+}
 
 impl Loader<'_> {
     /// `Atomic(op, at, value, compare, old)`.
@@ -65,8 +93,7 @@ impl Loader<'_> {
             unreachable!("array_of checks")
         };
         // CUDA's atomics on 32-bit elements: atomicAdd/Exch on float too; Inc/Dec on unsigned;
-        // atomicAdd on a double (shared only here: global words are 32-bit host atomics) and
-        // on a __half (README rules 8 and 10).
+        // atomicAdd on a double and on a __half (README rules 8 and 10).
         if pair {
             return self.atomic_pair(op, at, value, compare, old, (name, aop));
         }
@@ -74,18 +101,13 @@ impl Loader<'_> {
             (Elem::I32 | Elem::U32, AtomOp::Inc | AtomOp::Dec) => elem == Elem::U32,
             (Elem::I32 | Elem::U32, _) => true,
             (Elem::F32, AtomOp::Add | AtomOp::Exch) => true,
-            (Elem::F64, AtomOp::Add) => space == Space::Shared,
+            (Elem::F64, AtomOp::Add) => true,
             (Elem::F16, AtomOp::Add) => true,
             _ => false,
         };
         if !allowed {
             let help = match elem {
                 Elem::F32 => "f32 elements take `add` and `exch` (CUDA's float atomics)".to_owned(),
-                Elem::F64 if aop == AtomOp::Add => {
-                    "an f64 atomicAdd works on shared arrays only here (global buffers are \
-                     32-bit words): add into a shared array, then store"
-                        .to_owned()
-                }
                 Elem::F64 | Elem::F16 => {
                     "f64 and f16 elements take `add` only (CUDA's atomicAdd)".to_owned()
                 }
@@ -93,7 +115,7 @@ impl Loader<'_> {
                     "`inc` and `dec` are unsigned (atomicInc/atomicDec): use a u32 array".to_owned()
                 }
                 _ => "atomics work on i32, u32 and f32 elements (4 bytes), and `add` on f64 \
-                      (shared) and f16"
+                      and f16"
                     .to_owned(),
             };
             return Err(self.err_text(
@@ -126,16 +148,13 @@ impl Loader<'_> {
             let (vn, vsite) = self.parse_expr(t)?;
             let v = self.expr(&vn, vsite)?;
             // ptxas compiles a shared 32-bit integer `atomicAdd(&x, 1)` whose result is unused
-            // to ATOMS.POPC.INC.32 (lanes on one address aggregated; README rule 9). A
-            // run-time operand (a register, even one holding 1) stays ATOMS.ADD.
-            if k == 0
-                && aop == AtomOp::Add
-                && space == Space::Shared
-                && matches!(elem, Elem::I32 | Elem::U32)
-                && old.is_none()
-                && matches!(v, Val::Const(Const::Int(1, _)))
-            {
-                aop = AtomOp::PopcInc;
+            // to ATOMS.POPC.INC.32 (README rule 9).
+            if k == 0 {
+                let konst = match v {
+                    Val::Const(Const::Int(x, _)) => Some(x),
+                    _ => None,
+                };
+                aop = ptxas_op(aop, space, elem, old.is_some(), konst);
             }
             let v = self.coerce(v, ty, vsite, &vn, "the element type")?;
             // (A loaded or computed operand is written there directly; a variable or a
@@ -165,8 +184,10 @@ impl Loader<'_> {
     }
 
     /// `Atomic` with a pair operand: `atomicAdd(unsigned long long*, …)` and the other 64-bit
-    /// ones on a shared `u32` array (the pair is the low and high words), or
-    /// `atomicAdd(__half2*, …)` on an `f16` array (the pair is the two halves).
+    /// ones on a `u32` array (the pair is the low and high words), `atomicMin`/`Max(long
+    /// long*, …)` on an `i32` array, or `atomicAdd(__half2*, …)` on an `f16` array (a `bf16`
+    /// one: `__nv_bfloat162`; the pair
+    /// is the two halves); shared or global.
     fn atomic_pair(
         &mut self,
         op: &Text,
@@ -182,30 +203,35 @@ impl Loader<'_> {
             unreachable!("array_of checks")
         };
         use AtomOp::*;
-        // CUDA (sm_90): atomicAdd/Min/Max/And/Or/Xor/Exch/CAS on unsigned long long;
-        // atomicAdd on __half2. Global words are 32-bit host atomics: no 64-bit ones there.
-        let allowed = match (elem, aop) {
-            (Elem::U32, Add | Min | Max | And | Or | Xor | Exch | Cas) => space == Space::Shared,
-            (Elem::F16, Add) => true,
-            _ => false,
-        };
+        // CUDA (sm_90): atomicAdd/Min/Max/And/Or/Xor/Exch/CAS on unsigned long long,
+        // atomicMin/Max on long long; atomicAdd on __half2 and __nv_bfloat162.
+        let allowed = matches!(
+            (elem, aop),
+            (Elem::U32, Add | Min | Max | And | Or | Xor | Exch | Cas)
+                | (Elem::I32, Min | Max)
+                | (Elem::F16 | Elem::BF16, Add)
+        );
         if !allowed {
             let help = match elem {
-                Elem::U32 if space == Space::Global => {
-                    "a 64-bit atomic works on shared arrays only here (global buffers are 32-bit \
-                     host words): work in a shared array, then store"
-                }
                 Elem::U32 => {
                     "64-bit atomics (unsigned long long) are add min max and or xor exch cas"
                 }
                 Elem::I32 => {
-                    "a 64-bit atomic (unsigned long long) takes a u32 array: the pair is its low \
-                     and high words"
-                }
-                Elem::F16 => "a pair of halves (__half2) takes `add` only (CUDA's atomicAdd)",
-                _ => {
-                    "a pair operand is a 64-bit atomic on a u32 array, or a __half2 add on an f16 \
+                    "a pair of i32 words is a long long, which CUDA gives atomicMin and \
+                     atomicMax only; for the other 64-bit atomics (unsigned long long) use a u32 \
                      array"
+                }
+                Elem::F16 | Elem::BF16 => {
+                    "a pair of halves (__half2, __nv_bfloat162) takes `add` only (CUDA's \
+                     atomicAdd)"
+                }
+                Elem::F64 => {
+                    "an atomicAdd on a double takes one value, not a pair: write value: \"x\" \
+                     with an f64 x"
+                }
+                _ => {
+                    "a pair operand is a 64-bit atomic on a u32 (unsigned long long) or i32 \
+                     (long long) array, or a __half2 (__nv_bfloat162) add on an f16 (bf16) array"
                 }
             };
             return Err(self.err_text(
@@ -240,10 +266,11 @@ impl Loader<'_> {
         };
         if let Ok(x) = self.fold_int(&idx[last], tsite, "the index") {
             if x % 2 != 0 && (last == 0 || even_rows) {
-                let what = if elem == Elem::F16 {
-                    "a __half2 (4 bytes)"
-                } else {
-                    "an unsigned long long (8 bytes)"
+                let what = match elem {
+                    Elem::F16 => "a __half2 (4 bytes)",
+                    Elem::BF16 => "a __nv_bfloat162 (4 bytes)",
+                    Elem::I32 => "a long long (8 bytes)",
+                    _ => "an unsigned long long (8 bytes)",
                 };
                 return Err(self.err_text(
                     at,

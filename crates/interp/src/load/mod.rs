@@ -35,6 +35,7 @@ use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
 
 pub use func::{MAX_CALL_DEPTH, MAX_INLINED_STATEMENTS};
+pub use lower_atomic::ptxas_op;
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
