@@ -11,14 +11,14 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// A fresh PTX cache folder for one test (under cargo's temporary folder for tests).
-fn cache(test: &str) -> PathBuf {
+pub(crate) fn cache(test: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nvrtc-cache-{test}"));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
 
 /// `warpsim ARGS` with the PTX cache in `dir`, plain output.
-fn ws(dir: &PathBuf, args: &[&str]) -> Output {
+pub(crate) fn ws(dir: &PathBuf, args: &[&str]) -> Output {
     let mut c: Command = warpsim();
     c.args(args)
         .env("WARPSIM_CACHE", dir)
@@ -28,7 +28,7 @@ fn ws(dir: &PathBuf, args: &[&str]) -> Output {
 }
 
 /// Whether NVRTC can be found; prints "skipped: NVRTC not found" when not.
-fn nvrtc(test: &str) -> bool {
+pub(crate) fn nvrtc(test: &str) -> bool {
     let out = ws(
         &cache(&format!("{test}-probe")),
         &["check", "programs/cuda/transpose_n1024_tile32x32.cu.ron"],
@@ -514,5 +514,48 @@ fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
             .filter(|&i| got[2 * i..2 * i + 2] != want[2 * i..2 * i + 2])
             .count();
         assert_eq!(differ, 0, "{k}: halves of C that differ from the H200's");
+    }
+}
+
+/// CCCL's headers (`nv/target`, which cooperative_groups.h includes) missing: exit 2 at the
+/// `#include` line, with how to install them. WARPSIM_CUDA_INCLUDE names the toolkit headers of
+/// the wheel beside WARPSIM_NVRTC and an empty folder (two folders: nothing else is searched).
+#[test]
+fn cuda_missing_cccl_header_says_how_to_install_it() {
+    let test = "cuda_missing_cccl_header_says_how_to_install_it";
+    let runtime = std::env::var_os("WARPSIM_NVRTC")
+        .map(PathBuf::from)
+        .and_then(|lib| {
+            Some(
+                lib.parent()?
+                    .parent()?
+                    .parent()?
+                    .join("cuda_runtime/include"),
+            )
+        })
+        .filter(|d| d.join("cooperative_groups.h").is_file());
+    let Some(runtime) = runtime.filter(|_| nvrtc(test)) else {
+        println!("{test}: skipped: no toolkit headers beside WARPSIM_NVRTC");
+        return;
+    };
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-cccl-headers");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = warpsim()
+        .args(["check", "programs/cuda/zoo/cg_reduce.ron"])
+        .env("WARPSIM_CACHE", cache("no-cccl"))
+        .env(
+            "WARPSIM_CUDA_INCLUDE",
+            std::env::join_paths([runtime, empty]).unwrap(),
+        )
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "NVRTC cannot find CCCL's header `nv/target`",
+        "pip install nvidia-cuda-cccl-cu12==12.6.77",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
     }
 }

@@ -25,3 +25,4 @@ mod run;
 mod timing;
 mod util;
 mod warpops;
+mod zoo;

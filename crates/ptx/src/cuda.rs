@@ -105,6 +105,9 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     let toolkit = nvrtc::include_dir(&nv.path);
     if let Some((inc, _)) = &toolkit {
         options.push(format!("--include-path={}", inc.display()));
+        for extra in nvrtc::cccl_dir(inc) {
+            options.push(format!("--include-path={}", extra.display()));
+        }
     }
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
@@ -585,6 +588,14 @@ fn is_toolkit_header(h: &str) -> bool {
     HEADERS.contains(&h) || h.starts_with("cooperative_groups/") || h.starts_with("crt/")
 }
 
+/// Whether `h` is one of CCCL's headers (`nv/target`, `cuda/std/…`, CUB, Thrust: in the pip
+/// wheel `nvidia-cuda-cccl-cu12`, or a toolkit's `include/`).
+fn is_cccl_header(h: &str) -> bool {
+    ["nv/", "cuda/", "cub/", "thrust/"]
+        .iter()
+        .any(|p| h.starts_with(p))
+}
+
 /// The header an error could not open (`could not open source file "x.h"`).
 fn missing_header<'a>(e: &LogError<'a>) -> Option<&'a str> {
     let m = e.message;
@@ -672,6 +683,19 @@ fn nvrtc_error(
             e,
             format!("NVRTC cannot find the CUDA toolkit header `{h}`"),
             help,
+        )
+    } else if let Some(h) = missing_header(e).filter(|h| is_cccl_header(h)) {
+        (
+            e,
+            format!(
+                "NVRTC cannot find CCCL's header `{h}` (cooperative groups and `cuda/std` need it)"
+            ),
+            format!(
+                "install NVIDIA's CCCL headers with `pip install \
+                 nvidia-cuda-cccl-cu12=={WHEEL_VERSION}` beside nvidia-cuda-runtime-cu12 (warpsim \
+                 finds them there), or add their include folder to WARPSIM_CUDA_INCLUDE \
+                 (folders joined by `:`, the toolkit's first)"
+            ),
         )
     } else if let Some(h) = missing_header(e) {
         (

@@ -14,7 +14,9 @@
 //! [`include_dir`] finds them: `WARPSIM_CUDA_INCLUDE` (a folder, and then nothing else), the
 //! pip wheel `nvidia-cuda-runtime-cu12` beside the wheel libnvrtc was loaded from
 //! (`nvidia/cuda_nvrtc/lib` → `nvidia/cuda_runtime/include`), a toolkit's `include/` beside
-//! its `lib64/`, then the same places as the library.
+//! its `lib64/`, then the same places as the library. The cooperative groups headers also need
+//! CCCL's (`nv/target`, `cuda/std/…`), in a toolkit's `include/` or in the pip wheel
+//! `nvidia-cuda-cccl-cu12`: [`cccl_dir`] finds that wheel beside the runtime headers' one.
 
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -116,11 +118,21 @@ const WHEEL_INCLUDE: &str = "nvidia/cuda_runtime/include";
 /// A header every toolkit include folder has (how a candidate folder is recognised).
 const MARK: &str = "cuda_fp16.h";
 
+/// The header of CCCL that cooperative_groups.h includes first (how CCCL's folder is recognised).
+const CCCL_MARK: &str = "nv/target";
+
+/// CCCL's headers inside the pip wheel `nvidia-cuda-cccl-cu12`'s package folder.
+const WHEEL_CCCL: &str = "nvidia/cuda_cccl/include";
+
 /// Where the CUDA toolkit's headers are for NVRTC loaded from `lib`, and whether
 /// `WARPSIM_CUDA_INCLUDE` chose it; `None` when nowhere (see the module doc for the order).
+///
+/// `WARPSIM_CUDA_INCLUDE` may name several folders joined by `:` (as `PATH` does): the first
+/// is the one given here, the others come from [`cccl_dir`].
 pub fn include_dir(lib: &Path) -> Option<(PathBuf, bool)> {
     if let Some(p) = std::env::var_os("WARPSIM_CUDA_INCLUDE").filter(|p| !p.is_empty()) {
-        return Some((PathBuf::from(p), true));
+        let first = std::env::split_paths(&p).next().unwrap_or_default();
+        return Some((first, true));
     }
     let mut candidates = Vec::new();
     // Beside the library: the wheels' site-packages layout, or a toolkit's lib64/../include.
@@ -139,6 +151,34 @@ pub fn include_dir(lib: &Path) -> Option<(PathBuf, bool)> {
         .into_iter()
         .find(|c| c.join(MARK).is_file())
         .map(|c| (c, false))
+}
+
+/// The further include folders for the toolkit headers in `inc` (from [`include_dir`]):
+/// the other folders of `WARPSIM_CUDA_INCLUDE` when it names several (then nothing else);
+/// else none when `inc` has CCCL's headers itself (a CUDA 12 toolkit), else CCCL's pip wheel
+/// beside the runtime headers' wheel (`nvidia/cuda_runtime/include` → `nvidia/cuda_cccl/include`)
+/// or in the usual site-packages folders, else a toolkit's `include/cccl` (CUDA 13's layout).
+pub fn cccl_dir(inc: &Path) -> Vec<PathBuf> {
+    if let Some(p) = std::env::var_os("WARPSIM_CUDA_INCLUDE").filter(|p| !p.is_empty()) {
+        let rest: Vec<PathBuf> = std::env::split_paths(&p).skip(1).collect();
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
+    if inc.join(CCCL_MARK).is_file() {
+        return Vec::new();
+    }
+    let mut candidates = Vec::new();
+    if let Some(nvidia) = inc.parent().and_then(Path::parent) {
+        candidates.push(nvidia.join("cuda_cccl/include"));
+    }
+    candidates.push(inc.join("cccl"));
+    candidates.extend(wheel_dirs().into_iter().map(|d| d.join(WHEEL_CCCL)));
+    candidates
+        .into_iter()
+        .find(|c| c.join(CCCL_MARK).is_file())
+        .into_iter()
+        .collect()
 }
 
 /// The site-packages folders of the usual Python installs: a virtual environment, conda, the
