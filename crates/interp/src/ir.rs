@@ -265,6 +265,17 @@ pub enum Inst {
         c: Reg,
     },
 
+    /// A 32-bit operation of PTX that the RON IR has no statement for (`clz`, `brev`,
+    /// `bfind`, `bfe`, `prmt`, `copysign`, `sin`/`cos`/`lg2.approx`): `dst = op(a, b, c)`
+    /// (unused operands repeat `a`). See [`crate::bits`].
+    Ptx {
+        op: crate::bits::PtxOp,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -544,7 +555,7 @@ impl Inst {
                 f(dst, words(*to));
                 f(a, words(*from));
             }
-            Half { dst, a, b, c, .. } => {
+            Half { dst, a, b, c, .. } | Ptx { dst, a, b, c, .. } => {
                 f(dst, 1);
                 f(a, 1);
                 f(b, 1);
@@ -704,6 +715,14 @@ impl fmt::Display for Inst {
                         crate::fp16::HalfOp::Neg | crate::fp16::HalfOp::Abs => Ok(()),
                         crate::fp16::HalfOp::Fma => write!(f, ", {b}, {c}"),
                         _ => write!(f, ", {b}"),
+                    }
+                }
+                Ptx { op, dst, a, b, c } => {
+                    write!(f, "{} {dst}, {a}", op.name())?;
+                    match op.arity() {
+                        1 => Ok(()),
+                        2 => write!(f, ", {b}"),
+                        _ => write!(f, ", {b}, {c}"),
                     }
                 }
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod bits;
 pub mod diag;
 pub mod exec;
 pub mod expr;

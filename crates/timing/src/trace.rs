@@ -129,6 +129,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | FExp { .. }
             | DExp { .. }
             | Cvt { .. } => Class::Slow,
+            Ptx { op, .. } if op.special_function() => Class::Slow,
             FAdd { .. }
             | FSub { .. }
             | FMul { .. }

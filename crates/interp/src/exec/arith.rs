@@ -182,6 +182,22 @@ pub(super) fn mad(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, b: Reg, c: Reg) {
     put(&mut r[dst.0 as usize], v, at.active);
 }
 
+/// `Ptx`: `dst = op(a, b, c)` ([`crate::bits::PtxOp`]).
+#[inline(always)]
+pub(super) fn ptx(
+    r: &mut [Lanes],
+    at: &At,
+    op: crate::bits::PtxOp,
+    dst: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+) {
+    let (xs, ys, zs) = (r[a.0 as usize], r[b.0 as usize], r[c.0 as usize]);
+    let v = per_lane(|l| op.eval(xs[l], ys[l], zs[l]));
+    put(&mut r[dst.0 as usize], v, at.active);
+}
+
 /// `FFma`: `a * b + c` on f32 with one rounding ([`fma_f32`]).
 #[inline(always)]
 pub(super) fn ffma<const V3: bool>(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, b: Reg, c: Reg) {

@@ -324,6 +324,7 @@ fn execute<const V3: bool>(
         FExp { dst, a } => arith::f32_1(r, at, dst, a, |x| x.exp()),
         DExp { dst, a } => arith::f64_1(r, at, dst, a, |x| x.exp()),
         Popc { dst, a } => arith::int1(r, at, dst, a, |x| x.count_ones()),
+        Ptx { op, dst, a, b, c } => arith::ptx(r, at, op, dst, a, b, c),
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 

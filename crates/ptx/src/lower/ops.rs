@@ -1,11 +1,38 @@
 //! Lowerings beyond plain arithmetic: warp-level operations (`shfl.sync`, `vote.sync`,
-//! `activemask`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`, `lg2`, `sin`/`cos` are
-//! not here), `mul.hi`, `popc`, and predicate logic. Each lowers to existing executor
-//! instructions; approximations (`ex2.approx`, `rsqrt.approx`) are computed exactly rounded,
-//! which differs from the GPU's in the last bits (shared-memory counts do not depend on it).
+//! `activemask`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
+//! [`PtxOp`]s), `mul.hi`, `popc`, bit fields and permutations (`clz brev bfind bfe prmt`,
+//! also [`PtxOp`]s), `copysign`, and predicate logic. Approximations (`ex2.approx`,
+//! `rsqrt.approx`, `sin.approx` …) are computed exactly rounded, which differs from the
+//! GPU's in the last bits (shared-memory counts do not depend on it).
 
 use super::{Err, Lower};
+use warpsim_interp::bits::PtxOp;
 use warpsim_interp::ir::{Inst, Reg, ShflMode, VoteMode};
+
+/// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
+/// if it is one; other types and modes (`clz.b64`, `prmt.b32.f4e`) are not.
+fn ptx_op(name: &str, parts: &[&str]) -> Option<PtxOp> {
+    let ty = *parts.last()?;
+    let mids = &parts[1..parts.len() - 1];
+    let approx = mids.iter().all(|m| matches!(*m, "approx" | "ftz")) && mids.contains(&"approx");
+    Some(match (name, ty) {
+        ("clz", "b32") if mids.is_empty() => PtxOp::Clz,
+        ("brev", "b32") if mids.is_empty() => PtxOp::Brev,
+        ("bfind", "u32" | "s32") if mids.iter().all(|m| *m == "shiftamt") => PtxOp::Bfind {
+            signed: ty == "s32",
+            shiftamt: !mids.is_empty(),
+        },
+        ("bfe", "u32" | "s32") if mids.is_empty() => PtxOp::Bfe {
+            signed: ty == "s32",
+        },
+        ("prmt", "b32") if mids.is_empty() => PtxOp::Prmt,
+        ("copysign", "f32") if mids.is_empty() => PtxOp::Copysign,
+        ("sin", "f32") if approx => PtxOp::Sin,
+        ("cos", "f32") if approx => PtxOp::Cos,
+        ("lg2", "f32") if approx => PtxOp::Lg2,
+        _ => return None,
+    })
+}
 
 impl Lower<'_> {
     /// Lowers `op` if it is one of this module's; `None` when it is not.
@@ -51,7 +78,10 @@ impl Lower<'_> {
             ("rcp", _) if ty == "f32" => self.rcp(off, args, false),
             ("rsqrt", _) if ty == "f32" => self.rcp(off, args, true),
             ("and" | "or" | "xor", _) if ty == "pred" => self.pred_logic(off, parts[0], args),
-            _ => return None,
+            (n, _) => match ptx_op(n, parts) {
+                Some(p) => self.ptx_op(off, args, p),
+                None => return None,
+            },
         };
         Some(r)
     }
@@ -120,6 +150,32 @@ impl Lower<'_> {
             dst: d,
             a: one,
             b: a,
+        });
+        Ok(())
+    }
+
+    /// One of [`PtxOp`]'s: `d, a[, b[, c]]`.
+    fn ptx_op(&mut self, off: usize, args: &[String], op: PtxOp) -> Result<(), Err> {
+        if args.len() != op.arity() + 1 {
+            let (name, n) = (op.name(), op.arity() + 1);
+            let msg = format!(
+                "`{name}` takes {n} operands, but this one has {}",
+                args.len()
+            );
+            return Err((off, msg));
+        }
+        let d = self.dst(args, off)?;
+        let a = self.val(arg(args, 1), 1, off)?;
+        let mut more = [a, a];
+        for (i, m) in more.iter_mut().enumerate().take(op.arity() - 1) {
+            *m = self.val(arg(args, i + 2), 1, off)?;
+        }
+        self.emit(Inst::Ptx {
+            op,
+            dst: d,
+            a,
+            b: more[0],
+            c: more[1],
         });
         Ok(())
     }
