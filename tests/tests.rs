@@ -18,6 +18,7 @@ mod ptx;
 mod ptx_atomics;
 mod ptx_bits;
 mod ptx_classic;
+mod ptx_ext;
 mod ptx_half;
 mod ptx_histogram;
 mod ptx_ops;

@@ -16,29 +16,121 @@ use std::sync::Mutex;
 
 /// Launches warpsim refuses today: (name, a fragment of the error, why).
 const NOT_YET: &[(&str, &str, &str)] = &[
-    ("copySharedMem", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("transposeDiagonal", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("transposeFineGrained", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("reduce6_f32", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("reduce6_i32", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("reduce6_f64", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("reduce3_f32", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("reduce3_f64", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("prescan", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("scan_size_t", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("local_array", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("noinline_shared", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("uchar_hist", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("char_smem", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("dbl_stencil", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("softmax_row", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("float4_rows_0", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("float4_rows_4", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("float2_transpose_0", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("float2_transpose_1", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("xor_swizzle_transpose", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("matrixMul_16", "`.func`", "zoo.cu has a __noinline__ device function"),
-    ("matrixMul_32", "`.func`", "zoo.cu has a __noinline__ device function"),
+    (
+        "copySharedMem",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "transposeDiagonal",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "transposeFineGrained",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "reduce6_f32",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "reduce6_i32",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "reduce6_f64",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "reduce3_f32",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "reduce3_f64",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "prescan",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "scan_size_t",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "local_array",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "noinline_shared",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "uchar_hist",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "char_smem",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "dbl_stencil",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "softmax_row",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "float4_rows_0",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "float4_rows_4",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "float2_transpose_0",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "float2_transpose_1",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "xor_swizzle_transpose",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "matrixMul_16",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
+    (
+        "matrixMul_32",
+        "`.func`",
+        "zoo.cu has a __noinline__ device function",
+    ),
 ];
 
 /// Launches that run and verify but whose counters differ from the H200's: (name, why).

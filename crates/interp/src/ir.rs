@@ -393,6 +393,27 @@ pub enum Inst {
     },
     /// `dst:dst+1 = a`, sign- or zero-extended to 64 bits (PTX `cvt.s64.s32`, `cvt.u64.u32`).
     Ext64 { dst: Reg, a: Reg, signed: bool },
+    /// `dst:dst+1 = a op b` on 64-bit integers (PTX `and.b64`, `min.s64`, `div.u64`,
+    /// `mul.hi.s64`, …): see [`Op64`]. Division and remainder fault on a zero divisor, as the
+    /// 32-bit ones do.
+    Int64 { op: Op64, dst: Reg, a: Reg, b: Reg },
+    /// `dst = a cmp b` on 64-bit integers (1 or 0 in one register; PTX `setp.lt.s64`).
+    Cmp64 {
+        cmp: Cmp64,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// A conversion between a 64-bit integer (`signed` or not) and an `f32`/`f64` (`float`):
+    /// to the integer when `to_int` (truncation toward zero, saturated, NaN → 0; PTX's other
+    /// roundings are done by the front end first), else to the float, rounded to nearest even.
+    Cvt64 {
+        dst: Reg,
+        a: Reg,
+        float: Elem,
+        signed: bool,
+        to_int: bool,
+    },
     /// An unstructured branch (PTX `@%p bra`): active lanes where `c != 0` (where `c == 0` if
     /// `neg`) go to `target`, the others to the next instruction. When both sides have lanes
     /// the warp splits; the sides meet again at `join`, the branch's immediate
@@ -594,6 +615,27 @@ impl Inst {
                 f(dst, 2);
                 f(a, 1);
             }
+            Int64 { dst, a, b, .. } => {
+                f(dst, 2);
+                f(a, 2);
+                f(b, 2);
+            }
+            Cmp64 { dst, a, b, .. } => {
+                f(dst, 1);
+                f(a, 2);
+                f(b, 2);
+            }
+            Cvt64 {
+                dst,
+                a,
+                float,
+                to_int,
+                ..
+            } => {
+                let fw = words(*float);
+                f(dst, if *to_int { 2 } else { fw });
+                f(a, if *to_int { fw } else { 2 });
+            }
             SyncWarp { .. }
             | Load(_)
             | Store(_)
@@ -735,6 +777,21 @@ impl fmt::Display for Inst {
                     width,
                 } => write!(f, "shfl.{}.w{width} {dst}, {mask}, {a}, {b}", mode.name()),
                 Vote { dst, mask, a, mode } => write!(f, "vote.{} {dst}, {mask}, {a}", mode.name()),
+                Int64 { op, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", op.name()),
+                Cmp64 { cmp, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", cmp.name()),
+                Cvt64 {
+                    dst,
+                    a,
+                    float,
+                    signed,
+                    to_int,
+                } => {
+                    let int = if signed { "s64" } else { "u64" };
+                    match to_int {
+                        true => write!(f, "cvt.{int}.{float} {dst}, {a}"),
+                        false => write!(f, "cvt.{float}.{int} {dst}, {a}"),
+                    }
+                }
                 _ => {
                     write!(f, "{op} {}", ops.dst.0)?;
                     for (r, _) in ops.srcs() {
@@ -849,6 +906,8 @@ pub enum VoteMode {
     Any,
     /// `__all_sync`: 1 if it holds in every active lane.
     All,
+    /// `__uni_sync` (PTX `vote.uni`): 1 if it holds in every active lane or in none.
+    Uni,
 }
 
 impl ShflMode {
@@ -864,12 +923,66 @@ impl ShflMode {
 }
 
 impl VoteMode {
-    /// `ballot`, `any`, `all` (PTX's names).
+    /// `ballot`, `any`, `all`, `uni` (PTX's names).
     pub fn name(self) -> &'static str {
         match self {
             VoteMode::Ballot => "ballot",
             VoteMode::Any => "any",
             VoteMode::All => "all",
+            VoteMode::Uni => "uni",
         }
+    }
+}
+
+/// A 64-bit integer operation of [`Inst::Int64`] (`S`/`U`: signed or unsigned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Op64 {
+    And,
+    Or,
+    Xor,
+    MinS,
+    MinU,
+    MaxS,
+    MaxU,
+    /// Rounds toward zero; `i64::MIN / -1` wraps to `i64::MIN`.
+    DivS,
+    DivU,
+    /// The sign of the dividend; `i64::MIN % -1` is 0.
+    RemS,
+    RemU,
+    /// The high 64 bits of the 128-bit product.
+    MulHiS,
+    MulHiU,
+}
+
+impl Op64 {
+    /// The lower-case name (`mins`, `divu`, `mulhis`, …).
+    pub fn name(self) -> String {
+        format!("{self:?}").to_ascii_lowercase()
+    }
+
+    /// Whether it divides (and faults on a zero divisor).
+    pub fn divides(self) -> bool {
+        matches!(self, Op64::DivS | Op64::DivU | Op64::RemS | Op64::RemU)
+    }
+}
+
+/// A 64-bit integer comparison of [`Inst::Cmp64`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Cmp64 {
+    Eq,
+    Ne,
+    LtS,
+    LtU,
+    LeS,
+    LeU,
+}
+
+impl Cmp64 {
+    /// The lower-case name (`eq`, `lts`, …).
+    pub fn name(self) -> String {
+        format!("{self:?}").to_ascii_lowercase()
     }
 }

@@ -2,35 +2,24 @@
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
 mod atomic;
+mod cfg;
+mod compare;
 mod convert;
 mod half;
 mod narrow;
 mod ops;
+mod wide;
 
 use crate::parse::{Entry, Stmt, StmtKind};
+use cfg::{Block, Term};
 use std::collections::HashMap;
 use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Mem, Pc, Reg, Space, Special};
+use warpsim_interp::ir::{Inst, Mem, Reg, Space, Special};
 use warpsim_interp::load::{KernelArg, KernelRequest};
 use warpsim_interp::{InstInfo, RegInit, SharedInfo};
 
 /// An error at a byte offset of the PTX.
 pub type Err = (usize, String);
-
-/// How a block ends.
-#[derive(Clone, Debug)]
-enum Term {
-    Fall,
-    Jump(String),
-    Branch(Reg, bool, String),
-    Ret,
-}
-
-struct Block {
-    code: Vec<(Inst, (u32, u32, usize))>,
-    term: Term,
-    term_at: (u32, u32, usize),
-}
 
 /// The lowered kernel.
 pub struct Lowered {
@@ -350,17 +339,6 @@ impl Lower<'_> {
         self.blocks.last_mut().expect("a block").code.push((i, at));
     }
 
-    fn end_block(&mut self, t: Term) {
-        let b = self.blocks.last_mut().expect("a block");
-        b.term = t;
-        b.term_at = self.at;
-        self.blocks.push(Block {
-            code: Vec::new(),
-            term: Term::Fall,
-            term_at: self.at,
-        });
-    }
-
     fn stmt(&mut self, s: &Stmt) -> Result<(), Err> {
         self.at = (s.loc.0, s.loc.1, s.off);
         match &s.kind {
@@ -383,20 +361,17 @@ impl Lower<'_> {
                     self.end_block(t);
                     return Ok(());
                 }
-                if guard.is_some() {
-                    if parts[0] == "ret" || parts[0] == "exit" {
-                        // `@p ret`: a branch over a return.
+                let body = |l: &mut Self| match parts[0] {
+                    "ret" | "exit" => {
+                        l.end_block(Term::Ret);
+                        Ok(())
                     }
-                    return Err((
-                        s.off,
-                        format!("a predicated `{op}` is not supported yet (only `@p bra`)"),
-                    ));
+                    _ => l.inst(s.off, op, &parts, args),
+                };
+                match guard {
+                    Some((p, neg)) => self.predicated(s, (p, *neg), op, body),
+                    None => body(self),
                 }
-                if parts[0] == "ret" || parts[0] == "exit" {
-                    self.end_block(Term::Ret);
-                    return Ok(());
-                }
-                self.inst(s.off, op, &parts, args)
             }
         }
     }
@@ -493,48 +468,6 @@ impl Lower<'_> {
                         (Some(_), Some(_)) => Mov { dst, a: x },
                         _ => return Err(unsup()),
                     },
-                }
-            }
-            ("setp", Some(cmp)) => {
-                let sw = words_of(&format!(".{ty}"));
-                let x = self.val(a(1), sw, off)?;
-                let y = self.val(a(2), sw, off)?;
-                type Cmp = fn(Reg, Reg, Reg) -> Inst;
-                let (lt, le, eq, ne): (Cmp, Cmp, Cmp, Cmp) = match ty {
-                    "s32" => (
-                        |d, a, b| LtS { dst: d, a, b },
-                        |d, a, b| LeS { dst: d, a, b },
-                        |d, a, b| Eq { dst: d, a, b },
-                        |d, a, b| Ne { dst: d, a, b },
-                    ),
-                    "u32" | "b32" => (
-                        |d, a, b| LtU { dst: d, a, b },
-                        |d, a, b| LeU { dst: d, a, b },
-                        |d, a, b| Eq { dst: d, a, b },
-                        |d, a, b| Ne { dst: d, a, b },
-                    ),
-                    "f32" => (
-                        |d, a, b| FLt { dst: d, a, b },
-                        |d, a, b| FLe { dst: d, a, b },
-                        |d, a, b| FEq { dst: d, a, b },
-                        |d, a, b| FNe { dst: d, a, b },
-                    ),
-                    "f64" => (
-                        |d, a, b| DLt { dst: d, a, b },
-                        |d, a, b| DLe { dst: d, a, b },
-                        |d, a, b| DEq { dst: d, a, b },
-                        |d, a, b| DNe { dst: d, a, b },
-                    ),
-                    _ => return Err(unsup()),
-                };
-                match cmp {
-                    "lt" => lt(dst, x, y),
-                    "le" => le(dst, x, y),
-                    "gt" => lt(dst, y, x),
-                    "ge" => le(dst, y, x),
-                    "eq" => eq(dst, x, y),
-                    "ne" => ne(dst, x, y),
-                    _ => return Err(unsup()),
                 }
             }
             ("selp", _) => {
@@ -905,127 +838,6 @@ impl Lower<'_> {
         let v = (self.shared.len() - 1) as u16;
         self.views.insert(key, v);
         v
-    }
-
-    /// Lays the blocks out: a `Join` at every reconvergence point, branches patched.
-    fn finish(mut self, shared_bytes: u32) -> Result<Lowered, Err> {
-        let n = self.blocks.len();
-        let target = |l: &Self, name: &str, at: usize| -> Result<usize, Err> {
-            l.labels
-                .get(name)
-                .copied()
-                .ok_or((at, format!("no label `{name}`")))
-        };
-        let mut succ: Vec<Vec<usize>> = Vec::new();
-        for (i, b) in self.blocks.iter().enumerate() {
-            let next = if i + 1 < n { vec![i + 1] } else { vec![n] };
-            succ.push(match &b.term {
-                Term::Fall => next,
-                Term::Ret => vec![n],
-                Term::Jump(t) => vec![target(&self, t, b.term_at.2)?],
-                Term::Branch(_, _, t) => {
-                    let mut s = next;
-                    s.push(target(&self, t, b.term_at.2)?);
-                    s
-                }
-            });
-        }
-        // Post-dominators (node n = the exit), iteratively.
-        let mut pdom: Vec<Vec<bool>> = vec![vec![true; n + 1]; n + 1];
-        pdom[n] = (0..=n).map(|k| k == n).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in (0..n).rev() {
-                let mut s: Vec<bool> = vec![true; n + 1];
-                for &x in &succ[b] {
-                    for k in 0..=n {
-                        s[k] &= pdom[x][k];
-                    }
-                }
-                s[b] = true;
-                if s != pdom[b] {
-                    pdom[b] = s;
-                    changed = true;
-                }
-            }
-        }
-        // The immediate post-dominator: the strict post-dominator that every other one
-        // post-dominates.
-        let ipdom = |b: usize| -> usize {
-            let strict: Vec<usize> = (0..=n).filter(|&k| k != b && pdom[b][k]).collect();
-            strict
-                .iter()
-                .copied()
-                .find(|&c| strict.iter().all(|&o| pdom[c][o]))
-                .unwrap_or(n)
-        };
-        let mut join_at = vec![false; n + 1];
-        let mut joins = vec![n; n];
-        let mut branches = 0;
-        for b in 0..n {
-            if matches!(self.blocks[b].term, Term::Branch(..)) {
-                joins[b] = ipdom(b);
-                join_at[joins[b]] = true;
-                branches += 1;
-            }
-        }
-        let mut start = vec![0usize; n + 1];
-        let mut pc = 0;
-        for b in 0..n {
-            start[b] = pc;
-            pc += join_at[b] as usize + self.blocks[b].code.len();
-            pc += !matches!(self.blocks[b].term, Term::Fall) as usize;
-        }
-        // The last block falls off the end: a `Ret`.
-        let last_falls = matches!(self.blocks[n - 1].term, Term::Fall);
-        pc += last_falls as usize;
-        start[n] = pc; // the loader's final `Exit`
-        let mut code = Vec::new();
-        let mut info = Vec::new();
-        for b in 0..n {
-            let blk = std::mem::take(&mut self.blocks[b].code);
-            if join_at[b] {
-                code.push(Inst::Join);
-                info.push(blk.first().map_or(self.blocks[b].term_at, |c| c.1));
-            }
-            for (i, at) in blk {
-                code.push(i);
-                info.push(at);
-            }
-            let at = self.blocks[b].term_at;
-            let t = match &self.blocks[b].term {
-                Term::Fall => None,
-                Term::Ret => Some(Inst::Ret),
-                Term::Jump(_) => Some(Inst::Jump {
-                    target: start[succ[b][0]] as Pc,
-                }),
-                Term::Branch(c, neg, _) => Some(Inst::Branch {
-                    c: *c,
-                    neg: *neg,
-                    target: start[succ[b][1]] as Pc,
-                    join: start[joins[b]] as Pc,
-                }),
-            };
-            if let Some(t) = t {
-                code.push(t);
-                info.push(at);
-            }
-        }
-        if last_falls {
-            code.push(Inst::Ret);
-            info.push(self.at);
-        }
-        Ok(Lowered {
-            code,
-            info,
-            init: self.init,
-            nregs: self.next.max(1),
-            shared: self.shared,
-            shared_bytes,
-            max_depth: (2 * branches + 2).min(1024),
-            texts: HashMap::new(),
-        })
     }
 }
 

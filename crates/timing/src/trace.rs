@@ -128,7 +128,9 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             | DSqrt { .. }
             | FExp { .. }
             | DExp { .. }
-            | Cvt { .. } => Class::Slow,
+            | Cvt { .. }
+            | Cvt64 { .. } => Class::Slow,
+            Int64 { op, .. } if op.divides() => Class::Slow,
             Ptx { op, .. } if op.special_function() => Class::Slow,
             FAdd { .. }
             | FSub { .. }

@@ -63,6 +63,7 @@ mod narrow;
 mod verify;
 mod warp;
 mod warpops;
+mod wide;
 mod words;
 
 #[cfg(test)]

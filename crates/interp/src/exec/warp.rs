@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{atomic, branch, flow, jump, memory, narrow, warpops, Lanes};
+use super::{atomic, branch, flow, jump, memory, narrow, warpops, wide, Lanes};
 use crate::ir::{Inst, Space};
 use std::ops::ControlFlow;
 
@@ -384,6 +384,15 @@ fn execute<const V3: bool>(
             signed: true,
         } => branch::shift64(r, at, dst, a, b, |x, y| ((x as i64) >> y.min(63)) as u64),
         Ext64 { dst, a, signed } => branch::extend(r, at, dst, a, signed),
+        Int64 { op, dst, a, b } => wide::int64(cx, at, r, op, (dst, a, b))?,
+        Cmp64 { cmp, dst, a, b } => wide::cmp64(r, at, cmp, (dst, a, b)),
+        Cvt64 {
+            dst,
+            a,
+            float,
+            signed,
+            to_int,
+        } => wide::cvt64(r, at, (dst, a), float, signed, to_int),
         Branch {
             c,
             neg,

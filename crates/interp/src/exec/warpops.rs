@@ -86,6 +86,7 @@ fn vote_name(mode: VoteMode) -> &'static str {
         VoteMode::Ballot => "ballot_sync",
         VoteMode::Any => "any_sync",
         VoteMode::All => "all_sync",
+        VoteMode::Uni => "uni_sync",
     }
 }
 
@@ -217,6 +218,7 @@ fn vote(
         VoteMode::Ballot => bits,
         VoteMode::Any => (bits != 0) as u32,
         VoteMode::All => (bits == at.active) as u32,
+        VoteMode::Uni => (bits == at.active || bits == 0) as u32,
     };
     put(&mut r[dst.0 as usize], [v; 32], at.active);
     Ok(())

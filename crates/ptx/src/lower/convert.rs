@@ -202,7 +202,7 @@ impl Lower<'_> {
     /// down, `rpi` up, `rzi` toward zero), as an `f32` (halves and `f32`) or an `f64`: the
     /// addition and subtraction of 1.5 · 2^23 (2^52) rounds to nearest even where |x| < 2^22
     /// (2^51), beyond which every value is integral; down and up correct that by one.
-    fn integral(&mut self, x: Reg, fe: Elem, mode: &str) -> (Reg, Elem) {
+    pub(super) fn integral(&mut self, x: Reg, fe: Elem, mode: &str) -> (Reg, Elem) {
         let wide = fe == Elem::F64;
         let (w, e) = if wide { (2, Elem::F64) } else { (1, Elem::F32) };
         let x = match fe {

@@ -1,7 +1,7 @@
 //! 1- and 2-byte data: the element type of a narrow `ld`/`st` (shared and global accesses
 //! lower in `Lower::mem` onto the executor's narrow accesses, priced and race-checked as the
 //! RON kernels' are), and 16-bit integer instructions (`setp`, `and`/`or`/`xor`/`not`,
-//! `shl`/`shr`, `min`/`max` on `.u16`/`.s16`/`.b16`).
+//! `shl`/`shr`, `min`/`max`, `div`/`rem`, `mul`/`mad`, `neg`/`abs` on `.u16`/`.s16`/`.b16`).
 //!
 //! A 16-bit register lives in a 32-bit one and only its low 16 bits are its value: what wraps
 //! into the high half (`add.s16`) is ignored by every instruction that reads the register as
@@ -120,8 +120,9 @@ impl Lower<'_> {
         Ok(t)
     }
 
-    /// `setp`, `and`/`or`/`xor`/`not`, `shl`/`shr`, `min`/`max` on a 16-bit integer type: the
-    /// operands extended (by the type's signedness), then the 32-bit instruction.
+    /// `setp`, `and`/`or`/`xor`/`not`, `shl`/`shr`, `min`/`max`, `div`/`rem`, `mul.{lo,hi,wide}`,
+    /// `mad.{lo,wide}`, `neg`, `abs.s16` on a 16-bit integer type: the operands extended (by the
+    /// type's signedness), then the 32-bit instruction.
     pub(super) fn int16_op(
         &mut self,
         off: usize,
@@ -134,7 +135,8 @@ impl Lower<'_> {
         let unsup = || (off, format!("PTX instruction `{op}` is not supported"));
         let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
         let n = match parts[0] {
-            "not" => 2,
+            "not" | "neg" | "abs" => 2,
+            "mad" => 4,
             _ => 3,
         };
         if args.len() != n {
@@ -152,7 +154,7 @@ impl Lower<'_> {
         }
         let x = self.extended(arg(1), 16, signed, off)?;
         let y = match parts[0] {
-            "not" => x,
+            "not" | "neg" | "abs" => x,
             // A shift count is a 32-bit operand.
             "shl" | "shr" => self.val(arg(2), 1, off)?,
             _ => self.extended(arg(2), 16, signed, off)?,
@@ -185,6 +187,30 @@ impl Lower<'_> {
             ("min", _) => MinU { dst, a, b },
             ("max", _) if signed => MaxS { dst, a, b },
             ("max", _) => MaxU { dst, a, b },
+            // Division and remainder of the extended values (a zero divisor is a fault, as on
+            // 32 bits): exact, and `-32768 / -1` keeps 0x8000 in its low 16 bits, PTX's wrap.
+            ("div", _) if signed => DivS { dst, a, b },
+            ("div", _) => DivU { dst, a, b },
+            ("rem", _) if signed => RemS { dst, a, b },
+            ("rem", _) => RemU { dst, a, b },
+            // The 32-bit product of the extended values is exact: `.wide` is all of it, `.hi`
+            // its high 16 bits, `.lo` its low ones.
+            ("mul", Some("hi")) => {
+                let (t, k) = (self.alloc(1), self.konst(16, 1));
+                self.emit(Mul { dst: t, a, b });
+                match signed {
+                    true => ShrS { dst, a: t, b: k },
+                    false => ShrU { dst, a: t, b: k },
+                }
+            }
+            ("mul", Some("lo" | "wide")) => Mul { dst, a, b },
+            ("mad", Some("lo" | "wide")) => {
+                // `.lo`: the low 16 bits of a · b + c; `.wide`: a 32-bit c added to the product.
+                let c = self.val(arg(3), 1, off)?;
+                Mad { dst, a, b, c }
+            }
+            ("neg", _) => Neg { dst, a },
+            ("abs", _) if signed => AbsS { dst, a },
             _ => return Err(unsup()),
         };
         self.emit(inst);

@@ -47,6 +47,7 @@ impl Lower<'_> {
         let r = match (parts[0], parts.get(1).copied()) {
             ("shfl", _) => self.shfl(off, op, parts, args),
             ("atom" | "red", _) => self.atomic(off, op, parts, args),
+            _ if super::wide::applies(parts) => self.wide(off, op, parts, args),
             ("cvt", _) if super::convert::float_cvt_applies(parts) => {
                 self.float_cvt(off, op, parts, args)
             }
@@ -60,7 +61,21 @@ impl Lower<'_> {
                 if super::narrow::int16(ty)
                     && matches!(
                         n,
-                        "setp" | "and" | "or" | "xor" | "not" | "shl" | "shr" | "min" | "max"
+                        "setp"
+                            | "and"
+                            | "or"
+                            | "xor"
+                            | "not"
+                            | "shl"
+                            | "shr"
+                            | "min"
+                            | "max"
+                            | "div"
+                            | "rem"
+                            | "mul"
+                            | "mad"
+                            | "neg"
+                            | "abs"
                     ) =>
             {
                 self.int16_op(off, op, parts, args)
@@ -70,6 +85,7 @@ impl Lower<'_> {
             {
                 self.narrow_cvt(off, parts, args)
             }
+            ("setp", _) if super::compare::applies(ty) => self.setp(off, op, parts, args),
             ("vote", _) => self.vote(off, op, parts, args),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
@@ -258,12 +274,13 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// `vote.sync.{ballot.b32, any.pred, all.pred} d, p, membermask` (`uni` is not supported).
+    /// `vote.sync.{ballot.b32, any.pred, all.pred, uni.pred} d, {!}p, membermask`.
     fn vote(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
         let mode = match parts.get(2).copied() {
             Some("ballot") => VoteMode::Ballot,
             Some("any") => VoteMode::Any,
             Some("all") => VoteMode::All,
+            Some("uni") => VoteMode::Uni,
             _ => return Err((off, format!("PTX instruction `{op}` is not supported"))),
         };
         if !parts.contains(&"sync") || args.len() != 3 {
@@ -273,17 +290,20 @@ impl Lower<'_> {
             ));
         }
         let dst = self.dst(args, off)?;
-        let mut a = self.val(&args[1], 1, off)?;
-        if args[1].trim().starts_with('!') {
-            return Err((
-                off,
-                format!("`{op}`: a negated predicate operand is not supported"),
-            ));
-        }
+        // `!p`: the vote of the negated predicate.
+        let (p, negated) = match args[1].trim().strip_prefix('!') {
+            Some(p) => (p, true),
+            None => (args[1].trim(), false),
+        };
+        let mut a = self.val(p, 1, off)?;
         let mask = self.val(&args[2], 1, off)?;
-        if a == dst {
+        if a == dst || negated {
             let t = self.alloc(1);
-            self.emit(Inst::Mov { dst: t, a });
+            let one = self.konst(1, 1);
+            self.emit(match negated {
+                true => Inst::Xor { dst: t, a, b: one },
+                false => Inst::Mov { dst: t, a },
+            });
             a = t;
         }
         self.emit(Inst::Vote { dst, mask, a, mode });
