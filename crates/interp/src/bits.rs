@@ -14,10 +14,18 @@ pub enum PtxOp {
     /// `bfind.u32`/`.s32`: the position of the most significant bit that is not a sign bit
     /// (for `.s32` and a negative value, the most significant 0), `0xffffffff` when there
     /// is none; with `shiftamt`, `31 -` that position (still `0xffffffff` when none).
-    Bfind { signed: bool, shiftamt: bool },
+    Bfind {
+        /// `.s32` (else `.u32`).
+        signed: bool,
+        /// `.shiftamt`: the left shift that would bring that bit to bit 31.
+        shiftamt: bool,
+    },
     /// `bfe.u32`/`.s32`: `c & 0xff` bits of `a` from bit `b & 0xff`, zero- or sign-extended
     /// (PTX's rule: bits past bit 31 repeat the sign bit, bit 31's or 0).
-    Bfe { signed: bool },
+    Bfe {
+        /// `.s32` (sign-extended; else `.u32`, zero-extended).
+        signed: bool,
+    },
     /// `prmt.b32` (the default mode): byte `i` of the result is byte `c[4i+2:4i]` of the
     /// eight bytes `{b, a}` (a's bytes are 0–3), its top bit copied over it when `c[4i+3]`.
     Prmt,
