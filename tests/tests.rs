@@ -16,6 +16,7 @@ mod nvrtc;
 mod pair_atomics;
 mod ptx;
 mod ptx_atomics;
+mod ptx_calls;
 mod ptx_classic;
 mod ptx_half;
 mod ptx_histogram;
