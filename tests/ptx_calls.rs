@@ -57,7 +57,7 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
         ),
         (
             "bad_generic_ambiguous",
-            "generic.ptx:117:2: generic address whose state space warpsim cannot determine: `%rd6` in `ld.u32` may point to shared memory or global memory",
+            "generic.ptx:128:2: generic address whose state space warpsim cannot determine: `%rd6` in `ld.u32` may point to shared memory or global memory",
         ),
         (
             "bad_generic_from_memory",
