@@ -328,7 +328,6 @@ impl Inliner<'_> {
             .iter()
             .rposition(|s| matches!(s.kind, StmtKind::Inst { .. }));
         let ret_label = ren.map(|r| format!("$Lret$i{}", r.k));
-        let mut returns = false;
         for (idx, s) in body.iter().enumerate() {
             match &s.kind {
                 StmtKind::Label(l) => {
@@ -378,7 +377,6 @@ impl Inliner<'_> {
                         if Some(idx) == last_inst && guard.is_none() {
                             continue;
                         }
-                        returns = true;
                         let l = ret_label.clone().unwrap_or_default();
                         self.inst(s, guard, "bra.uni".into(), vec![l])?;
                         continue;
@@ -432,7 +430,7 @@ impl Inliner<'_> {
                 }
             }
         }
-        if let (true, Some(l)) = (returns, ret_label) {
+        if let (Some(l), Some(_)) = (ret_label, ren) {
             let at = body.last().cloned().unwrap_or(Stmt {
                 off: 0,
                 loc: (0, 0),
@@ -627,6 +625,13 @@ impl Inliner<'_> {
                 vec![skip.clone()],
             )?;
         }
+        // A label before the body (and `$Lret` after it) ends the merge model's basic block
+        // there: ptxas merges no accesses across a call.
+        self.push(Stmt {
+            off: s.off,
+            loc: s.loc,
+            kind: StmtKind::Label(format!("$Lcall$i{}", ren.k)),
+        })?;
         stack.push(callee);
         self.frame(body, Some(&ren), inner, stack)?;
         stack.pop();
@@ -750,6 +755,7 @@ $L__BB0_1:
             ".reg .b32 %r<3>",
             "mov.u32 %r1, %tid.x",
             "mov.b32 %param$0$0$w4, %r1",
+            "$Lcall$i1:",
             ".reg .pred %p$1$<2>",
             ".reg .b32 %r$1$<3>",
             "mov.b32 %r$1$1, %param$0$0$w4",
