@@ -325,6 +325,27 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             i = line_end;
             continue;
         }
+        // Performance directives between an entry's parameters and its body (`.maxntid 256, 1,
+        // 1` from `__launch_bounds__`): skipped, up to the line's end or the body's `{`.
+        if depth == 0
+            && cur.is_some()
+            && [
+                ".maxntid",
+                ".reqntid",
+                ".minnctapersm",
+                ".maxnctapersm",
+                ".maxnreg",
+                ".maxclusterrank",
+                ".reqnctapercluster",
+                ".explicitcluster",
+                ".noreturn",
+            ]
+            .iter()
+            .any(|d| line.starts_with(d))
+        {
+            i = line.find('{').map_or(line_end, |k| i + k);
+            continue;
+        }
         // Entry header: `.visible .entry NAME(` / `.weak .entry NAME(`
         if depth == 0 && !in_params {
             let end = text[i..]
