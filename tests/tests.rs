@@ -17,6 +17,7 @@ mod pair_atomics;
 mod ptx;
 mod ptx_atomics;
 mod ptx_bits;
+mod ptx_calls;
 mod ptx_classic;
 mod ptx_ext;
 mod ptx_half;

@@ -4,6 +4,9 @@
 //!
 //! * `parse`: the PTX of a module → its entries (parameters, body statements with their
 //!   `.loc` source lines), module-level declarations and `.file` names.
+//! * `inline`: the entry's `.func` calls inlined (registers and labels renamed per call
+//!   site); `generic`: each generic `ld`/`st`/`atom` given the state space its address comes
+//!   from, by dataflow.
 //! * `lower`: one entry → [`warpsim_interp::ir::Inst`]s: PTX registers to the executor's
 //!   (64-bit ones as pairs), `ld`/`st` to byte-addressed accesses (shared addresses are offsets
 //!   in the block's shared window; a global pointer is `(buffer + 1) << 40` plus a byte
@@ -16,6 +19,8 @@
 //! [`register`] installs [`frontend`] in the loader, so that a program file with
 //! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)` loads like any other.
 
+pub mod generic;
+pub mod inline;
 pub mod lower;
 pub mod merge;
 pub mod parse;
@@ -26,7 +31,7 @@ mod cuda;
 pub mod nvrtc;
 
 use std::sync::Arc;
-use warpsim_interp::load::{kernel_diag, KernelCode, KernelError, KernelRequest};
+use warpsim_interp::load::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
 use warpsim_interp::InstInfo;
 
 /// Installs the front end in the loader (idempotent).
@@ -71,7 +76,16 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
                 .join(", ")
         )),
     })?;
-    let low = lower::lower(req, entry, &module.globals).map_err(|(o, m)| {
+    // `.func` calls inlined (inline.rs), generic accesses given their space (generic.rs).
+    let mut entry = inline::expand(&module, entry).map_err(|(o, m)| diag(o, m))?;
+    let globals = inline::used_globals(&module.globals, &entry.body);
+    if req.args.len() == entry.params.len() {
+        let params: Vec<(String, bool)> = (entry.params.iter().zip(&req.args))
+            .map(|(p, a)| (p.0.clone(), matches!(a, KernelArg::Buffer { .. })))
+            .collect();
+        generic::resolve(&mut entry.body, &params, &globals).map_err(|(o, m)| diag(o, m))?;
+    }
+    let low = lower::lower(req, &entry, &globals).map_err(|(o, m)| {
         if o == usize::MAX {
             KernelError::Launch {
                 arg: None,

@@ -40,11 +40,31 @@ pub struct Entry {
     pub body: Vec<Stmt>,
 }
 
+/// A device function (`.func`): defined with a body, or only declared (a prototype, or
+/// `.extern`, such as `vprintf`). Calls to it are inlined (`inline.rs`).
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// Its (mangled) name.
+    pub name: String,
+    /// Byte offset of the name.
+    pub off: usize,
+    /// Return values (`.param .b32 func_retval0`): name and type.
+    pub rets: Vec<(String, String)>,
+    /// Parameters: name and type.
+    pub params: Vec<(String, String)>,
+    /// The body; `None` for a declaration without one.
+    pub body: Option<Vec<Stmt>>,
+    /// Declared `.extern`.
+    pub external: bool,
+}
+
 /// A parsed module: its entries, module-level `.shared` declarations and `.file` names.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     /// The kernels.
     pub entries: Vec<Entry>,
+    /// The device functions (`.func`), declared or defined, in order.
+    pub funcs: Vec<Func>,
     /// Module-level directives (`.shared`, `.global`, …) with their offsets.
     pub globals: Vec<(usize, Vec<String>)>,
     /// `.file N "name"`.
@@ -113,6 +133,90 @@ fn split_args(s: &str) -> Vec<String> {
     out
 }
 
+/// `(.param .b64 a, .param .align 8 .b8 b[16])`'s inside → (name, type) of each.
+fn param_list(s: &str) -> Vec<(String, String)> {
+    s.split(',')
+        .filter_map(|p| {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            let name = words.last()?.split('[').next()?.to_owned();
+            let ty = words
+                .iter()
+                .find(|w| {
+                    w.starts_with('.')
+                        && *w != &".param"
+                        && *w != &".reg"
+                        && !w.starts_with(".align")
+                        && !w.starts_with(".ptr")
+                })
+                .copied()
+                .unwrap_or(".b32")
+                .to_owned();
+            Some((name, ty))
+        })
+        .collect()
+}
+
+/// A `.func` header from `i` (at its first qualifier): `[.visible|.weak|.extern] .func
+/// [(rets)] name [(params)]` then `;` (a declaration) or `{` (a body). Returns the function,
+/// where parsing goes on (the `{`, or past the `;`) and whether a body follows.
+fn func_header(text: &str, i: usize) -> Result<(Func, usize, bool), (usize, String)> {
+    let b = text.as_bytes();
+    let at = i + text[i..].find(".func").unwrap_or(0);
+    let external = text[i..at].contains(".extern");
+    let mut k = at + ".func".len();
+    let skip = |mut k: usize| {
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        k
+    };
+    // A parenthesised list from `k` (at `(`): its inside and the offset past `)`.
+    let list = |k: usize| -> Result<(&str, usize), (usize, String)> {
+        let close = text[k..]
+            .find(')')
+            .map(|e| k + e)
+            .ok_or((k, "unclosed `(` in a `.func` header".to_owned()))?;
+        Ok((&text[k + 1..close], close + 1))
+    };
+    k = skip(k);
+    let mut rets = Vec::new();
+    if b.get(k) == Some(&b'(') {
+        let (inside, next) = list(k)?;
+        rets = param_list(inside);
+        k = skip(next);
+    }
+    let name_end = text[k..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "_$.".contains(c)))
+        .map_or(text.len(), |e| k + e);
+    let name = text[k..name_end].to_owned();
+    if name.is_empty() {
+        return Err((at, "a `.func` header without a name".into()));
+    }
+    let off = k;
+    k = skip(name_end);
+    let mut params = Vec::new();
+    if b.get(k) == Some(&b'(') {
+        let (inside, next) = list(k)?;
+        params = param_list(inside);
+        k = next;
+    }
+    // Attributes (`.noreturn`) up to the body or the `;`.
+    let end = text[k..]
+        .find(['{', ';'])
+        .map(|e| k + e)
+        .ok_or((off, format!("`.func {name}` has neither a body nor a `;`")))?;
+    let body = b[end] == b'{';
+    let f = Func {
+        name,
+        off,
+        rets,
+        params,
+        body: None,
+        external,
+    };
+    Ok((f, if body { end } else { end + 1 }, body))
+}
+
 /// Parses a module. Errors: (offset, message).
 pub fn parse(src: &str) -> Result<Module, (usize, String)> {
     let text = strip_comments(src);
@@ -121,6 +225,8 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
     let b = text.as_bytes();
     let mut loc = (0, 0);
     let mut cur: Option<Entry> = None;
+    // The function whose body `cur` holds, when it is a `.func`.
+    let mut cur_func: Option<Func> = None;
     let mut in_params = false;
     let mut depth = 0;
     while i < b.len() {
@@ -140,7 +246,13 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             depth -= 1;
             if depth == 0 {
                 if let Some(e) = cur.take() {
-                    m.entries.push(e);
+                    match cur_func.take() {
+                        Some(mut f) => {
+                            f.body = Some(e.body);
+                            m.funcs.push(f);
+                        }
+                        None => m.entries.push(e),
+                    }
                 }
             }
             i += 1;
@@ -213,20 +325,50 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             i = line_end;
             continue;
         }
+        // Performance directives between an entry's parameters and its body (`.maxntid 256, 1,
+        // 1` from `__launch_bounds__`): skipped, up to the line's end or the body's `{`.
+        if depth == 0
+            && cur.is_some()
+            && [
+                ".maxntid",
+                ".reqntid",
+                ".minnctapersm",
+                ".maxnctapersm",
+                ".maxnreg",
+                ".maxclusterrank",
+                ".reqnctapercluster",
+                ".explicitcluster",
+                ".noreturn",
+            ]
+            .iter()
+            .any(|d| line.starts_with(d))
+        {
+            i = line.find('{').map_or(line_end, |k| i + k);
+            continue;
+        }
         // Entry header: `.visible .entry NAME(` / `.weak .entry NAME(`
         if depth == 0 && !in_params {
             let end = text[i..]
                 .find(['(', ';', '{'])
                 .map_or(text.len(), |e| i + e);
             let head = &text[i..end];
-            if head.contains(".entry") || head.contains(".func") {
-                if head.contains(".func") {
-                    return Err((
-                        start,
-                        "`.func` (device functions that are not inlined) is not supported yet"
-                            .into(),
-                    ));
+            if head.contains(".func") && !head.contains(".entry") {
+                let (f, next, body) = func_header(&text, i)?;
+                i = next;
+                if body {
+                    cur = Some(Entry {
+                        name: f.name.clone(),
+                        off: f.off,
+                        params: Vec::new(),
+                        body: Vec::new(),
+                    });
+                    cur_func = Some(f);
+                } else {
+                    m.funcs.push(f);
                 }
+                continue;
+            }
+            if head.contains(".entry") {
                 let name = head.split_whitespace().last().unwrap_or("").to_owned();
                 let off = i + head.rfind(&name).unwrap_or(0);
                 cur = Some(Entry {
