@@ -15,126 +15,30 @@ use crate::util::{root, SHARED_COUNTERS};
 use std::sync::Mutex;
 
 /// Launches warpsim refuses today: (name, a fragment of the error, why).
-const NOT_YET: &[(&str, &str, &str)] = &[
-    (
-        "copySharedMem",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "transposeDiagonal",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "transposeFineGrained",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "reduce6_f32",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "reduce6_i32",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "reduce6_f64",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "reduce3_f32",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "reduce3_f64",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "prescan",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "scan_size_t",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "local_array",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "noinline_shared",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "uchar_hist",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "char_smem",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "dbl_stencil",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "softmax_row",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "float4_rows_0",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "float4_rows_4",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "float2_transpose_0",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "float2_transpose_1",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "xor_swizzle_transpose",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "matrixMul_16",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-    (
-        "matrixMul_32",
-        "`.func`",
-        "zoo.cu has a __noinline__ device function",
-    ),
-];
+const NOT_YET: &[(&str, &str, &str)] = &[(
+    "local_array",
+    "__local_depot",
+    "a local array indexed at run time (`.local` memory)",
+)];
 
 /// Launches that run and verify but whose counters differ from the H200's: (name, why).
 const DIFFERS: &[(&str, &str)] = &[];
+
+/// Launches whose results are not checked, or not expected to match a CPU reference: (name,
+/// why). Their counters must still equal the H200's.
+const UNVERIFIED: &[(&str, &str)] = &[
+    (
+        "softmax_row",
+        "no `expect` (exponentials of the GPU's approximations)",
+    ),
+    (
+        "reduce6_i32",
+        "its last warp sum shuffles down from lanes outside the member mask (offsets from \
+         warpSize / 2, not from the 8 members): undefined in CUDA; warpsim reads those lanes' \
+         PTX registers, which here hold the first stage's sums (in the f32 and f64 forms \
+         the shuffled value is a fresh register, still 0 in those lanes)",
+    ),
+];
 
 /// The H200's columns of zoo_kernels.tsv, in the order of [`SHARED_COUNTERS`].
 const COLUMNS: [&str; 9] = [
@@ -161,7 +65,8 @@ fn run_one(name: &str, want: &[u64], dir: &std::path::PathBuf) -> Outcome {
     let path = format!("programs/cuda/zoo/{name}.ron");
     let out = ws(dir, &["run", &path, "--format", "json", "--no-timing"]);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
+    // Exit 1: ran, but did not verify (the report is still written).
+    if !out.status.success() && out.status.code() != Some(1) {
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
         if err.contains("cannot find the CUDA toolkit header") || err.contains("CCCL's header") {
             return Outcome::NoHeaders;
@@ -169,7 +74,9 @@ fn run_one(name: &str, want: &[u64], dir: &std::path::PathBuf) -> Outcome {
         return Outcome::Refused(err);
     }
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{name}: does not verify");
+    if !UNVERIFIED.iter().any(|u| u.0 == name) {
+        assert_eq!(r["verified"], true, "{name}: does not verify");
+    }
     let got: Vec<u64> = SHARED_COUNTERS
         .iter()
         .map(|k| r["shared"][k].as_u64().unwrap())
