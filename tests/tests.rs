@@ -19,6 +19,7 @@ mod ptx_atomics;
 mod ptx_classic;
 mod ptx_half;
 mod ptx_histogram;
+mod ptx_local;
 mod ptx_ops;
 mod racecheck;
 mod run;
