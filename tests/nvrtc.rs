@@ -559,3 +559,34 @@ fn cuda_missing_cccl_header_says_how_to_install_it() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// Local memory through NVRTC (tests/fixtures/cuda/local.cu): zoo.cu's `local_array` (an int
+/// a[16] indexed at run time) and `a[threadIdx.x % 8] += 1` on a float a[8] run verified,
+/// with timing, their `ld.local`/`st.local` reported as local accesses.
+#[test]
+fn cuda_local_arrays_run_verified() {
+    if !nvrtc("cuda_local_arrays_run_verified") {
+        return;
+    }
+    for k in ["local_array", "local_floats"] {
+        let out = ws(
+            &cache("local"),
+            &[
+                "run",
+                &format!("tests/fixtures/cuda/{k}.ron"),
+                "--format",
+                "json",
+            ],
+        );
+        let r = json(&out, k);
+        assert_eq!(r["verified"], true, "{k}: {}", r["verification"]);
+        let local = r["per_instruction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["space"] == "local")
+            .count();
+        assert!(local >= 3, "{k}: {local} local accesses");
+        assert!(r["timing"]["elapsed_cycles"].as_u64().unwrap() > 0, "{k}");
+    }
+}

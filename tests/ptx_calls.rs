@@ -22,7 +22,7 @@ fn run_verified(path: &str) {
 
 #[test]
 fn calls_and_generic_accesses_run_verified() {
-    for k in ["calls", "generic"] {
+    for k in ["calls", "generic", "generic_local"] {
         run_verified(&format!("tests/fixtures/ptx/{k}.ron"));
     }
 }
@@ -62,10 +62,6 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
         (
             "bad_generic_from_memory",
             "generic address whose state space warpsim cannot determine: `%rd3` in `ld.u32` may point to a value warpsim cannot follow",
-        ),
-        (
-            "bad_generic_local",
-            "a generic address of local memory",
         ),
     ] {
         let path = format!("tests/fixtures/ptx/{k}.ron");

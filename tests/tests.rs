@@ -22,6 +22,7 @@ mod ptx_classic;
 mod ptx_ext;
 mod ptx_half;
 mod ptx_histogram;
+mod ptx_local;
 mod ptx_ops;
 mod racecheck;
 mod run;

@@ -15,11 +15,7 @@ use crate::util::{root, SHARED_COUNTERS};
 use std::sync::Mutex;
 
 /// Launches warpsim refuses today: (name, a fragment of the error, why).
-const NOT_YET: &[(&str, &str, &str)] = &[(
-    "local_array",
-    "__local_depot",
-    "a local array indexed at run time (`.local` memory)",
-)];
+const NOT_YET: &[(&str, &str, &str)] = &[];
 
 /// Launches that run and verify but whose counters differ from the H200's: (name, why).
 const DIFFERS: &[(&str, &str)] = &[];

@@ -30,19 +30,37 @@ pub enum Space {
     Shared,
     /// Global memory: counted, not priced.
     Global,
+    /// Local memory (PTX `.local`): each thread's own bytes, byte-addressed from 0 in its
+    /// window of [`crate::Program::local_bytes`]. Never priced by the bank model, never seen
+    /// by the race checker (private); the timing model prices it as global memory through
+    /// L1 at the hardware's interleaved addresses.
+    Local,
+}
+
+impl Space {
+    /// `shared`, `global` or `local` (PTX's names).
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Shared => "shared",
+            Space::Global => "global",
+            Space::Local => "local",
+        }
+    }
 }
 
 /// One load or store of one element or one vector of 2 or 4 elements per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mem {
-    /// Shared array or global buffer.
+    /// Shared array, global buffer or local memory.
     pub space: Space,
-    /// Index into [`crate::Program::shared`] or [`crate::Program::buffers`].
+    /// Index into [`crate::Program::shared`], [`crate::Program::buffers`] or
+    /// [`crate::Program::local`].
     pub array: u16,
     /// Number of index registers used (the array's rank; 1 for buffers). 0: a
     /// byte-addressed access (the PTX front end): `idx[0]` holds the byte address (a shared
     /// memory offset; for global memory the low word of a 64-bit pointer, whose high word is
-    /// in the next register: see [`Mem::GLOBAL_BASE_SHIFT`]) and `idx[1]` a register holding a
+    /// in the next register: see [`Mem::GLOBAL_BASE_SHIFT`]; for local memory the offset in
+    /// the thread's window) and `idx[1]` a register holding a
     /// constant byte offset added to it; `array` names the shared array or buffer for
     /// reports only.
     pub rank: u8,
@@ -59,6 +77,12 @@ impl Mem {
     /// A byte-addressed global pointer into buffer `k` is `((k + 1) << GLOBAL_BASE_SHIFT) +
     /// byte offset` (buffers are at most 4 GiB together).
     pub const GLOBAL_BASE_SHIFT: u32 = 40;
+
+    /// A generic pointer to byte `o` of a thread's local memory is `LOCAL_GENERIC + o` (PTX
+    /// `cvta.local`): a tag in the top 16 bits, above every global pointer (`(k + 1) << 40`
+    /// with fewer than 2^16 buffers), and the local offset in the low word, so that the low
+    /// word of a generic local pointer is its `.local` address.
+    pub const LOCAL_GENERIC: u64 = 0xffff << 48;
 
     /// Whether the access is byte-addressed (`rank` 0, from the PTX front end).
     pub fn byte_addressed(&self) -> bool {
@@ -803,10 +827,7 @@ impl fmt::Display for Inst {
         }
         match *self {
             Load(m) | Store(m) => {
-                let space = match m.space {
-                    Space::Shared => "shared",
-                    Space::Global => "global",
-                };
+                let space = m.space.name();
                 let vec = if m.vec > 1 {
                     format!(".v{}", m.vec)
                 } else {
@@ -829,10 +850,7 @@ impl fmt::Display for Inst {
                 }
             }
             Atomic { m, op } => {
-                let space = match m.space {
-                    Space::Shared => "shared",
-                    Space::Global => "global",
-                };
+                let space = m.space.name();
                 let op = format!("{op:?}").to_ascii_lowercase();
                 write!(f, "atom.{space}.{op} {}, {space}#{}", m.data, m.array)?;
                 for r in m.idx.iter().take(m.rank as usize) {

@@ -46,4 +46,4 @@ pub mod race;
 
 pub use diag::{Diag, Phase};
 pub use load::{load_file, load_str, Layout, Options};
-pub use program::{BufferInfo, InstInfo, Program, RegInit, SharedInfo};
+pub use program::{BufferInfo, InstInfo, LocalInfo, Program, RegInit, SharedInfo};

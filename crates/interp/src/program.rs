@@ -99,6 +99,15 @@ impl SharedInfo {
     }
 }
 
+/// A view of a thread's local memory (a PTX `.local` variable accessed as `elem`s).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalInfo {
+    /// The variable's name (`__local_depot0`).
+    pub name: String,
+    /// The element an access moves (times its vector).
+    pub elem: Elem,
+}
+
 /// Where an instruction came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstInfo {
@@ -131,6 +140,11 @@ pub struct Program {
     pub shared: Vec<SharedInfo>,
     /// Shared memory a block uses, in bytes.
     pub shared_bytes: u32,
+    /// Views of local memory (PTX `.local`): what a local access moves, for its width and
+    /// reports.
+    pub local: Vec<LocalInfo>,
+    /// Local memory per thread, in bytes (0: none).
+    pub local_bytes: u32,
     /// The instructions; the last is [`Inst::Exit`].
     pub code: Vec<Inst>,
     /// Where each instruction came from (same length as `code`).
@@ -188,12 +202,10 @@ impl Program {
                 let name = match m.space {
                     crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
                     crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),
+                    crate::ir::Space::Local => self.local.get(m.array as usize).map(|l| &l.name),
                 };
                 if let Some(name) = name {
-                    let space = match m.space {
-                        crate::ir::Space::Shared => "shared",
-                        crate::ir::Space::Global => "global",
-                    };
+                    let space = m.space.name();
                     text = text.replace(&format!("{space}#{}[", m.array), &format!("{name}["));
                 }
             }

@@ -19,8 +19,8 @@
 //!   the pointer's space (pointer + index loaded from memory); products, shifts, quotients:
 //!   none (an index, not a pointer).
 //!
-//! A generic access whose address register has exactly one origin, shared or global, is
-//! lowered as that space; anything else is refused at its line ("generic address whose state
+//! A generic access whose address register has exactly one origin, shared, global or local,
+//! is lowered as that space; anything else is refused at its line ("generic address whose state
 //! space warpsim cannot determine"). The analysis is flow-insensitive (all definitions, not
 //! only those that reach): NVVM's registers are written by one definition, or by a loop's
 //! updates of the same pointer; a register reused for two spaces is refused, not guessed.
@@ -35,8 +35,7 @@ use std::collections::HashMap;
 
 const SHARED: u8 = 1;
 const GLOBAL: u8 = 2;
-/// The hook for `.local` memory (the `local` branch): generic accesses of local origin are
-/// refused until it lands; then they lower as `local`.
+/// `.local` memory: a generic access of local origin lowers as `local` (lower/local.rs).
 const LOCAL: u8 = 4;
 const UNKNOWN: u8 = 8;
 
@@ -240,9 +239,7 @@ pub fn resolve(
         let space = match o {
             SHARED => "shared",
             GLOBAL => "global",
-            LOCAL => {
-                return Err((s.off, format!("`{op}`: a generic address of local memory (`{base}` comes from cvta.local or a .local variable): not supported yet")))
-            }
+            LOCAL => "local",
             _ => {
                 return Err((
                     s.off,

@@ -159,6 +159,8 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         nregs: low.nregs,
         shared: low.shared,
         shared_bytes: low.shared_bytes,
+        local: low.local,
+        local_bytes: low.local_bytes,
         max_depth: low.max_depth,
         path,
         source,

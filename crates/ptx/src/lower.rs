@@ -6,6 +6,7 @@ mod cfg;
 mod compare;
 mod convert;
 mod half;
+mod local;
 mod narrow;
 mod ops;
 mod wide;
@@ -29,6 +30,9 @@ pub struct Lowered {
     pub nregs: usize,
     pub shared: Vec<SharedInfo>,
     pub shared_bytes: u32,
+    /// Views of local memory and its bytes per thread (lower/local.rs).
+    pub local: Vec<warpsim_interp::LocalInfo>,
+    pub local_bytes: u32,
     pub max_depth: usize,
     /// Texts of the statements the merge pass made, by their byte offset.
     pub texts: HashMap<usize, String>,
@@ -54,6 +58,8 @@ struct Lower<'a> {
     /// Facts about the entry's registers (a pre-pass): how often each is read, and the
     /// value of those written exactly once, by a `mov` of a constant.
     facts: Facts,
+    /// `.local` variables (lower/local.rs).
+    local: local::Locals,
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -106,6 +112,8 @@ impl Facts {
 enum Prov {
     Shared(usize),
     Buffer(u16),
+    /// A generic pointer from `cvta.local`.
+    Local,
 }
 
 fn words_of(ty: &str) -> u8 {
@@ -153,6 +161,7 @@ pub fn lower(
         labels: HashMap::new(),
         at: (0, 0, 0),
         facts: Facts::of(entry),
+        local: local::Locals::of(globals, entry)?,
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {
@@ -326,6 +335,9 @@ impl Lower<'_> {
         if let Some(k) = self.vars.iter().position(|v| v.0 == a) {
             let base = self.vars[k].1 as u64;
             return Ok(self.konst(base, w));
+        }
+        if let Some(o) = self.local.offset(a) {
+            return Ok(self.konst(o as u64, w));
         }
         // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
         if self.classes.iter().any(|c| c.0 == a) {
@@ -679,7 +691,9 @@ impl Lower<'_> {
         let space = match space {
             Some(&"shared") => Space::Shared,
             Some(&"global") => Space::Global,
-            _ => return Err((off, format!("PTX instruction `{op}`: only .param, .shared and .global accesses are supported (generic addressing is not)"))),
+            Some(&"local") => Space::Local,
+            None if self.local_origin(base) => Space::Local,
+            _ => return Err((off, format!("PTX instruction `{op}`: only .param, .shared, .global and .local accesses are supported (generic addressing is not)"))),
         };
         let prov = self
             .prov
@@ -688,6 +702,8 @@ impl Lower<'_> {
             .or_else(|| self.vars.iter().position(|v| v.0 == base).map(Prov::Shared));
         let (addr_reg, extra) = if base.starts_with('%') {
             (self.reg(base, off)?.0, 0u64)
+        } else if let (Space::Local, Some(o)) = (space, self.local.offset(base)) {
+            (self.konst(0, 2), o as u64)
         } else if let Some(k) = self.vars.iter().position(|v| v.0 == base) {
             (self.konst(0, 2), self.vars[k].1 as u64)
         } else {
@@ -704,9 +720,10 @@ impl Lower<'_> {
             }
             (Space::Global, Some(Prov::Buffer(b))) => b,
             (Space::Global, _) => 0,
+            (Space::Local, _) => self.local_view(ty, bytes),
         };
         let elem_bytes = match space {
-            Space::Shared => bytes,
+            Space::Shared | Space::Local => bytes,
             Space::Global => self
                 .req
                 .buffers

@@ -265,13 +265,11 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         // A statement runs to `;`, or a label to `:`, or a `.loc`/`.file` line to its end.
         let line_end = text[i..].find('\n').map_or(text.len(), |e| i + e);
         let line = &text[i..line_end];
-        if line.starts_with(".loc")
-            || line.starts_with(".file")
-            || line.starts_with(".version")
-            || line.starts_with(".target")
-            || line.starts_with(".address_size")
-            || line.starts_with(".section")
-        {
+        // (By the first word: `.local` is a declaration, not a `.loc` line.)
+        if matches!(
+            line.split_whitespace().next(),
+            Some(".loc" | ".file" | ".version" | ".target" | ".address_size" | ".section")
+        ) {
             let words: Vec<&str> = line.split_whitespace().collect();
             if words[0] == ".loc" {
                 // `.loc file line col[, function_name …, inlined_at file line col]`

@@ -148,6 +148,8 @@ pub enum MemSpace {
     Shared,
     /// Global memory (counted only).
     Global,
+    /// Local memory (PTX `.local`, each thread's own; counted only, timed as global).
+    Local,
 }
 
 /// What one memory instruction did over the run.
@@ -256,6 +258,8 @@ fn atomic_row(
             let b = prog.buffers.get(m.array as usize)?;
             (MemSpace::Global, b.name.clone(), b.elem)
         }
+        // (No atomics on local memory: the executor refuses them.)
+        Space::Local => return None,
     };
     let priced = space == MemSpace::Shared;
     let (aw, ac) = (
@@ -427,7 +431,7 @@ impl Report {
             (
                 std::cmp::Reverse(i.bank_conflicts.unwrap_or(0)),
                 std::cmp::Reverse(i.wavefronts.unwrap_or(0)),
-                i.space == MemSpace::Global,
+                i.space != MemSpace::Shared,
                 i.pc,
             )
         });
@@ -726,6 +730,10 @@ fn build(
             },
             Space::Global => match prog.buffers.get(m.array as usize) {
                 Some(b) => (MemSpace::Global, b.name.clone(), b.elem),
+                None => continue,
+            },
+            Space::Local => match prog.local.get(m.array as usize) {
+                Some(l) => (MemSpace::Local, l.name.clone(), l.elem),
                 None => continue,
             },
         };

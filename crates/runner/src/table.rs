@@ -189,6 +189,7 @@ impl Report {
                 let space = match i.space {
                     MemSpace::Shared => "shared",
                     MemSpace::Global => "global",
+                    MemSpace::Local => "local",
                 };
                 let opt = |v: Option<u64>| v.map_or_else(|| dash.to_string(), |v| v.to_string());
                 t.add_row(vec![

@@ -331,3 +331,72 @@ fn a_shuffle_chain_is_a_one_wavefront_lds_chain() {
         (k as u64 - 1) * 22
     );
 }
+
+/// A local access is priced at the hardware's interleaved addresses (lane `l`'s word `k` at
+/// byte `k * 128 + l * 4` of the warp's window): the same offset in every lane is one
+/// 128-byte line per word, the sectors of the lanes that take part, as a lane-by-lane walk
+/// finds them.
+#[test]
+fn local_sectors_are_interleaved_by_word() {
+    use crate::trace::{LOCAL_BUFFER, LOCAL_WARP_BYTES};
+    let code = code();
+    let walk = |w: u64, off: &[u32; 32], bytes: u32, active: u32| {
+        let mut v = Vec::new();
+        for l in 0..32u64 {
+            if active & (1 << l) == 0 {
+                continue;
+            }
+            let o = off[l as usize] as u64;
+            for k in o / 4..=(o + bytes as u64 - 1) / 4 {
+                let byte = w * LOCAL_WARP_BYTES + k * 128 + l * 4;
+                v.push(((LOCAL_BUFFER as u64) << 48) | (byte / 32));
+            }
+        }
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut seed = 99u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for case in 0..300 {
+        let active = match case % 4 {
+            0 => u32::MAX,
+            1 => 0x0f0f_00ff,
+            2 => 1 << (case % 32),
+            _ => rnd(),
+        };
+        let bytes = [1u32, 2, 4, 8, 16][case % 5];
+        let uniform = case % 3 != 0;
+        let base = rnd() % 256 / bytes * bytes;
+        let mut off = [0u32; 32];
+        for o in off.iter_mut() {
+            *o = if uniform {
+                base
+            } else {
+                rnd() % 256 / bytes * bytes
+            };
+        }
+        let w = case % 3;
+        let mut r = Recorder::new(&code, 32, 96);
+        r.inst(w, 6);
+        r.local(w, &off, bytes, active);
+        let t = r.take();
+        let mut got = t.warps[w].sectors.clone();
+        assert_eq!(t.warps[w].ev[0].a as usize, got.len(), "case {case}");
+        got.sort();
+        let want = walk(w as u64, &off, bytes, active);
+        assert_eq!(got, want, "case {case}");
+    }
+    // A full warp at one offset: 4 sectors (one line) for 4 bytes, 8 for 8, 16 for 16.
+    for (bytes, n) in [(4u32, 4usize), (8, 8), (16, 16)] {
+        let mut r = Recorder::new(&code, 32, 32);
+        r.inst(0, 6);
+        r.local(0, &[16; 32], bytes, u32::MAX);
+        assert_eq!(r.take().warps[0].sectors.len(), n, "{bytes} bytes");
+    }
+}

@@ -171,6 +171,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             let elem = match m.space {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
+                Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
             };
             let words = elem.map_or(1, |e| m.words(e)) as u8;
             let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
@@ -182,8 +183,9 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             let class = match (m.space, store) {
                 (Space::Shared, false) => Class::SharedLd,
                 (Space::Shared, true) => Class::SharedSt,
-                (Space::Global, false) => Class::GlobalLd,
-                (Space::Global, true) => Class::GlobalSt,
+                // Local memory goes through the LSU and L1 like global memory (LDL/STL).
+                (Space::Global | Space::Local, false) => Class::GlobalLd,
+                (Space::Global | Space::Local, true) => Class::GlobalSt,
             };
             if store {
                 srcs.push(data);
@@ -204,7 +206,7 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
             srcs.push((m.data.0, if pair { 4 } else { 2 }));
             let class = match m.space {
                 Space::Shared => Class::SharedLd,
-                Space::Global => Class::GlobalLd,
+                Space::Global | Space::Local => Class::GlobalLd,
             };
             StaticInst::new(class, Some((m.data.0, if pair { 2 } else { 1 })), &srcs)
         }
@@ -220,6 +222,23 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
         // A jump out of a loop or the kernel is a branch (or a predicated `EXIT`) on the GPU.
         Break { .. } | Continue { .. } | Return { .. } => StaticInst::new(Class::Branch, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
+    }
+}
+
+/// The pseudo-buffer of local memory in sector ids ([`WarpTrace::sectors`]): above every
+/// real buffer's number.
+pub const LOCAL_BUFFER: u16 = u16::MAX;
+
+/// Bytes of a warp's local window in the sector ids of [`LOCAL_BUFFER`] (32 threads × 1 MiB:
+/// offsets beyond wrap around, which only merges sectors in the price).
+pub const LOCAL_WARP_BYTES: u64 = 32 << 20;
+
+/// The low `n` bits set (`n` ≤ 32).
+fn mask(n: u64) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
     }
 }
 
@@ -380,6 +399,74 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// The local access warp `w` just issued: each lane's byte offset `offset` in its own
+    /// local memory, `bytes` per lane, active lanes `active`. Priced as a global access at
+    /// the hardware's addresses: local memory is interleaved by 32-bit words across a warp's
+    /// threads (lane `l`'s word `k` at byte `k * 128 + l * 4` of the warp's local window), so
+    /// lanes reading the same offset read consecutive words, one 128-byte line per word.
+    /// Each warp of the block has its own window ([`LOCAL_WARP_BYTES`] apart), in the
+    /// pseudo-buffer [`LOCAL_BUFFER`], which the L2 model does not track (a load hits in
+    /// L2, as data just spilled does; a store writes its sectors back like a global one).
+    pub fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
+        let Some(t) = self.block.warps.get_mut(w) else {
+            return;
+        };
+        let sb = self.sector_bytes as u64;
+        let start = t.sectors.len();
+        let window = (w as u64 % 1024) * LOCAL_WARP_BYTES;
+        let first_word = |o: u32| (o / 4) as u64;
+        let last_word = |o: u32| (o as u64 + bytes.max(1) as u64 - 1) / 4;
+        let lo = match active {
+            0 => 0,
+            a => a.trailing_zeros() as usize,
+        };
+        let uniform = active != 0 && {
+            let mut lanes = active;
+            let mut same = true;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                same &= offset[l] == offset[lo];
+            }
+            same
+        };
+        if uniform {
+            // Every lane at the same offset (the usual case): per word, the active lanes'
+            // sectors, in ascending order.
+            let hi = 31 - active.leading_zeros() as u64;
+            for k in first_word(offset[lo])..=last_word(offset[lo]) {
+                let base = window + (k % (LOCAL_WARP_BYTES / 128)) * 128;
+                let (s0, s1) = ((base + lo as u64 * 4) / sb, (base + hi * 4 + 3) / sb);
+                for s in s0..=s1 {
+                    // (Skip sectors with no active lane: a gap of 8 lanes or more.)
+                    let (a, b) = ((s * sb).saturating_sub(base) / 4, ((s + 1) * sb - base) / 4);
+                    let lanes_in = if a >= 32 { 0 } else { active >> a } & mask(b - a);
+                    if lanes_in != 0 {
+                        t.sectors.push(((LOCAL_BUFFER as u64) << 48) | s);
+                    }
+                }
+            }
+        } else {
+            let mut lanes = active;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                for k in first_word(offset[l])..=last_word(offset[l]) {
+                    let byte = window + (k % (LOCAL_WARP_BYTES / 128)) * 128 + l as u64 * 4;
+                    let id = ((LOCAL_BUFFER as u64) << 48) | (byte / sb);
+                    if !t.sectors[start..].contains(&id) {
+                        t.sectors.push(id);
+                    }
+                }
+            }
+        }
+        let n = (t.sectors.len() - start).min(u16::MAX as usize) as u16;
+        if let Some(e) = t.ev.last_mut() {
+            e.a = n;
+            e.s = start as u32;
+        }
+    }
+
     /// Hands over the block's trace, leaving an empty one.
     pub fn take(&mut self) -> BlockTrace {
         std::mem::take(&mut self.block)
@@ -399,5 +486,9 @@ impl warpsim_interp::exec::Hook for Recorder<'_> {
     #[inline]
     fn global(&mut self, w: usize, buffer: u16, index: &[u32; 32], bytes: u32, active: u32) {
         Recorder::global(self, w, buffer, index, bytes, active);
+    }
+    #[inline]
+    fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
+        Recorder::local(self, w, offset, bytes, active);
     }
 }

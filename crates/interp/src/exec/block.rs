@@ -56,6 +56,9 @@ pub(super) struct Ctx<'a> {
     /// Index into `pc_bank` for each pc (0 for instructions that are not shared accesses).
     pub(super) bank_row: &'a [usize],
     pub(super) shared: &'a mut [u32],
+    /// The block's local memory: [`Program::local_bytes`] (in words, rounded up) per thread,
+    /// thread by thread (`exec/local.rs`).
+    pub(super) local: &'a mut [u32],
     pub(super) threads: u64,
     pub(super) steps: u64,
     /// [`super::warp::At::check_at`] between the warps' turns.
@@ -227,6 +230,8 @@ pub(super) struct Scratch {
     frames: Vec<Frame>,
     warps: Vec<Warp>,
     shared: Vec<u32>,
+    /// The block's local memory.
+    local: Vec<u32>,
     /// The bank counters, one per shared-access pc ([`Verified::shared_pcs`]).
     counts: Vec<BankCounts>,
 }
@@ -284,6 +289,10 @@ pub(super) fn run<H: Hook>(
     sc.shared.clear();
     sc.shared
         .resize(prog.shared_bytes.div_ceil(4) as usize + SPARE_WORDS, 0);
+    // (Zeroed for every block: the GPU leaves it undefined, a run stays deterministic.)
+    sc.local.clear();
+    sc.local
+        .resize(nwarps * WARP * prog.local_bytes.div_ceil(4) as usize, 0);
 
     let banks = cfg.geometry.banks as usize;
     stats.fit(prog.code.len(), banks);
@@ -303,6 +312,7 @@ pub(super) fn run<H: Hook>(
         pc_bank: &mut sc.counts,
         bank_row: &v.bank_row,
         shared: &mut sc.shared,
+        local: &mut sc.local,
         threads,
         steps: 0,
         check_at: super::flow::next_check(0, cfg.max_steps, v.progress.is_some()),

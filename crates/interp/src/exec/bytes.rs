@@ -36,6 +36,7 @@ pub(super) fn access<const V3: bool>(
     match m.space {
         Space::Shared => shared::<V3>(cx, at, m, store, r, ps),
         Space::Global => global(cx, at, m, store, r),
+        Space::Local => super::local::access(cx, at, m, store, r),
     }
 }
 
@@ -45,6 +46,7 @@ fn elem(cx: &Ctx, m: &Mem) -> Elem {
     match m.space {
         Space::Shared => cx.prog.shared[m.array as usize].elem,
         Space::Global => cx.prog.buffers[m.array as usize].elem,
+        Space::Local => cx.prog.local[m.array as usize].elem,
     }
 }
 

@@ -129,6 +129,13 @@ pub enum FaultKind {
         /// The array's bounds, as `name[n][m]`.
         bounds: String,
     },
+    /// A local access (PTX `.local`) outside the thread's local memory.
+    LocalOutOfBounds {
+        /// The access, as `a 4-byte access at local byte 64`.
+        access: String,
+        /// The thread's local memory, as `the thread's 64 bytes of local memory`.
+        bounds: String,
+    },
     /// An access whose address is not a multiple of its width.
     Misaligned {
         /// Bytes per lane.
@@ -241,6 +248,12 @@ impl fmt::Display for FaultKind {
                 write!(
                     f,
                     "out-of-bounds {space} access: {access} is outside {bounds}"
+                )
+            }
+            LocalOutOfBounds { access, bounds } => {
+                write!(
+                    f,
+                    "out-of-bounds local access: {access} is outside {bounds}"
                 )
             }
             Misaligned {

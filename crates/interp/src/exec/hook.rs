@@ -15,6 +15,9 @@ pub trait Hook {
     /// The global access just issued by warp `w`: buffer `buffer`, each lane's element index
     /// `index` (meaningful in `active` lanes), `bytes` per lane.
     fn global(&mut self, w: usize, buffer: u16, index: &[u32; 32], bytes: u32, active: u32);
+    /// The local access (PTX `.local`) just issued by warp `w`: each lane's byte offset in
+    /// its own local memory `offset` (meaningful in `active` lanes), `bytes` per lane.
+    fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32);
 }
 
 /// No hook: the executor as it runs without a timing model.
@@ -26,4 +29,6 @@ impl Hook for () {
     fn shared(&mut self, _: usize, _: u32, _: u32) {}
     #[inline(always)]
     fn global(&mut self, _: usize, _: u16, _: &[u32; 32], _: u32, _: u32) {}
+    #[inline(always)]
+    fn local(&mut self, _: usize, _: &[u32; 32], _: u32, _: u32) {}
 }

@@ -55,6 +55,8 @@ fn access<const V3: bool>(
     match m.space {
         Space::Shared => shared_access::<V3>(cx, pc, w, m, store, active, r),
         Space::Global => global_access(cx, pc, w, m, store, active, r).map(|()| Cost::default()),
+        // (Only byte-addressed: the executor's checks refuse any other local access.)
+        Space::Local => Ok(Cost::default()),
     }
 }
 

@@ -36,6 +36,8 @@
 //!   words each fault.
 //! * `hook`: [`Hook`], what a timing model is told about each issued instruction
 //!   ([`Verified::run_block_with`]); `()` is no hook, compiled away.
+//! * `local`: local memory (PTX `.local`), each thread's private bytes: checks and data
+//!   movement, and the offsets the hook is told.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
 //!
 //! Where a per-instruction observer (the timing model) plugs in: in `warp_loop`, around the
@@ -58,6 +60,7 @@ mod gather;
 mod hook;
 mod jump;
 mod lanes;
+mod local;
 mod memory;
 mod narrow;
 mod verify;

@@ -176,6 +176,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             let elem = match m.space {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
+                Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
             }
             .ok_or_else(|| {
                 format!(
@@ -216,6 +217,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                         .ok_or_else(|| format!("buffer {} does not exist", m.array))?;
                     (b.elem, 1)
                 }
+                Space::Local => return Err("a local access that is not byte-addressed".into()),
             };
             if m.rank as usize != rank || !(1..=3).contains(&rank) {
                 return Err(format!(
@@ -241,6 +243,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     .get(m.array as usize)
                     .map(|s| (s.elem, s.dims.len())),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| (b.elem, 1)),
+                Space::Local => return Err("an atomic on local memory".into()),
             }
             .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
             if !matches!(

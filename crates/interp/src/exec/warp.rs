@@ -197,6 +197,11 @@ fn observe_issue<H: Hook>(
     if m.space == Space::Shared {
         return Some((ps.wavefronts, ps.conflicts));
     }
+    if m.space == Space::Local {
+        let (offsets, bytes) = super::local::offsets(cx, &m, r);
+        hook.local(at.w, &offsets, bytes, at.active);
+        return None;
+    }
     if m.byte_addressed() {
         let (k, idx, bytes) = super::bytes::global_lanes(cx, &m, r, at.active);
         hook.global(at.w, k, &idx, bytes, at.active);

@@ -78,6 +78,8 @@ impl Loader<'_> {
                 .kernel_shared_bytes
                 .unwrap_or_else(|| self.shared.last().map_or(0, |s| s.base + s.bytes)),
             shared: self.shared,
+            local: self.kernel_local.0,
+            local_bytes: self.kernel_local.1,
             code: self.code,
             info: self.info,
             nregs,

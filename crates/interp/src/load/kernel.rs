@@ -71,6 +71,10 @@ pub struct KernelCode {
     pub shared: Vec<SharedInfo>,
     /// Shared memory a block uses, in bytes (static and dynamic).
     pub shared_bytes: u32,
+    /// Views of local memory (PTX `.local`), and its bytes per thread.
+    pub local: Vec<crate::program::LocalInfo>,
+    /// Local memory per thread, in bytes.
+    pub local_bytes: u32,
     /// The reconvergence stack's size.
     pub max_depth: usize,
     /// The file the source positions point into (the `.cu`, or the `.ptx` without line
@@ -217,6 +221,7 @@ impl Loader<'_> {
         self.max_depth = self.max_depth.max(code.max_depth);
         self.shared = code.shared;
         self.kernel_shared_bytes = Some(code.shared_bytes);
+        self.kernel_local = (code.local, code.local_bytes);
         Ok(Some((code.path, code.source)))
     }
 

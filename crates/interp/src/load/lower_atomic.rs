@@ -262,7 +262,8 @@ impl Loader<'_> {
         let last = idx.len() - 1;
         let even_rows = match space {
             Space::Shared => self.shared[array as usize].dims[last].is_multiple_of(2),
-            Space::Global => true,
+            // (RON kernels have no local memory.)
+            Space::Global | Space::Local => true,
         };
         if let Ok(x) = self.fold_int(&idx[last], tsite, "the index") {
             if x % 2 != 0 && (last == 0 || even_rows) {

@@ -347,6 +347,8 @@ struct Loader<'a> {
     funcs: func::Funcs,
     /// Shared memory of a `cuda:`/`ptx:` kernel (static and dynamic), in bytes.
     kernel_shared_bytes: Option<u32>,
+    /// Local memory of a `cuda:`/`ptx:` kernel: its views and bytes per thread.
+    kernel_local: (Vec<crate::program::LocalInfo>, u32),
 }
 
 type R<T> = Result<T, Diag>;
@@ -379,6 +381,7 @@ impl<'a> Loader<'a> {
             open: Vec::new(),
             funcs: func::Funcs::default(),
             kernel_shared_bytes: None,
+            kernel_local: (Vec::new(), 0),
         }
     }
 

@@ -193,6 +193,8 @@ impl Lower<'_> {
                 global_buffer(op, w, have).map_err(|m| (off, m))?;
                 (b, 0)
             }
+            // (Not reached: `space` above is shared or global.)
+            (Space::Local, ..) => return Err((off, format!("`{op}`: no atomics on .local"))),
             (Space::Global, ..) => {
                 return Err((
                     off,

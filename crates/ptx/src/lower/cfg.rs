@@ -186,6 +186,8 @@ impl Lower<'_> {
             nregs: self.next.max(1),
             shared: self.shared,
             shared_bytes,
+            local: self.local.infos,
+            local_bytes: self.local.bytes,
             max_depth: (2 * branches + 2).min(1024),
             texts: HashMap::new(),
         })

@@ -48,6 +48,7 @@ impl Lower<'_> {
             ("shfl", _) => self.shfl(off, op, parts, args),
             ("atom" | "red", _) => self.atomic(off, op, parts, args),
             _ if super::wide::applies(parts) => self.wide(off, op, parts, args),
+            ("cvta", _) if parts.contains(&"local") => self.cvta_local(off, op, parts, args),
             ("cvt", _) if super::convert::float_cvt_applies(parts) => {
                 self.float_cvt(off, op, parts, args)
             }

@@ -4,6 +4,7 @@
 mod arith;
 mod flow;
 mod jump;
+mod local;
 mod memory;
 mod program;
 mod warpops;
@@ -87,6 +88,8 @@ struct P {
     block: [u32; 3],
     grid: [u32; 3],
     max_depth: usize,
+    /// Local views and bytes per thread.
+    local: (Vec<crate::program::LocalInfo>, u32),
 }
 
 impl P {
@@ -100,6 +103,7 @@ impl P {
             block: [32, 1, 1],
             grid: [1, 1, 1],
             max_depth: 8,
+            local: (Vec::new(), 0),
         }
     }
     fn block(mut self, b: [u32; 3]) -> Self {
@@ -157,6 +161,8 @@ impl P {
             buffers: self.buffers,
             shared,
             shared_bytes: base,
+            local: self.local.0,
+            local_bytes: self.local.1,
             code,
             info,
             nregs: self.nregs,
