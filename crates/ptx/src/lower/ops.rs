@@ -12,8 +12,10 @@ use warpsim_interp::ir::{Inst, Reg, ShflMode, VoteMode};
 /// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
 /// if it is one; other types and modes (`clz.b64`, `prmt.b32.f4e`) are not.
 fn ptx_op(name: &str, parts: &[&str]) -> Option<PtxOp> {
-    let ty = *parts.last()?;
-    let mids = &parts[1..parts.len() - 1];
+    let (ty, mids) = match parts {
+        [_, mids @ .., ty] => (*ty, mids),
+        _ => return None,
+    };
     let approx = mids.iter().all(|m| matches!(*m, "approx" | "ftz")) && mids.contains(&"approx");
     Some(match (name, ty) {
         ("clz", "b32") if mids.is_empty() => PtxOp::Clz,
