@@ -283,8 +283,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
         }
         Class::GlobalLd | Class::GlobalSt => {
             let store = si.class == Class::GlobalSt;
-            let trace = w.trace.clone();
-            let secs = &trace.warps[w.wi as usize].sectors;
+            let secs = &w.trace.warps[w.wi as usize].sectors;
             let from = (ev.s as usize).min(secs.len());
             let to = (from + ev.a as usize).min(secs.len());
             let g = &gpu.global;
