@@ -74,24 +74,14 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         let mut pick = NONE;
         let mut pick_age = u64::MAX;
         let mut retired = false;
-        // The first cycle one of its warps may act, as far as the scan has seen; the warps
-        // that may act now, by their place in `list` (visiting one changes no other's ready
-        // cycle, so they are found first in one tight pass).
+        // The first cycle one of its warps may act, as far as the scan has seen.
         let mut next = NEVER;
-        let mut due = std::mem::take(&mut sm.due);
-        due.clear();
         for (i, &s) in list.iter().enumerate() {
             let ready = sm.ready[s as usize];
             if ready > t {
                 next = next.min(ready);
-            } else {
-                due.push(i as u32);
+                continue;
             }
-        }
-        for &i in &due {
-            let i = i as usize;
-            let s = list[i];
-            let ready = sm.ready[s as usize];
             let w = &mut sm.warps[s as usize];
             match w.state {
                 St::Run => {}
@@ -177,7 +167,6 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                 }
             }
         }
-        sm.due = due;
         let mut list = list;
         if retired {
             list.retain(|&s| sm.warps[s as usize].state != St::Free);

@@ -207,8 +207,6 @@ struct Sm {
     used_regs: u64,
     used_smem: u64,
     sp: Vec<Sp>,
-    /// Scratch for [`cycle::step`]: the warps of a sub-partition that may act now.
-    due: Vec<u32>,
     /// When each shared-pipe server is free.
     servers: Vec<u64>,
     /// Departure of the last memory instruction (the queue is in order).
@@ -348,7 +346,6 @@ impl<'a> Sim<'a> {
                         ..Sp::default()
                     })
                     .collect(),
-                due: Vec::new(),
                 servers: vec![0; gpu.shared.servers as usize],
                 mem_last: 0,
                 gpath_free: 0,
