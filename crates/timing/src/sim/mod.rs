@@ -15,7 +15,6 @@ use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
 use crate::trace::{BlockTrace, Class, Ev, Regs, StaticInst};
 use std::cmp::Reverse;
-use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
@@ -420,22 +419,16 @@ impl<'a> Sim<'a> {
                 self.dispatch(td);
                 continue;
             }
-            // The SM is stepped in place at the top of the heap, and its next visit replaces
-            // it there (one sift instead of a pop and a push).
-            let Some(mut top) = self.heap.peek_mut() else {
+            let Some(Reverse((t, smi))) = self.heap.pop() else {
                 return;
             };
-            let Reverse((t, smi)) = *top;
             let sm = &mut self.sms[smi as usize];
             if sm.next != t {
-                PeekMut::pop(top);
                 continue;
             }
             let freed = step(&mut self.cx, sm, smi, t);
             if sm.next != NEVER {
-                *top = Reverse((sm.next, smi));
-            } else {
-                PeekMut::pop(top);
+                self.heap.push(Reverse((sm.next, smi)));
             }
             if freed {
                 self.blocked = false;
