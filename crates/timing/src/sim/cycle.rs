@@ -65,6 +65,7 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     }
     for p in 0..sm.sp.len() {
         if sm.sp[p].next > t {
+            // Not visited: its warps did not change (a barrier release lowers `next` itself).
             continue;
         }
         let list = std::mem::take(&mut sm.sp[p].warps);
@@ -73,8 +74,12 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         let mut pick = NONE;
         let mut pick_age = u64::MAX;
         let mut retired = false;
+        // The first cycle one of its warps may act, as far as the scan has seen.
+        let mut next = NEVER;
         for (i, &s) in list.iter().enumerate() {
-            if sm.ready[s as usize] > t {
+            let ready = sm.ready[s as usize];
+            if ready > t {
+                next = next.min(ready);
                 continue;
             }
             let w = &mut sm.warps[s as usize];
@@ -85,10 +90,14 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                     retired = true;
                     continue;
                 }
-                St::Bar | St::Free => continue,
+                St::Bar | St::Free => {
+                    next = next.min(ready);
+                    continue;
+                }
             }
             let Some(ev) = w.ev() else {
                 w.state = St::Exited;
+                next = next.min(ready);
                 continue;
             };
             let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
@@ -122,11 +131,16 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             };
             if let Some(reason) = hold {
                 switch(cx, smi, s, w, t, reason);
-                sm.ready[s as usize] = until.max(t + 1);
+                let r = until.max(t + 1);
+                sm.ready[s as usize] = r;
+                next = next.min(r);
                 continue;
             }
             if i < 64 {
                 elig |= 1 << i;
+            } else {
+                // (Not marked: it stays ready and is looked at again next cycle.)
+                next = next.min(ready);
             }
             if s == sm.sp[p].last {
                 pick = s;
@@ -137,8 +151,11 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             }
         }
         if pick != NONE {
+            // A barrier the issue releases lowers `next` of the sub-partitions of its warps.
+            sm.sp[p].next = NEVER;
             issue(cx, sm, smi, p, pick, t);
             sm.sp[p].last = pick;
+            next = next.min(sm.sp[p].next).min(sm.ready[pick as usize]);
             while elig != 0 {
                 let s = list[elig.trailing_zeros() as usize];
                 elig &= elig - 1;
@@ -146,6 +163,7 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
                     let w = &mut sm.warps[s as usize];
                     switch(cx, smi, s, w, t, Reason::NotSelected);
                     sm.ready[s as usize] = t + 1;
+                    next = next.min(t + 1);
                 }
             }
         }
@@ -154,18 +172,6 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
             list.retain(|&s| sm.warps[s as usize].state != St::Free);
         }
         sm.sp[p].warps = list;
-    }
-    for p in 0..sm.sp.len() {
-        if sm.sp[p].next > t {
-            // Not visited: its warps did not change (a barrier release lowers `next` itself).
-            continue;
-        }
-        let next = sm.sp[p]
-            .warps
-            .iter()
-            .map(|&s| sm.ready[s as usize])
-            .min()
-            .unwrap_or(NEVER);
         sm.sp[p].next = next;
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
@@ -277,8 +283,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
         }
         Class::GlobalLd | Class::GlobalSt => {
             let store = si.class == Class::GlobalSt;
-            let trace = w.trace.clone();
-            let secs = &trace.warps[w.wi as usize].sectors;
+            let secs = &w.trace.warps[w.wi as usize].sectors;
             let from = (ev.s as usize).min(secs.len());
             let to = (from + ev.a as usize).min(secs.len());
             let g = &gpu.global;
