@@ -2,7 +2,7 @@
 //! hand-written PTX for divergence, early exit, a loop with two exits and vector accesses runs
 //! verified, and bad launches are refused with exit 2.
 
-use crate::util::{root, warpsim};
+use crate::util::{assert_refused, root, warpsim};
 
 /// Every row of kernels.tsv, run from programs/cuda/<row>.ron (NVRTC's PTX of kernels.cu).
 #[test]
@@ -91,14 +91,6 @@ fn bad_launches_exit_2_with_the_reason() {
         ("args", "the kernel takes 1 parameters"),
         ("arg_type", "parameter 2 is a u32, not a pointer"),
     ] {
-        let path = format!("tests/fixtures/ptx/bad_{k}.ron");
-        let out = warpsim()
-            .args(["run", &path])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{k}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(want), "{k}: {err}");
+        assert_refused(&format!("tests/fixtures/ptx/bad_{k}.ron"), want);
     }
 }

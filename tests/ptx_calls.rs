@@ -4,7 +4,7 @@
 //! `__noinline__` functions (tests/fixtures/cuda/noinline.cu; skipped without NVRTC). What
 //! warpsim cannot run is refused with exit 2 and the reason.
 
-use crate::util::warpsim;
+use crate::util::{assert_refused, warpsim};
 
 fn run_verified(path: &str) {
     let out = warpsim()
@@ -64,15 +64,7 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
             "generic address whose state space warpsim cannot determine: `%rd3` in `ld.u32` may point to a value warpsim cannot follow",
         ),
     ] {
-        let path = format!("tests/fixtures/ptx/{k}.ron");
-        let out = warpsim()
-            .args(["run", &path])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{k}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(want), "{k}: {err}");
+        assert_refused(&format!("tests/fixtures/ptx/{k}.ron"), want);
     }
 }
 

@@ -4,7 +4,7 @@
 //! comparisons with NaN, `vote.uni`. Every result is worked out by hand in the launch files'
 //! `expect`s and verified; what is not modelled is refused with its PTX line.
 
-use crate::util::warpsim;
+use crate::util::{assert_refused, warpsim};
 
 fn run(file: &str, extra: &[&str]) -> serde_json::Value {
     let out = warpsim()
@@ -65,14 +65,6 @@ fn unmodelled_forms_exit_2_with_the_reason_and_line() {
             "integer division by zero in `div.u64 %rd3, 100, %rd2`",
         ),
     ] {
-        let path = format!("tests/fixtures/ptx/bad_{k}.ron");
-        let out = warpsim()
-            .args(["run", &path])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{k}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(want), "{k}: {err}");
+        assert_refused(&format!("tests/fixtures/ptx/bad_{k}.ron"), want);
     }
 }

@@ -1,7 +1,7 @@
 //! Hand-written PTX for each instruction beyond the first subset (tests/fixtures/ptx/ops.ptx):
 //! every kernel runs verified against its `expect`, and what is not modelled is refused.
 
-use crate::util::warpsim;
+use crate::util::{assert_refused, warpsim};
 
 #[test]
 fn each_instruction_runs_verified() {
@@ -33,14 +33,6 @@ fn unmodelled_forms_exit_2_with_the_reason() {
             "the clamp/segment operand `%r1` must be a constant",
         ),
     ] {
-        let path = format!("tests/fixtures/ptx/bad_{k}.ron");
-        let out = warpsim()
-            .args(["run", &path])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{k}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(want), "{k}: {err}");
+        assert_refused(&format!("tests/fixtures/ptx/bad_{k}.ron"), want);
     }
 }

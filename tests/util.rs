@@ -31,6 +31,18 @@ pub fn warpsim() -> Command {
     c
 }
 
+/// `warpsim run PATH` exits 2 and its message (plain) contains `want`.
+pub fn assert_refused(path: &str, want: &str) {
+    let out = warpsim()
+        .args(["run", path])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{path}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(want), "{path}: {err}");
+}
+
 /// Runs `warpsim run programs/PROGRAM --format json` with defines and extra arguments.
 pub fn run_json(program: &str, defines: &[&str], extra: &[&str]) -> serde_json::Value {
     let mut c = warpsim();

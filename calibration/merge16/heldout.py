@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Writes heldout.ptx: 48 random kernels drawn AFTER the merge rule for narrow loads was fixed
+"""Writes a held-out draw: 48 random kernels drawn AFTER the merge rule for narrow loads was fixed
 (crates/ptx/src/merge.rs, "Halves read in place"), to test that the rule was not fitted to
 merge16.ptx. Each kernel loads 2..8 two-byte values (or bytes) at random offsets of a 16-byte
 aligned base (a symbol or a register), each value used its own random way, some of them ways
 merge16.ptx never measured (bf16 fma, f16 compare, f16 neg, a pack of one value twice).
-Deterministic: seed 20261201. Run: python3 heldout.py (in this folder).
+Two draws, each deterministic: `python3 heldout.py 1` writes heldout.ptx (seed 20261201;
+its `hsetp` compared a value with itself, a constant ptxas folded, the load then dead),
+`python3 heldout.py 2` heldout2.ptx (seed 20261202, compared with 1.0 instead). Run in this
+folder.
 """
 import random
 
-rng = random.Random(20261201)
+import sys
+
+DRAW = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+rng = random.Random(20261200 + DRAW)
+# The value `hsetp` compares with: itself (draw 1), or %rs79 = 1.0 (draw 2).
+CMP = "%rs{i}" if DRAW == 1 else "%rs79"
 head = """.version 8.5
 .target sm_90
 .address_size 64
@@ -22,7 +30,7 @@ USES = {
     "hfma": ("b16", "\tfma.rn.f16 %rs{j}, %rs{i}, %rs{i}, %rs{i};\n\tcvt.f32.f16 %f{j}, %rs{j};\n\tmov.b32 %r{j}, %f{j};\n\txor.b32 %r40, %r40, %r{j};"),
     "bfma": ("b16", "\tfma.rn.bf16 %rs{j}, %rs{i}, %rs{i}, %rs{i};\n\tcvt.f32.bf16 %f{j}, %rs{j};\n\tmov.b32 %r{j}, %f{j};\n\txor.b32 %r40, %r40, %r{j};"),
     "hneg": ("b16", "\tneg.f16 %rs{j}, %rs{i};\n\tcvt.f32.f16 %f{j}, %rs{j};\n\tmov.b32 %r{j}, %f{j};\n\txor.b32 %r40, %r40, %r{j};"),
-    "hsetp": ("b16", "\tsetp.gt.f16 %p{k}, %rs{i}, %rs{i};\n\tselp.u32 %r{j}, 1, 2, %p{k};\n\txor.b32 %r40, %r40, %r{j};"),
+    "hsetp": ("b16", "\tsetp.gt.f16 %p{k}, %rs{i}, " + CMP + ";\n\tselp.u32 %r{j}, 1, 2, %p{k};\n\txor.b32 %r40, %r40, %r{j};"),
     "add16": ("u16", "\tadd.s16 %rs{j}, %rs{i}, 1;\n\tcvt.u32.u16 %r{j}, %rs{j};\n\txor.b32 %r40, %r40, %r{j};"),
     "pack": ("b16", "\tmov.b32 %r{j}, {{%rs{i}, %rs{i}}};\n\txor.b32 %r40, %r40, %r{j};"),
     "st16": ("b16", "\tst.global.u16 [%rd11+{o}], %rs{i};"),
@@ -49,7 +57,7 @@ def kern(idx):
          "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;",
          "\tmul.wide.u32 %rd10, %r1, 64;\n\tadd.s64 %rd11, %rd2, %rd10;",
          "\tmov.u64 %rd5, s;\n\tadd.s64 %rd7, %rd5, %rd3;\n\tst.shared.u32 [%rd7], %r1;\n\tbar.sync 0;",
-         "\tmov.u32 %r40, 0;"]
+         "\tmov.u32 %r40, 0;" + ("" if DRAW == 1 else "\n\tmov.b16 %rs79, 0x3C00;")]
     if reg:
         L.append("\tand.b32 %r2, %r1, 7;\n\tmul.wide.u32 %rd8, %r2, 16;\n\tadd.s64 %rd9, %rd5, %rd8;")
     for i, sl in enumerate(slots):
@@ -67,4 +75,4 @@ def kern(idx):
     return desc + "\n" + "\n".join(L)
 
 
-open("heldout.ptx", "w").write(head + "\n".join(kern(i) for i in range(48)))
+open("heldout.ptx" if DRAW == 1 else "heldout2.ptx", "w").write(head + "\n".join(kern(i) for i in range(48)))

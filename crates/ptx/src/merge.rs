@@ -733,7 +733,7 @@ mod tests {
     }
 
     /// calibration/merge16/heldout2.ptx: 48 random kernels drawn after the rule was fixed
-    /// (heldout2.py), the model's prediction kept in heldout2_model.stream before ptxas ran,
+    /// (heldout.py 2), the model's prediction kept in heldout2_model.stream before ptxas ran,
     /// against ptxas's streams (heldout2_sass.stream): the test that the rule was not fitted.
     /// (The first draw, heldout.ptx, compared a value with itself in one of its uses; ptxas
     /// folded those and dropped their loads: see calibration/merge16/README.md.)
