@@ -25,7 +25,7 @@
 
 use super::block::{Ctx, Frame, State, Warp};
 use super::fault::{self, Fault};
-use super::lanes::{nonzero, per_lane, put};
+use super::lanes::{get_u64, nonzero, per_lane, put_u64};
 use super::warp::At;
 use super::Lanes;
 use crate::ir::{Pc, Reg};
@@ -173,24 +173,6 @@ pub(super) fn ret(at: &mut At, warp: &mut Warp, frames: &mut [Frame]) -> Control
     ControlFlow::Break(())
 }
 
-/// The 64-bit value of each lane of the pair `a:a+1`.
-#[inline(always)]
-fn get(r: &[Lanes], a: Reg) -> [u64; 32] {
-    let (lo, hi) = (&r[a.0 as usize], &r[a.0 as usize + 1]);
-    per_lane(|l| lo[l] as u64 | (hi[l] as u64) << 32)
-}
-
-/// Writes 64-bit lanes to the pair `dst:dst+1` in the active lanes.
-#[inline(always)]
-fn set(r: &mut [Lanes], at: &At, dst: Reg, v: [u64; 32]) {
-    put(&mut r[dst.0 as usize], per_lane(|l| v[l] as u32), at.active);
-    put(
-        &mut r[dst.0 as usize + 1],
-        per_lane(|l| (v[l] >> 32) as u32),
-        at.active,
-    );
-}
-
 /// `dst = f(a, b)` on 64-bit lanes.
 #[inline(always)]
 pub(super) fn int64(
@@ -201,8 +183,8 @@ pub(super) fn int64(
     b: Reg,
     f: impl Fn(u64, u64) -> u64,
 ) {
-    let (xs, ys) = (get(r, a), get(r, b));
-    set(r, at, dst, per_lane(|l| f(xs[l], ys[l])));
+    let (xs, ys) = (get_u64(r, a), get_u64(r, b));
+    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
 }
 
 /// 64-bit shifts: `dst = f(a, b)` with `b` a 32-bit amount.
@@ -215,9 +197,9 @@ pub(super) fn shift64(
     b: Reg,
     f: impl Fn(u64, u32) -> u64,
 ) {
-    let xs = get(r, a);
+    let xs = get_u64(r, a);
     let ys = r[b.0 as usize];
-    set(r, at, dst, per_lane(|l| f(xs[l], ys[l])));
+    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
 }
 
 /// `mul.wide`: 32 × 32 → 64 bits.
@@ -229,7 +211,7 @@ pub(super) fn mul_wide(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, b: Reg, signe
     } else {
         per_lane(|l| xs[l] as u64 * ys[l] as u64)
     };
-    set(r, at, dst, v);
+    put_u64(r, dst, v, at.active);
 }
 
 /// Sign or zero extension of a 32-bit value to 64 bits.
@@ -241,5 +223,5 @@ pub(super) fn extend(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, signed: bool) {
     } else {
         per_lane(|l| xs[l] as u64)
     };
-    set(r, at, dst, v);
+    put_u64(r, dst, v, at.active);
 }

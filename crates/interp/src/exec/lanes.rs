@@ -121,6 +121,24 @@ pub(super) fn put64(r: &mut [Lanes], dst: Reg, v: [f64; WARP], mask: u32) {
     put(&mut r[dst.0 as usize + 1], hi, mask);
 }
 
+/// The 64-bit integer of each lane of the register pair `a:a+1` (low word first).
+#[inline(always)]
+pub(super) fn get_u64(r: &[Lanes], a: Reg) -> [u64; WARP] {
+    let (lo, hi) = (&r[a.0 as usize], &r[a.0 as usize + 1]);
+    per_lane(|l| lo[l] as u64 | (hi[l] as u64) << 32)
+}
+
+/// Writes 64-bit integers to the register pair `dst:dst+1` in the lanes of `mask`.
+#[inline(always)]
+pub(super) fn put_u64(r: &mut [Lanes], dst: Reg, v: [u64; WARP], mask: u32) {
+    put(&mut r[dst.0 as usize], per_lane(|l| v[l] as u32), mask);
+    put(
+        &mut r[dst.0 as usize + 1],
+        per_lane(|l| (v[l] >> 32) as u32),
+        mask,
+    );
+}
+
 /// Whether every active lane of `x` holds the value of lane `first`.
 #[inline(always)]
 pub(super) fn is_uniform(x: &Lanes, active: u32, first: usize) -> bool {

@@ -4,27 +4,11 @@
 
 use super::block::Ctx;
 use super::fault::{self, Fault};
-use super::lanes::{get64, nonzero, per_lane, put, put64};
+use super::lanes::{get64, get_u64, nonzero, per_lane, put, put64, put_u64};
 use super::warp::At;
 use super::Lanes;
 use crate::ast::Elem;
 use crate::ir::{Cmp64, Op64, Reg};
-
-#[inline(always)]
-fn get(r: &[Lanes], a: Reg) -> [u64; 32] {
-    let (lo, hi) = (&r[a.0 as usize], &r[a.0 as usize + 1]);
-    per_lane(|l| lo[l] as u64 | (hi[l] as u64) << 32)
-}
-
-#[inline(always)]
-fn set(r: &mut [Lanes], at: &At, dst: Reg, v: [u64; 32]) {
-    put(&mut r[dst.0 as usize], per_lane(|l| v[l] as u32), at.active);
-    put(
-        &mut r[dst.0 as usize + 1],
-        per_lane(|l| (v[l] >> 32) as u32),
-        at.active,
-    );
-}
 
 /// `Int64`: `dst = a op b` on 64-bit lanes; a division or remainder by zero in an active lane
 /// is a fault (as for 32 bits).
@@ -35,7 +19,7 @@ pub(super) fn int64(
     op: Op64,
     (dst, a, b): (Reg, Reg, Reg),
 ) -> Result<(), Fault> {
-    let (xs, ys) = (get(r, a), get(r, b));
+    let (xs, ys) = (get_u64(r, a), get_u64(r, b));
     if op.divides() {
         let zero = per_lane(|l| (ys[l] == 0) as u32);
         let lanes = nonzero(&zero) & at.active;
@@ -68,13 +52,13 @@ pub(super) fn int64(
             Op64::MulHiU => ((x as u128 * y as u128) >> 64) as u64,
         }
     };
-    set(r, at, dst, per_lane(|l| f(xs[l], ys[l])));
+    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
     Ok(())
 }
 
 /// `Cmp64`: `dst = a cmp b` (1 or 0).
 pub(super) fn cmp64(r: &mut [Lanes], at: &At, cmp: Cmp64, (dst, a, b): (Reg, Reg, Reg)) {
-    let (xs, ys) = (get(r, a), get(r, b));
+    let (xs, ys) = (get_u64(r, a), get_u64(r, b));
     let s = |v: u64| v as i64;
     let v = per_lane(|l| {
         let (x, y) = (xs[l], ys[l]);
@@ -113,10 +97,10 @@ pub(super) fn cvt64(
             true => per_lane(|l| x[l] as i64 as u64),
             false => per_lane(|l| x[l] as u64),
         };
-        set(r, at, dst, v);
+        put_u64(r, dst, v, at.active);
         return;
     }
-    let x = get(r, a);
+    let x = get_u64(r, a);
     match (wide, signed) {
         (true, true) => put64(r, dst, per_lane(|l| x[l] as i64 as f64), at.active),
         (true, false) => put64(r, dst, per_lane(|l| x[l] as f64), at.active),
