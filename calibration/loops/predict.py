@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Loads in a loop vs straight-line loads: warpsim's prediction, written before the H200 runs.
+
+    python3 calibration/loops/predict.py [WARPSIM]   # default target/release/warpsim
+
+The rule under test (crates/timing/src/trace.rs): a PTX branch back (a loop ptxas keeps) stops
+the hoisting of loads, so a loop's loads wait for one another's iteration; straight-line loads
+overlap. Launches: the two of tests/timing.rs, then 12 drawn at random (seed 20261201, drawn
+after the rule was fixed). Writes configs.txt (kernel G B K, the H200 harness's input) and
+model.tsv (warpsim's elapsed and SM-active cycles, long-scoreboard stall per issue).
+"""
+import json, os, random, subprocess, sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+B = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "warpsim")
+rng = random.Random(20261201)
+cfgs = [("sum_loop", 1, 256, 4), ("sum_straight", 1, 256, 4)]
+for _ in range(12):
+    k = rng.choice(["sum_loop", "sum_loop", "sum_straight"])
+    cfgs.append((k, rng.choice([1, 8, 33, 132, 264]), rng.choice([32, 64, 128, 256, 512, 1024]),
+                 rng.randint(2, 8) if k == "sum_loop" else 4))
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "configs.txt"), "w") as f, open(os.path.join(here, "model.tsv"), "w") as m:
+    m.write("kernel\tgrid\tblock\tk\telapsed_cycles\tsm_active_cycles_avg\tstall_long_scoreboard\n")
+    for k, g, b, kk in cfgs:
+        f.write(f"{k} {g} {b} {kk}\n")
+        d = ["-D", f"G={g}", "-D", f"B={b}"] + (["-D", f"K={kk}"] if k == "sum_loop" else [])
+        o = subprocess.run([B, "run", os.path.join(ROOT, "tests/fixtures/ptx", k + ".ron"), "--format", "json"] + d,
+                           capture_output=True, text=True, check=True)
+        v = json.loads(o.stdout)
+        assert v["verified"], (k, g, b, kk)
+        t = v["timing"]
+        m.write(f"{k}\t{g}\t{b}\t{kk}\t{t['elapsed_cycles']}\t{t['sm_active_cycles_avg']:.2f}\t{t['stalls']['long_scoreboard']:.2f}\n")
