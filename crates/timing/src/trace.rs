@@ -67,7 +67,12 @@ impl StaticInst {
 
 /// The static table of a program: one entry per pc.
 pub fn static_code(prog: &Program) -> Vec<StaticInst> {
-    let mut code: Vec<StaticInst> = prog.code.iter().map(|i| static_inst(prog, i)).collect();
+    let mut code: Vec<StaticInst> = prog
+        .code
+        .iter()
+        .enumerate()
+        .map(|(pc, i)| static_inst(prog, pc, i))
+        .collect();
     // Registers that hold a constant for the whole run: set from a constant at the start and
     // never written.
     let mut written = vec![false; prog.nregs.max(1)];
@@ -112,7 +117,7 @@ fn r1(r: Reg) -> Regs {
     (r.0, 1)
 }
 
-fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
+fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     use Inst::*;
     if let Some(ops) = inst.operands() {
         let class = match inst {
@@ -221,6 +226,14 @@ fn static_inst(prog: &Program, inst: &Inst) -> StaticInst {
         Exit => StaticInst::new(Class::Exit, None, &[]),
         // A jump out of a loop or the kernel is a branch (or a predicated `EXIT`) on the GPU.
         Break { .. } | Continue { .. } | Return { .. } => StaticInst::new(Class::Branch, None, &[]),
+        // PTX: a branch back is a loop's (a `BRA` in SASS too: ptxas keeps a loop whose trip
+        // count it does not know, so nothing is hoisted across an iteration). A forward branch
+        // is priced as ptxas mostly compiles it, as predication: not issued, not a barrier to
+        // hoisting.
+        Branch { c, target, .. } if target as usize <= pc => {
+            StaticInst::new(Class::Branch, None, &[r1(c)])
+        }
+        Jump { target } if target as usize <= pc => StaticInst::new(Class::Branch, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
     }
 }

@@ -311,8 +311,14 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
             let share =
                 (g.dram_bytes_per_cycle / cx.busy_sms.max(1) as f64).min(g.sm_read_bytes_per_cycle);
             let per_sector = g.sector_bytes as f64 / share;
-            let mut done = d + g.l2_hit as u64;
-            for &id in &secs[from..to] {
+            // Local memory (spills, local arrays) stays in the SM's L1, which is write-back
+            // for it: a thread reads what it wrote there, at the L1's latency, with no L2 or
+            // DRAM traffic.
+            let local = secs[from..to]
+                .first()
+                .is_some_and(|&id| (id >> 48) as u16 == crate::trace::LOCAL_BUFFER);
+            let mut done = d + if local { g.l1_hit } else { g.l2_hit } as u64;
+            for &id in secs[from..to].iter().filter(|_| !local) {
                 let buf = (id >> 48) as usize;
                 let sec = id & ((1 << 48) - 1);
                 let seen = match cx
