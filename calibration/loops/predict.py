@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Loads in a loop vs straight-line loads: warpsim's prediction, written before the H200 runs.
 
-    python3 calibration/loops/predict.py [WARPSIM]   # default target/release/warpsim
+    python3 calibration/loops/predict.py [WARPSIM] [DRAW]   # default target/release/warpsim, 1
 
 The rule under test (crates/timing/src/trace.rs): a PTX branch back (a loop ptxas keeps) stops
 the hoisting of loads, so a loop's loads wait for one another's iteration; straight-line loads
@@ -13,14 +13,18 @@ import json, os, random, subprocess, sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 B = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "warpsim")
-rng = random.Random(20261201)
-cfgs = [("sum_loop", 1, 256, 4), ("sum_straight", 1, 256, 4)]
-for _ in range(12):
+DRAW = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+# Draw 2 (seed 20261202, 16 launches, files configs2.txt and model2.tsv) was drawn after the
+# unrolling of counted loops (crates/timing/src/unroll.rs) was fixed, and predicted before it ran.
+rng = random.Random(20261200 + DRAW)
+cfgs = [("sum_loop", 1, 256, 4), ("sum_straight", 1, 256, 4)] if DRAW == 1 else []
+for _ in range(12 if DRAW == 1 else 16):
     k = rng.choice(["sum_loop", "sum_loop", "sum_straight"])
     cfgs.append((k, rng.choice([1, 8, 33, 132, 264]), rng.choice([32, 64, 128, 256, 512, 1024]),
                  rng.randint(2, 8) if k == "sum_loop" else 4))
 here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "configs.txt"), "w") as f, open(os.path.join(here, "model.tsv"), "w") as m:
+sfx = "" if DRAW == 1 else str(DRAW)
+with open(os.path.join(here, f"configs{sfx}.txt"), "w") as f, open(os.path.join(here, f"model{sfx}.tsv"), "w") as m:
     m.write("kernel\tgrid\tblock\tk\telapsed_cycles\tsm_active_cycles_avg\tstall_long_scoreboard\n")
     for k, g, b, kk in cfgs:
         f.write(f"{k} {g} {b} {kk}\n")

@@ -24,6 +24,7 @@ pub mod reason;
 pub mod sim;
 pub mod timeline;
 pub mod trace;
+pub mod unroll;
 
 pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};

@@ -52,6 +52,9 @@ pub struct StaticInst {
     pub dst: Option<Regs>,
     /// Registers it reads (at most 4 ranges).
     pub srcs: Vec<Regs>,
+    /// The branch back of a loop that ptxas unrolls by 4: the loop's first pc
+    /// ([`crate::unroll`]).
+    pub unroll: Option<u32>,
 }
 
 impl StaticInst {
@@ -61,6 +64,7 @@ impl StaticInst {
             class,
             dst,
             srcs: srcs.to_vec(),
+            unroll: None,
         }
     }
 }
@@ -110,6 +114,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
             _ => {}
         }
     }
+    crate::unroll::mark_counted_loops(prog, &mut code);
     code
 }
 
@@ -169,6 +174,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             class,
             dst: Some((ops.dst.0 .0, ops.dst.1)),
             srcs,
+            unroll: None,
         };
     }
     match *inst {
@@ -226,8 +232,9 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
         Exit => StaticInst::new(Class::Exit, None, &[]),
         // A jump out of a loop or the kernel is a branch (or a predicated `EXIT`) on the GPU.
         Break { .. } | Continue { .. } | Return { .. } => StaticInst::new(Class::Branch, None, &[]),
-        // PTX: a branch back is a loop's (a `BRA` in SASS too: ptxas keeps a loop whose trip
-        // count it does not know, so nothing is hoisted across an iteration). A forward branch
+        // PTX: a branch back is a loop's (a `BRA` in SASS too: ptxas keeps a loop with a
+        // run-time step, so nothing is hoisted across an iteration; a counted loop is unrolled
+        // by 4, see `unroll.rs`). A forward branch
         // is priced as ptxas mostly compiles it, as predication: not issued, not a barrier to
         // hoisting.
         Branch { c, target, .. } if target as usize <= pc => {
@@ -304,6 +311,8 @@ impl BlockTrace {
 pub struct Recorder<'a> {
     code: &'a [StaticInst],
     sector_bytes: u32,
+    /// The counted loops ptxas unrolls ([`crate::unroll::counted_loops`]).
+    loops: Vec<(u32, u32)>,
     /// The trace being built.
     pub block: BlockTrace,
 }
@@ -314,6 +323,7 @@ impl<'a> Recorder<'a> {
         let mut r = Recorder {
             code,
             sector_bytes: sector_bytes.max(1),
+            loops: crate::unroll::counted_loops(code),
             block: BlockTrace::default(),
         };
         r.reset(threads);
@@ -480,9 +490,14 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Hands over the block's trace, leaving an empty one.
+    /// Hands over the block's trace, leaving an empty one (with the branches back of counted
+    /// loops that ptxas unrolls taken out: [`crate::unroll`]).
     pub fn take(&mut self) -> BlockTrace {
-        std::mem::take(&mut self.block)
+        let mut b = std::mem::take(&mut self.block);
+        for w in &mut b.warps {
+            crate::unroll::apply(&self.loops, w);
+        }
+        b
     }
 }
 

@@ -1,0 +1,119 @@
+//! ptxas's unrolling of counted loops, applied to a warp's trace.
+//!
+//! ptxas unrolls a loop whose counter steps by a constant (`for (k = 0; k < n; ++k)` with `n`
+//! known only at run time) by 4: first the `n % 4` remainder iterations one at a time, then
+//! groups of 4 iterations as one straight-line body, so that the loads of a group are issued
+//! together (calibration/loops: the SASS of tests/fixtures/ptx/loop_loads.ptx, and its times on
+//! the H200). A loop with a run-time step (a grid-stride loop, `c += blockDim.x`) is kept as it
+//! is. The lowered code keeps the loop; the model sees the unrolled one because the branches
+//! back that ptxas removed are taken out of the trace (nothing is hoisted past a branch back).
+
+use crate::trace::{Ev, StaticInst, WarpTrace};
+use warpsim_interp::ir::{Inst, Reg};
+use warpsim_interp::{Program, RegInit};
+
+/// Iterations a counted loop's group holds after unrolling.
+const UNROLL: usize = 4;
+
+/// Marks the branch back of every counted loop of `prog` in `code` (its `unroll`: the loop's
+/// first pc): a branch to an earlier pc whose condition compares a counter with a value the
+/// loop does not change, where the counter's one write in the loop adds a constant to it.
+pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst]) {
+    let writes = |code: &[StaticInst], q: usize, r: Reg| {
+        code[q]
+            .dst
+            .is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0))
+    };
+    let never_written = |r: Reg| !code.iter().any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)));
+    let constant = |r: Reg| {
+        never_written(r)
+            && prog
+                .init
+                .iter()
+                .any(|&(x, v)| x == r && matches!(v, RegInit::Const(_)))
+    };
+    let mut marks = Vec::new();
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let Inst::Branch { c, target, .. } = *inst else {
+            continue;
+        };
+        let head = target as usize;
+        if head > pc {
+            continue;
+        }
+        let body = head..pc;
+        let Some(cmp) = body.clone().rev().find(|&q| writes(code, q, c)) else {
+            continue;
+        };
+        let (a, b) = match prog.code[cmp] {
+            Inst::Eq { a, b, .. }
+            | Inst::Ne { a, b, .. }
+            | Inst::LtS { a, b, .. }
+            | Inst::LtU { a, b, .. }
+            | Inst::LeS { a, b, .. }
+            | Inst::LeU { a, b, .. } => (a, b),
+            _ => continue,
+        };
+        let steps = |x: Reg| {
+            let ws: Vec<usize> = body.clone().filter(|&q| writes(code, q, x)).collect();
+            ws.len() == 1
+                && match prog.code[ws[0]] {
+                    Inst::Add { dst, a, b } | Inst::Sub { dst, a, b } if dst == x => {
+                        (a == x && constant(b)) || (b == x && constant(a))
+                    }
+                    _ => false,
+                }
+        };
+        let invariant = |x: Reg| !body.clone().any(|q| writes(code, q, x));
+        if (steps(a) && invariant(b)) || (steps(b) && invariant(a)) {
+            marks.push((pc, head as u32));
+        }
+    }
+    for (pc, head) in marks {
+        code[pc].unroll = Some(head);
+    }
+}
+
+/// The marked loops of `code`: (branch back, first pc).
+pub fn counted_loops(code: &[StaticInst]) -> Vec<(u32, u32)> {
+    code.iter()
+        .enumerate()
+        .filter_map(|(pc, s)| s.unroll.map(|h| (pc as u32, h)))
+        .collect()
+}
+
+/// Takes out of `warp`'s trace the branches back that unrolling by 4 removes: of a run of `n`
+/// iterations of a marked loop, the branch of iteration `t` (1-based) stays when `t <= n % 4`
+/// or `t - n % 4` is a multiple of 4.
+/// `loops` is [`counted_loops`]'s list.
+pub fn apply(loops: &[(u32, u32)], warp: &mut WarpTrace) {
+    if loops.is_empty() {
+        return;
+    }
+    let mut drop = vec![false; warp.ev.len()];
+    for &(back, head) in loops {
+        let mut run: Vec<usize> = Vec::new();
+        let finish = |run: &mut Vec<usize>, drop: &mut [bool]| {
+            let r = run.len() % UNROLL;
+            for (t, &i) in run.iter().enumerate().map(|(t, i)| (t + 1, i)) {
+                if t > r && (t - r) % UNROLL != 0 {
+                    drop[i] = true;
+                }
+            }
+            run.clear();
+        };
+        for (i, e) in warp.ev.iter().enumerate() {
+            if e.pc == back {
+                run.push(i);
+            } else if (e.pc < head || e.pc > back) && !run.is_empty() {
+                finish(&mut run, &mut drop);
+            }
+        }
+        finish(&mut run, &mut drop);
+    }
+    let mut k = 0;
+    warp.ev.retain(|_: &Ev| {
+        k += 1;
+        !drop[k - 1]
+    });
+}
