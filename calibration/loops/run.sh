@@ -2,7 +2,7 @@
 # H200 campaign for calibration/loops: builds run_loops.cu, dumps the SASS of loop_loads.ptx
 # (ptxas -arch=sm_90), runs configs.txt's launches once plainly and once under Nsight Compute
 # (cold caches, unlocked clocks, as the other campaigns). Run from the repository root:
-# OUT=/some/dir bash calibration/loops/run.sh
+# OUT=/some/dir [CFG=configs2.txt] bash calibration/loops/run.sh (CFG: the draw, default configs.txt)
 set -u
 OUT=${OUT:-$PWD/out_loops}; mkdir -p "$OUT/loops"; R=$OUT/loops
 export PATH=/usr/local/cuda/bin:$PATH
