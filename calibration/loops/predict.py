@@ -17,8 +17,14 @@ DRAW = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 # Draw 2 (seed 20261202, 16 launches, files configs2.txt and model2.tsv) was drawn after the
 # unrolling of counted loops (crates/timing/src/unroll.rs) was fixed, and predicted before it ran.
 rng = random.Random(20261200 + DRAW)
+# Draw 3 (configs3.txt, model3.tsv): the grid-stride loop `sum_stride`, which ptxas should keep
+# (predicted before its SASS and times were seen), with `sum_loop` beside it.
 cfgs = [("sum_loop", 1, 256, 4), ("sum_straight", 1, 256, 4)] if DRAW == 1 else []
-for _ in range(12 if DRAW == 1 else 16):
+if DRAW == 3:
+    cfgs = [("sum_stride", 1, 256, 4), ("sum_loop", 1, 256, 3), ("sum_stride", 1, 256, 3),
+            ("sum_stride", 33, 256, 5), ("sum_loop", 33, 256, 5), ("sum_stride", 132, 128, 8),
+            ("sum_loop", 132, 128, 8), ("sum_stride", 8, 1024, 2)]
+for _ in range({1: 12, 2: 16}.get(DRAW, 0)):
     k = rng.choice(["sum_loop", "sum_loop", "sum_straight"])
     cfgs.append((k, rng.choice([1, 8, 33, 132, 264]), rng.choice([32, 64, 128, 256, 512, 1024]),
                  rng.randint(2, 8) if k == "sum_loop" else 4))
@@ -28,7 +34,7 @@ with open(os.path.join(here, f"configs{sfx}.txt"), "w") as f, open(os.path.join(
     m.write("kernel\tgrid\tblock\tk\telapsed_cycles\tsm_active_cycles_avg\tstall_long_scoreboard\n")
     for k, g, b, kk in cfgs:
         f.write(f"{k} {g} {b} {kk}\n")
-        d = ["-D", f"G={g}", "-D", f"B={b}"] + (["-D", f"K={kk}"] if k == "sum_loop" else [])
+        d = ["-D", f"G={g}", "-D", f"B={b}"] + (["-D", f"K={kk}"] if k != "sum_straight" else [])
         o = subprocess.run([B, "run", os.path.join(ROOT, "tests/fixtures/ptx", k + ".ron"), "--format", "json"] + d,
                            capture_output=True, text=True, check=True)
         v = json.loads(o.stdout)

@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   char name[64]; unsigned g, b, k;
   while (fscanf(c, "%63s %u %u %u", name, &g, &b, &k) == 4) {
     CUfunction fn; CK(cuModuleGetFunction(&fn, mod, name));
-    void* args[] = {&x, &y, &k};
+    unsigned s = 4096;  // sum_stride's step (the other kernels take 3 parameters)
+    void* args[] = {&x, &y, &k, &s};
     CK(cuLaunchKernel(fn, g, 1, 1, b, 1, 1, 0, 0, args, 0));
     CK(cuCtxSynchronize());
     printf("LAUNCH %s %u %u %u\n", name, g, b, k);
