@@ -9,7 +9,8 @@
 // Run under Nsight Compute (--cache-control all: caches flushed before the kernel, as in every
 // whole-kernel measurement here) and plainly, back to back.
 //
-// Usage: tlb MODE   (MODE "ncu": 3 launches for ncu; "plain": 3 launches, printed)
+// Usage: tlb MODE   (MODE "ncu": 3 launches for ncu; "plain": 3 launches, printed;
+//                   "sms": 2 launches of probe_sms, 132 blocks, printed)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,7 +50,43 @@ __global__ void probe(const char* buf, unsigned shift, long long* lat) {
   }
 }
 
+// Every block (one warp) makes 4 dependent loads of new lines in its own 256 KiB stripe
+// (+0, +1 KiB, +8 KiB, +16 KiB) and records their latencies and its SM: is the first load of
+// a kernel slow on every SM, or only on the first?
+__global__ void probe_sms(const char* buf, long long* lat, unsigned* sm) {
+  unsigned v = 0;
+  const unsigned off[4] = {0, 1 * KB, 8 * KB, 16 * KB};
+  for (int i = 0; i < 4; i++) {
+    const unsigned* a = (const unsigned*)(buf + blockIdx.x * 256 * KB + off[i] + v) + (threadIdx.x & 31);
+    long long t0 = clk64();
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    v &= 0x7fffffff;
+    asm volatile("" :: "r"(v));
+    long long t1 = clk64() + v;
+    if (threadIdx.x == 0) lat[blockIdx.x * 4 + i] = t1 - t0;
+  }
+  if (threadIdx.x == 0) {
+    unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); sm[blockIdx.x] = s + (v & 1);
+  }
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && !strcmp(argv[1], "sms")) {
+    char* buf; long long* lat; unsigned* sm;
+    CK(cudaMalloc(&buf, 132 * 256 * KB + 64 * KB));
+    CK(cudaMemset(buf, 0, 132 * 256 * KB + 64 * KB));
+    CK(cudaMalloc(&lat, 132 * 4 * sizeof(long long))); CK(cudaMalloc(&sm, 132 * 4));
+    for (int run = 0; run < 2; run++) {
+      probe_sms<<<132, 32>>>(buf, lat, sm);
+      CK(cudaDeviceSynchronize());
+      long long h[132 * 4]; unsigned hs[132];
+      CK(cudaMemcpy(h, lat, sizeof h, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(hs, sm, sizeof hs, cudaMemcpyDeviceToHost));
+      printf("launch %d: block sm lat0 lat1 lat2 lat3\n", run);
+      for (int b = 0; b < 132; b++) printf("  %3d %3u %lld %lld %lld %lld\n", b, hs[b], h[b * 4], h[b * 4 + 1], h[b * 4 + 2], h[b * 4 + 3]);
+    }
+    return 0;
+  }
   bool ncu = argc > 1 && !strcmp(argv[1], "ncu");
   char* buf; long long* lat;
   CK(cudaMalloc(&buf, 64 * MB + 64 * KB));
