@@ -244,3 +244,46 @@ fn bad_gpu_file_points_at_the_line() {
         serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
     assert!(v["traceEvents"].as_array().unwrap().len() > 10);
 }
+
+/// Loads in a PTX loop are priced as ptxas compiles the loop (calibration/loops: its SASS and
+/// the H200's times): a counted loop (constant step) is unrolled by 4, remainder first, so 4
+/// iterations' loads overlap as straight-line loads do and 3 iterations wait for one another;
+/// a grid-stride loop (run-time step) is kept, and each iteration's load waits for the last.
+#[test]
+fn ptx_loops_are_unrolled_as_ptxas_does() {
+    let run = |kernel: &str, k: u32| {
+        let k_define = format!("K={k}");
+        let defines: &[&str] = if kernel == "straight" {
+            &[]
+        } else {
+            &[&k_define]
+        };
+        let v = run_json(
+            &format!("../tests/fixtures/ptx/sum_{kernel}.ron"),
+            defines,
+            &[],
+        );
+        assert_eq!(v["verified"], true, "{kernel} K={k}");
+        let t = &v["timing"];
+        let waits = t["stalls"]["long_scoreboard"].as_f64().unwrap()
+            * t["issued_warp_instructions"].as_f64().unwrap();
+        (t["elapsed_cycles"].as_f64().unwrap(), waits)
+    };
+    let (straight, straight_wait) = run("straight", 4);
+    let (four, four_wait) = run("loop", 4);
+    let (three, three_wait) = run("loop", 3);
+    let (stride, stride_wait) = run("stride", 4);
+    assert!((four / straight - 1.0).abs() < 0.03, "{four} vs {straight}");
+    assert!(
+        four_wait < 1.2 * straight_wait,
+        "{four_wait} vs {straight_wait}"
+    );
+    // Three loads one after the other: about three DRAM latencies instead of one.
+    assert!(three > 1.25 * four, "{three} vs {four}");
+    assert!(three_wait > 2.0 * four_wait, "{three_wait} vs {four_wait}");
+    assert!(stride > 1.4 * four, "{stride} vs {four}");
+    assert!(
+        stride_wait > 2.5 * four_wait,
+        "{stride_wait} vs {four_wait}"
+    );
+}

@@ -17,7 +17,8 @@ def measured(path):
     return [ids[i] for i in sorted(ids)]
 
 
-for model, raw in [("model.tsv", "raw"), ("model_before.tsv", "raw"), ("model2.tsv", "raw2"),
+for model, raw in [("model.tsv", "raw"), ("model_before.tsv", "raw"), ("model.tsv", "raw1_repeat"),
+                   ("model2.tsv", "raw2"), ("model3.tsv", "raw3"),
                    ("model2_before.tsv", "raw2")]:
     m = list(csv.DictReader(open(os.path.join(HERE, model)), delimiter="\t"))
     h = measured(os.path.join(HERE, raw, "ncu.csv"))

@@ -24,7 +24,11 @@ pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst]) {
             .dst
             .is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0))
     };
-    let never_written = |r: Reg| !code.iter().any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)));
+    let never_written = |r: Reg| {
+        !code
+            .iter()
+            .any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)))
+    };
     let constant = |r: Reg| {
         never_written(r)
             && prog
@@ -116,4 +120,77 @@ pub fn apply(loops: &[(u32, u32)], warp: &mut WarpTrace) {
         k += 1;
         !drop[k - 1]
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pcs 0-1 before the loop, 2-5 its body (5 the branch back), 6 after it.
+    fn trace(iterations: &[usize]) -> WarpTrace {
+        let mut ev = vec![Ev {
+            pc: 0,
+            ..Ev::default()
+        }];
+        for &n in iterations {
+            ev.push(Ev {
+                pc: 1,
+                ..Ev::default()
+            });
+            for _ in 0..n {
+                for pc in 2..=5 {
+                    ev.push(Ev {
+                        pc,
+                        ..Ev::default()
+                    });
+                }
+            }
+            ev.push(Ev {
+                pc: 6,
+                ..Ev::default()
+            });
+        }
+        WarpTrace {
+            ev,
+            sectors: Vec::new(),
+        }
+    }
+
+    /// Which iterations (1-based) of each run keep their branch back.
+    fn kept(w: &WarpTrace) -> Vec<Vec<usize>> {
+        let mut runs = Vec::new();
+        let mut t = 0;
+        for e in &w.ev {
+            match e.pc {
+                1 => {
+                    runs.push(Vec::new());
+                    t = 0;
+                }
+                2 => t += 1,
+                5 => runs.last_mut().unwrap().push(t),
+                _ => {}
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn remainder_first_then_groups_of_four() {
+        let mut w = trace(&[7, 4, 8, 2, 1]);
+        apply(&[(5, 2)], &mut w);
+        assert_eq!(
+            kept(&w),
+            vec![vec![1, 2, 3, 7], vec![4], vec![4, 8], vec![1, 2], vec![1]]
+        );
+        // Nothing else is taken out.
+        assert_eq!(w.ev.iter().filter(|e| e.pc == 3).count(), 22);
+    }
+
+    #[test]
+    fn no_loop_no_change() {
+        let mut w = trace(&[5]);
+        let before = w.clone();
+        apply(&[], &mut w);
+        assert_eq!(w, before);
+    }
 }
