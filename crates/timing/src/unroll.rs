@@ -1,7 +1,7 @@
 //! ptxas's unrolling of counted loops, applied to a warp's trace.
 //!
 //! ptxas unrolls a loop whose counter steps by a constant (`for (k = 0; k < n; ++k)` with `n`
-//! known only at run time) by 4: first the `n % 4` remainder iterations one at a time, then
+//! known only at run time) and that holds no barrier and no inner loop by 4: first the `n % 4` remainder iterations one at a time, then
 //! groups of 4 iterations as one straight-line body, so that the loads of a group are issued
 //! together (calibration/loops: the SASS of tests/fixtures/ptx/loop_loads.ptx, and its times on
 //! the H200). A loop with a run-time step (a grid-stride loop, `c += blockDim.x`) is kept as it
@@ -17,7 +17,8 @@ const UNROLL: usize = 4;
 
 /// Marks the branch back of every counted loop of `prog` in `code` (its `unroll`: the loop's
 /// first pc): a branch to an earlier pc whose condition compares a counter with a value the
-/// loop does not change, where the counter's one write in the loop adds a constant to it.
+/// loop does not change, where the counter's one write in the loop adds a constant to it, and
+/// whose body holds no barrier and no branch back.
 pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst]) {
     let writes = |code: &[StaticInst], q: usize, r: Reg| {
         code[q]
@@ -46,6 +47,16 @@ pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst]) {
             continue;
         }
         let body = head..pc;
+        // A loop holding a barrier or another loop is kept (the zoo's matrixMul: its loop
+        // with two `bar.sync` stays one iteration a trip in SASS).
+        let simple = prog.code[body.clone()].iter().all(|i| match *i {
+            Inst::Barrier => false,
+            Inst::Branch { target, .. } | Inst::Jump { target } => target > head as u32,
+            _ => true,
+        });
+        if !simple {
+            continue;
+        }
         let Some(cmp) = body.clone().rev().find(|&q| writes(code, q, c)) else {
             continue;
         };
