@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 mod cycle;
 mod pick;
+mod sched;
 
 use cycle::step;
 
@@ -163,6 +164,7 @@ struct Blk {
 
 #[derive(Clone, Default)]
 struct Sp {
+    /// Its warp slots in order of arrival (the reference scan's list; empty on the fast path).
     warps: Vec<u32>,
     last: u32,
     /// Departure cycles of its memory instructions still in the SM's queue, in order.
@@ -172,6 +174,8 @@ struct Sp {
     /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
     pipe_ok: [u64; 4],
     next: u64,
+    /// The fast path's sets of its warps ([`sched`]), bit `slot / sub_partitions`.
+    sets: sched::Sets,
 }
 
 /// The arithmetic pipes of a sub-partition.
@@ -195,6 +199,10 @@ fn pipe_of(c: Class) -> Option<Pipe> {
 
 #[derive(Clone)]
 struct Sm {
+    /// Stepped by the reference scan of every warp ([`cycle`]) rather than the bit sets of
+    /// [`sched`]: the SM whose timeline is kept (its spans are booked in the scan's order), or
+    /// every SM of a GPU with more than 64 warps a sub-partition.
+    scan: bool,
     warps: Vec<Warp>,
     /// Per warp slot: the first cycle it may act (issue, change state or retire).
     ready: Vec<u64>,
@@ -327,8 +335,10 @@ impl<'a> Sim<'a> {
             .map(|&b| vec![0u64; b.div_ceil(sb).div_ceil(64) as usize])
             .collect();
         let ncode = code.len();
+        let scan_all = gpu.residency.warps as u64 > 64 * gpu.sub_partitions as u64;
         let sms = (0..gpu.sms)
-            .map(|_| Sm {
+            .map(|i| Sm {
+                scan: scan_all || timeline_sm == Some(i),
                 warps: Vec::new(),
                 ready: Vec::new(),
                 free_warps: Vec::new(),
@@ -342,6 +352,7 @@ impl<'a> Sim<'a> {
                     .map(|_| Sp {
                         last: NONE,
                         next: NEVER,
+                        sets: sched::Sets::new(),
                         ..Sp::default()
                     })
                     .collect(),
@@ -446,6 +457,15 @@ impl<'a> Sim<'a> {
         c.cx.timeline_sm = None;
         c.cx.out.timeline = Vec::new();
         c
+    }
+
+    /// Steps every SM by the reference scan of every warp (the fast path's oracle in tests).
+    #[cfg(test)]
+    pub(crate) fn reference(mut self) -> Self {
+        for sm in &mut self.sms {
+            sm.scan = true;
+        }
+        self
     }
 
     /// Runs to the end and returns what it found.
@@ -598,9 +618,14 @@ impl<'a> Sim<'a> {
             blk.warps.push(slot);
             blk.alive += (w.state == St::Run) as u32;
             blk.resident += 1;
-            let p = slot as usize % sm.sp.len();
-            sm.sp[p].warps.push(slot);
-            sm.sp[p].next = sm.sp[p].next.min(start);
+            let nsp = sm.sp.len();
+            let sp = &mut sm.sp[slot as usize % nsp];
+            if sm.scan {
+                sp.warps.push(slot);
+            } else {
+                sp.sets.sleep(slot as usize / nsp, start);
+            }
+            sp.next = sp.next.min(start);
         }
         sm.next = sm.next.min(start);
         sm.blocks[bslot] = Some(blk);

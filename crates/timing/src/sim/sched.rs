@@ -1,0 +1,290 @@
+//! A sub-partition's scheduler on bit sets of its warps (bit `slot / sub_partitions`, at most
+//! 64): the same decisions as the reference scan in [`cycle`](super::cycle), without looking
+//! at every warp every cycle.
+//!
+//! A warp is in one of two sets: *sleeping* until a known cycle (`ready`: a register, a branch,
+//! a busy pipe or a full memory queue, an exited warp's stores), or *due* (its `ready` has
+//! come: the scan would look at it each cycle). Due warps are kept by the unit their next
+//! instruction needs, so a cycle holds back a whole unit's warps with a mask, and a due warp
+//! left `not_selected` is booked once, not each cycle (its state does not change). Sleeping
+//! warps are only looked at when the least of their `ready` has come.
+
+use super::cycle::{issue, retire, switch, Mq};
+use super::*;
+
+/// The units a due warp's next instruction may be held by: the memory queue (shared, then
+/// global: their throttles have different names), then the arithmetic pipes ([`Pipe`]).
+const UNITS: usize = 6;
+
+/// The unit of class `c` (`None`: never held).
+#[inline]
+fn unit(c: Class) -> Option<usize> {
+    match c {
+        Class::SharedLd | Class::SharedSt | Class::Shuffle => Some(0),
+        Class::GlobalLd | Class::GlobalSt => Some(1),
+        c => pipe_of(c).map(|k| 2 + k as usize),
+    }
+}
+
+/// A sub-partition's warps by state.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sets {
+    /// Per local warp: the cycle a sleeping warp wakes (`NEVER`: not sleeping).
+    ready: [u64; 64],
+    /// Local warps `0..n` have been used.
+    n: usize,
+    /// The least of `ready`.
+    wake: u64,
+    /// Running warps whose `ready` has come and that no unit holds.
+    due: u64,
+    /// Running warps by the unit of their next instruction (set when they wake, cleared when
+    /// it issues).
+    unit: [u64; UNITS],
+    /// Per unit: warps it holds, in state `held_why[u]` until `held_until[u]`.
+    held: [u64; UNITS],
+    held_why: [Reason; UNITS],
+    held_until: [u64; UNITS],
+    /// Units that hold warps, and the least `held_until` of them.
+    holding: u32,
+    held_min: u64,
+    /// Due warps already in `not_selected`.
+    waiting: u64,
+}
+
+impl Sets {
+    pub(super) fn new() -> Self {
+        Sets {
+            ready: [NEVER; 64],
+            n: 0,
+            wake: NEVER,
+            due: 0,
+            unit: [0; UNITS],
+            held: [0; UNITS],
+            held_why: [Reason::Misc; UNITS],
+            held_until: [NEVER; UNITS],
+            holding: 0,
+            held_min: NEVER,
+            waiting: 0,
+        }
+    }
+
+    /// Local warp `l` sleeps until `ready` (no-op for `NEVER`: a warp at a barrier).
+    #[inline]
+    pub(super) fn sleep(&mut self, l: usize, ready: u64) {
+        if ready != NEVER {
+            self.ready[l] = ready;
+            self.n = self.n.max(l + 1);
+            self.wake = self.wake.min(ready);
+        }
+    }
+
+    /// The warps whose cycle has come by `t` (they stop sleeping).
+    #[inline]
+    fn woken(&mut self, t: u64) -> u64 {
+        let mut woke = 0u64;
+        let mut wake = NEVER;
+        for (l, r) in self.ready[..self.n].iter_mut().enumerate() {
+            if *r <= t {
+                woke |= 1 << l;
+                *r = NEVER;
+            } else {
+                wake = wake.min(*r);
+            }
+        }
+        self.wake = wake;
+        woke
+    }
+
+    /// The warps of units that free by `t` (they stop being held).
+    #[inline]
+    fn unheld(&mut self, t: u64) -> u64 {
+        let mut freed = 0u64;
+        let mut min = NEVER;
+        let mut units = self.holding;
+        while units != 0 {
+            let u = units.trailing_zeros() as usize;
+            units &= units - 1;
+            if self.held_until[u] <= t {
+                freed |= self.held[u];
+                self.held[u] = 0;
+                self.holding &= !(1 << u);
+            } else {
+                min = min.min(self.held_until[u]);
+            }
+        }
+        self.held_min = min;
+        freed
+    }
+
+    /// The cycle the sub-partition acts next, after acting at `t`.
+    #[inline]
+    fn next(&self, t: u64) -> u64 {
+        if self.due != 0 {
+            t + 1
+        } else {
+            self.wake.min(self.held_min)
+        }
+    }
+}
+
+impl Default for Sets {
+    fn default() -> Self {
+        Sets::new()
+    }
+}
+
+/// Sub-partition `p` at cycle `t` (its `next` has come). Returns whether a block left the SM.
+pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
+    let nsp = sm.sp.len();
+    let slot = |l: u32| l as usize * nsp + p;
+    let mut freed = false;
+    // Sleeping warps whose cycle has come: running ones become due, exited ones leave (in
+    // order of arrival, as the scan retires them).
+    let sets = &mut sm.sp[p].sets;
+    if sets.wake <= t {
+        let woke = sets.woken(t);
+        let mut exited = 0u64;
+        let mut bits = woke;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let w = &sm.warps[slot(l)];
+            match w.state {
+                St::Run => {
+                    sets.due |= 1 << l;
+                    let class = w.ev().map_or(Class::Int, |ev| {
+                        cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class)
+                    });
+                    if let Some(u) = unit(class) {
+                        sets.unit[u] |= 1 << l;
+                    }
+                }
+                St::Exited => exited |= 1 << l,
+                St::Bar | St::Free => {}
+            }
+        }
+        if exited != 0 {
+            freed |= retire_in_order(cx, sm, smi, p, exited, t);
+        }
+    }
+    let sp = &mut sm.sp[p];
+    if sp.sets.held_min <= t {
+        let back = sp.sets.unheld(t);
+        sp.sets.due |= back;
+    }
+    if sp.sets.due == 0 {
+        sp.next = sp.sets.next(t);
+        return freed;
+    }
+    // Units that cannot take an instruction now hold their due warps until they can.
+    for u in 0..UNITS {
+        let sp = &mut sm.sp[p];
+        let m = sp.sets.due & sp.sets.unit[u];
+        if m == 0 {
+            continue;
+        }
+        let hold = if u < 2 {
+            mq.hold(sp, u == 0, t)
+        } else if sp.pipe_ok[u - 2] > t {
+            Some((Reason::MathPipeThrottle, sp.pipe_ok[u - 2]))
+        } else {
+            None
+        };
+        let Some((why, until)) = hold else {
+            continue;
+        };
+        let r = until.max(t + 1);
+        let sets = &mut sp.sets;
+        sets.due &= !m;
+        sets.waiting &= !m;
+        let group = sets.held[u] == 0 || (sets.held_why[u] == why && sets.held_until[u] == r);
+        if group {
+            sets.held[u] |= m;
+            sets.held_why[u] = why;
+            sets.held_until[u] = r;
+            sets.holding |= 1 << u;
+            sets.held_min = sets.held_min.min(r);
+        }
+        let mut bits = m;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let s = slot(l);
+            switch(cx, smi, s as u32, &mut sm.warps[s], t, why);
+            if !group {
+                sm.ready[s] = r;
+                sm.sp[p].sets.sleep(l as usize, r);
+            }
+        }
+    }
+    // Greedy then oldest: the warp that issued last if it can, else the longest resident.
+    let elig = sm.sp[p].sets.due;
+    if elig != 0 {
+        let last = sm.sp[p].last;
+        let pick =
+            if last != NONE && last as usize % nsp == p && elig & (1 << (last as usize / nsp)) != 0
+            {
+                last
+            } else {
+                let mut bits = elig;
+                let mut pick = NONE;
+                let mut pick_age = u64::MAX;
+                while bits != 0 {
+                    let s = slot(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let age = sm.warps[s].age;
+                    if age < pick_age {
+                        pick = s as u32;
+                        pick_age = age;
+                    }
+                }
+                pick
+            };
+        let l = pick as usize / nsp;
+        let sets = &mut sm.sp[p].sets;
+        let bit = 1u64 << l;
+        sets.due &= !bit;
+        sets.waiting &= !bit;
+        for u in &mut sets.unit {
+            *u &= !bit;
+        }
+        issue(cx, sm, smi, p, pick, t);
+        sm.sp[p].last = pick;
+        let r = sm.ready[pick as usize];
+        if matches!(sm.warps[pick as usize].state, St::Run | St::Exited) {
+            sm.sp[p].sets.sleep(l, r);
+        }
+        // The others wait `not_selected` (booked when they enter it).
+        let sets = &mut sm.sp[p].sets;
+        let mut bits = sets.due & !sets.waiting;
+        sets.waiting = sets.due;
+        while bits != 0 {
+            let s = slot(bits.trailing_zeros());
+            bits &= bits - 1;
+            switch(cx, smi, s as u32, &mut sm.warps[s], t, Reason::NotSelected);
+        }
+    }
+    let sp = &mut sm.sp[p];
+    sp.next = sp.sets.next(t);
+    freed
+}
+
+/// Retires the exited warps `exited` (local bits) of sub-partition `p` in order of arrival.
+fn retire_in_order(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, exited: u64, t: u64) -> bool {
+    let nsp = sm.sp.len();
+    let mut order = [(0u64, 0u32); 64];
+    let mut n = 0;
+    let mut bits = exited;
+    while bits != 0 {
+        let s = (bits.trailing_zeros() as usize * nsp + p) as u32;
+        bits &= bits - 1;
+        order[n] = (sm.warps[s as usize].age, s);
+        n += 1;
+    }
+    order[..n].sort_unstable();
+    let mut freed = false;
+    for &(_, s) in &order[..n] {
+        freed |= retire(cx, sm, smi, s, t);
+    }
+    freed
+}
