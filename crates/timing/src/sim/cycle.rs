@@ -16,17 +16,37 @@ pub(super) fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, rea
     w.since = t;
 }
 
+/// [`switch`] on an SM whose timeline is not kept.
 #[inline]
-pub(super) fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
+pub(super) fn switch_untimed(out: &mut Outcome, w: &mut Warp, t: u64, reason: Reason) {
+    if reason == w.reason {
+        return;
+    }
+    add(out, w, t);
+    w.reason = reason;
+    w.since = t;
+}
+
+/// Adds `[w.since, t)` to the totals of the warp's state.
+#[inline]
+fn add(out: &mut Outcome, w: &Warp, t: u64) {
     if t <= w.since {
         return;
     }
     let d = t - w.since;
     let r = w.reason as usize;
-    cx.out.cycles[r] += d;
-    if let Some(p) = cx.out.per_pc.get_mut(w.pc as usize) {
+    out.cycles[r] += d;
+    if let Some(p) = out.per_pc.get_mut(w.pc as usize) {
         p[r] += d;
     }
+}
+
+#[inline]
+pub(super) fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
+    if t <= w.since {
+        return;
+    }
+    add(&mut cx.out, w, t);
     if cx.timeline_sm == Some(smi) && cx.out.timeline.len() < MAX_SPANS {
         let tl = &mut cx.out.timeline;
         if let Some(last) = tl.last_mut() {

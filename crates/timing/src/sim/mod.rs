@@ -13,12 +13,12 @@
 
 use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
-use crate::trace::{BlockTrace, Class, Ev, Regs, StaticInst};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::trace::{BlockTrace, Class, Ev, StaticInst};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod cycle;
+mod order;
 mod pick;
 mod sched;
 
@@ -232,8 +232,8 @@ struct Sm {
     age: u64,
 }
 
-/// The static facts of one pc as the model reads them: no allocation, sources in
-/// [`Cx::srcs`].
+/// The static facts of one pc as the model reads them: no allocation, source registers one
+/// by one in [`Cx::srcs`].
 #[derive(Clone, Copy, Debug)]
 struct Dec {
     class: Class,
@@ -244,18 +244,20 @@ struct Dec {
     n: u32,
 }
 
-fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<Regs>) {
-    let mut srcs = Vec::new();
+fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<u32>) {
+    let mut srcs: Vec<u32> = Vec::new();
     let dec = code
         .iter()
         .map(|si| {
             let from = srcs.len() as u32;
-            srcs.extend_from_slice(&si.srcs);
+            for &(r, n) in &si.srcs {
+                srcs.extend(r as u32..r as u32 + n as u32);
+            }
             Dec {
                 class: si.class,
                 dst: si.dst.unwrap_or((0, 0)),
                 from,
-                n: si.srcs.len() as u32,
+                n: srcs.len() as u32 - from,
             }
         })
         .collect();
@@ -268,8 +270,8 @@ struct Cx<'a> {
     gpu: &'a Gpu,
     /// Per pc, decoded.
     dec: Vec<Dec>,
-    /// Source register ranges of all pcs.
-    srcs: Vec<Regs>,
+    /// Source registers of all pcs, one by one.
+    srcs: Vec<u32>,
     ideal: bool,
     /// SMs that hold a block now.
     busy_sms: u32,
@@ -290,7 +292,8 @@ pub struct Sim<'a> {
     block_regs: u64,
     block_smem: u64,
     sms: Vec<Sm>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The SMs by the cycle each acts next.
+    order: order::Order,
     pending: VecDeque<Arc<BlockTrace>>,
     next_block: u64,
     next_dispatch: f64,
@@ -394,7 +397,7 @@ impl<'a> Sim<'a> {
             block_regs,
             block_smem,
             sms,
-            heap: BinaryHeap::new(),
+            order: order::Order::new(gpu.sms as usize),
             pending: VecDeque::new(),
             next_block: 0,
             next_dispatch: 0.0,
@@ -416,7 +419,7 @@ impl<'a> Sim<'a> {
     /// Runs until the dispatcher needs a block that has not been fed, or to the end.
     pub fn advance(&mut self) {
         loop {
-            let hmin = self.heap.peek().map_or(NEVER, |r| r.0 .0);
+            let (hmin, smi) = self.order.first();
             let can = self.next_block < self.launch.blocks && !self.blocked;
             let td = if can {
                 self.next_dispatch.ceil() as u64
@@ -430,17 +433,13 @@ impl<'a> Sim<'a> {
                 self.dispatch(td);
                 continue;
             }
-            let Some(Reverse((t, smi))) = self.heap.pop() else {
+            if hmin == NEVER {
                 return;
-            };
+            }
+            let t = hmin;
             let sm = &mut self.sms[smi as usize];
-            if sm.next != t {
-                continue;
-            }
             let freed = step(&mut self.cx, sm, smi, t);
-            if sm.next != NEVER {
-                self.heap.push(Reverse((sm.next, smi)));
-            }
+            self.order.set(smi as usize, sm.next);
             if freed {
                 self.blocked = false;
                 self.next_dispatch = self.next_dispatch.max(t as f64);
@@ -513,10 +512,7 @@ impl<'a> Sim<'a> {
                 self.next_dispatch =
                     self.next_dispatch.max(t as f64) + self.cx.gpu.launch.dispatch_cycles_per_block;
             }
-            let s = &self.sms[sm];
-            if s.next != NEVER {
-                self.heap.push(Reverse((s.next, sm as u32)));
-            }
+            self.order.set(sm, self.sms[sm].next);
             if self.next_block >= self.launch.blocks {
                 return;
             }

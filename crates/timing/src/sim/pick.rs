@@ -6,17 +6,15 @@ use super::*;
 /// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
 /// `from`, in state `why` until then).
 #[inline]
-fn deps(w: &Warp, si: &Dec, srcs: &[Regs], from: u64, why: Reason) -> (u64, Reason) {
+fn deps(w: &Warp, si: &Dec, srcs: &[u32], from: u64, why: Reason) -> (u64, Reason) {
     let (mut ready, mut reason) = (from, why);
     // Read-after-write only: the lowered code reuses a register for each trip of a loop where
     // the GPU's compiler would unroll into fresh ones.
-    for &(r, n) in &srcs[si.from as usize..(si.from + si.n) as usize] {
-        for k in r as usize..r as usize + n as usize {
-            if let Some(&(at, kind)) = w.regs.get(k) {
-                if at > ready {
-                    ready = at;
-                    reason = kind;
-                }
+    for &k in &srcs[si.from as usize..(si.from + si.n) as usize] {
+        if let Some(&(at, kind)) = w.regs.get(k as usize) {
+            if at > ready {
+                ready = at;
+                reason = kind;
             }
         }
     }
@@ -34,7 +32,7 @@ const WINDOW: u32 = 24;
 /// stores are never hoisted, and loads not past a store to their memory space.
 pub(super) fn next_inst(
     dec: &[Dec],
-    srcs: &[Regs],
+    srcs: &[u32],
     w: &mut Warp,
     ready_at: &mut u64,
     min_next: u64,
@@ -117,10 +115,7 @@ pub(super) fn next_inst(
         }
         let blocked = srcs[c.from as usize..(c.from + c.n) as usize]
             .iter()
-            .any(|&(r, n)| {
-                (r as usize..r as usize + n as usize)
-                    .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
-            });
+            .any(|&k| k >= 256 || written[k as usize / 64] & (1 << (k % 64)) != 0);
         if !blocked {
             let (r2, why2) = deps(w, c, srcs, min_next, min_reason);
             if r2 < ready {

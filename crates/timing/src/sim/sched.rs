@@ -9,7 +9,7 @@
 //! left `not_selected` is booked once, not each cycle (its state does not change). Sleeping
 //! warps are only looked at when the least of their `ready` has come.
 
-use super::cycle::{issue, retire, switch, Mq};
+use super::cycle::{issue, retire, switch_untimed, Mq};
 use super::*;
 
 /// The units a due warp's next instruction may be held by: the memory queue (shared, then
@@ -31,15 +31,16 @@ fn unit(c: Class) -> Option<usize> {
 pub(super) struct Sets {
     /// Per local warp: the cycle a sleeping warp wakes (`NEVER`: not sleeping).
     ready: [u64; 64],
-    /// Local warps `0..n` have been used.
-    n: usize,
-    /// The least of `ready`.
-    wake: u64,
+    /// The sleeping warps as a binary min-heap of `ready << 6 | local warp`.
+    heap: [u64; 64],
+    len: usize,
     /// Running warps whose `ready` has come and that no unit holds.
     due: u64,
     /// Running warps by the unit of their next instruction (set when they wake, cleared when
     /// it issues).
     unit: [u64; UNITS],
+    /// Units with a bit in `unit`.
+    units: u32,
     /// Per unit: warps it holds, in state `held_why[u]` until `held_until[u]`.
     held: [u64; UNITS],
     held_why: [Reason; UNITS],
@@ -49,32 +50,73 @@ pub(super) struct Sets {
     held_min: u64,
     /// Due warps already in `not_selected`.
     waiting: u64,
+    /// The warp that issued last (its bit; 0: none).
+    last: u64,
 }
 
 impl Sets {
     pub(super) fn new() -> Self {
         Sets {
             ready: [NEVER; 64],
-            n: 0,
-            wake: NEVER,
+            heap: [0; 64],
+            len: 0,
             due: 0,
             unit: [0; UNITS],
+            units: 0,
             held: [0; UNITS],
             held_why: [Reason::Misc; UNITS],
             held_until: [NEVER; UNITS],
             holding: 0,
             held_min: NEVER,
             waiting: 0,
+            last: 0,
         }
     }
 
-    /// Local warp `l` sleeps until `ready` (no-op for `NEVER`: a warp at a barrier).
+    /// Local warp `l` sleeps until `ready` (no-op for `NEVER`, a warp at a barrier, and for a
+    /// warp already sleeping until then).
     #[inline]
     pub(super) fn sleep(&mut self, l: usize, ready: u64) {
-        if ready != NEVER {
-            self.ready[l] = ready;
-            self.n = self.n.max(l + 1);
-            self.wake = self.wake.min(ready);
+        if ready == NEVER || self.ready[l] == ready {
+            return;
+        }
+        self.ready[l] = ready;
+        if self.len == 64 {
+            // Full of stale keys (a warp put to sleep again before it woke): keep the live.
+            self.len = 0;
+            for k in 0..64 {
+                if self.ready[k] != NEVER && k != l {
+                    let r = std::mem::replace(&mut self.ready[k], NEVER);
+                    self.sleep(k, r);
+                }
+            }
+        }
+        self.push(ready << 6 | l as u64);
+    }
+
+    /// Adds a key to the heap.
+    #[inline]
+    fn push(&mut self, key: u64) {
+        let mut i = self.len;
+        self.len += 1;
+        while i > 0 {
+            let up = (i - 1) / 2;
+            if self.heap[up] <= key {
+                break;
+            }
+            self.heap[i] = self.heap[up];
+            i = up;
+        }
+        self.heap[i] = key;
+    }
+
+    /// The least `ready` of the sleeping warps (`NEVER`: none).
+    #[inline]
+    fn wake(&self) -> u64 {
+        if self.len == 0 {
+            NEVER
+        } else {
+            self.heap[0] >> 6
         }
     }
 
@@ -82,16 +124,37 @@ impl Sets {
     #[inline]
     fn woken(&mut self, t: u64) -> u64 {
         let mut woke = 0u64;
-        let mut wake = NEVER;
-        for (l, r) in self.ready[..self.n].iter_mut().enumerate() {
-            if *r <= t {
+        while self.len > 0 && self.heap[0] >> 6 <= t {
+            let l = (self.heap[0] & 63) as usize;
+            if self.ready[l] == self.heap[0] >> 6 {
                 woke |= 1 << l;
-                *r = NEVER;
-            } else {
-                wake = wake.min(*r);
+                self.ready[l] = NEVER;
+            }
+            // Pop: the last key sifts down from the root.
+            self.len -= 1;
+            let key = self.heap[self.len];
+            let n = self.len;
+            let mut i = 0;
+            loop {
+                let c = 2 * i + 1;
+                if c >= n {
+                    break;
+                }
+                let c = if c + 1 < n && self.heap[c + 1] < self.heap[c] {
+                    c + 1
+                } else {
+                    c
+                };
+                if key <= self.heap[c] {
+                    break;
+                }
+                self.heap[i] = self.heap[c];
+                i = c;
+            }
+            if n > 0 {
+                self.heap[i] = key;
             }
         }
-        self.wake = wake;
         woke
     }
 
@@ -122,7 +185,7 @@ impl Sets {
         if self.due != 0 {
             t + 1
         } else {
-            self.wake.min(self.held_min)
+            self.wake().min(self.held_min)
         }
     }
 }
@@ -141,7 +204,7 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
     // Sleeping warps whose cycle has come: running ones become due, exited ones leave (in
     // order of arrival, as the scan retires them).
     let sets = &mut sm.sp[p].sets;
-    if sets.wake <= t {
+    if sets.wake() <= t {
         let woke = sets.woken(t);
         let mut exited = 0u64;
         let mut bits = woke;
@@ -157,6 +220,7 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
                     });
                     if let Some(u) = unit(class) {
                         sets.unit[u] |= 1 << l;
+                        sets.units |= 1 << u;
                     }
                 }
                 St::Exited => exited |= 1 << l,
@@ -167,19 +231,28 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
             freed |= retire_in_order(cx, sm, smi, p, exited, t);
         }
     }
-    let sp = &mut sm.sp[p];
+    let Sm {
+        sp: sps,
+        warps,
+        ready,
+        ..
+    } = sm;
+    let sp = &mut sps[p];
     if sp.sets.held_min <= t {
         let back = sp.sets.unheld(t);
         sp.sets.due |= back;
     }
-    if sp.sets.due == 0 {
+    let due = sp.sets.due;
+    if due == 0 {
         sp.next = sp.sets.next(t);
         return freed;
     }
     // Units that cannot take an instruction now hold their due warps until they can.
-    for u in 0..UNITS {
-        let sp = &mut sm.sp[p];
-        let m = sp.sets.due & sp.sets.unit[u];
+    let mut units = sp.sets.units;
+    while units != 0 {
+        let u = units.trailing_zeros() as usize;
+        units &= units - 1;
+        let m = due & sp.sets.unit[u];
         if m == 0 {
             continue;
         }
@@ -210,61 +283,65 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
             let l = bits.trailing_zeros();
             bits &= bits - 1;
             let s = slot(l);
-            switch(cx, smi, s as u32, &mut sm.warps[s], t, why);
+            switch_untimed(&mut cx.out, &mut warps[s], t, why);
             if !group {
-                sm.ready[s] = r;
-                sm.sp[p].sets.sleep(l as usize, r);
+                ready[s] = r;
+                sets.sleep(l as usize, r);
             }
         }
     }
     // Greedy then oldest: the warp that issued last if it can, else the longest resident.
-    let elig = sm.sp[p].sets.due;
-    if elig != 0 {
-        let last = sm.sp[p].last;
-        let pick =
-            if last != NONE && last as usize % nsp == p && elig & (1 << (last as usize / nsp)) != 0
-            {
-                last
-            } else {
-                let mut bits = elig;
-                let mut pick = NONE;
-                let mut pick_age = u64::MAX;
-                while bits != 0 {
-                    let s = slot(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    let age = sm.warps[s].age;
-                    if age < pick_age {
-                        pick = s as u32;
-                        pick_age = age;
-                    }
-                }
-                pick
-            };
-        let l = pick as usize / nsp;
-        let sets = &mut sm.sp[p].sets;
-        let bit = 1u64 << l;
-        sets.due &= !bit;
-        sets.waiting &= !bit;
-        for u in &mut sets.unit {
-            *u &= !bit;
-        }
-        issue(cx, sm, smi, p, pick, t);
-        sm.sp[p].last = pick;
-        let r = sm.ready[pick as usize];
-        if matches!(sm.warps[pick as usize].state, St::Run | St::Exited) {
-            sm.sp[p].sets.sleep(l, r);
-        }
-        // The others wait `not_selected` (booked when they enter it).
-        let sets = &mut sm.sp[p].sets;
-        let mut bits = sets.due & !sets.waiting;
-        sets.waiting = sets.due;
+    let elig = sp.sets.due;
+    if elig == 0 {
+        sp.next = sp.sets.next(t);
+        return freed;
+    }
+    let pick = if elig & sp.sets.last != 0 {
+        sp.sets.last.trailing_zeros()
+    } else {
+        let mut bits = elig;
+        let mut pick = 0;
+        let mut pick_age = u64::MAX;
         while bits != 0 {
-            let s = slot(bits.trailing_zeros());
+            let l = bits.trailing_zeros();
             bits &= bits - 1;
-            switch(cx, smi, s as u32, &mut sm.warps[s], t, Reason::NotSelected);
+            let age = warps[slot(l)].age;
+            if age < pick_age {
+                pick = l;
+                pick_age = age;
+            }
+        }
+        pick
+    };
+    let bit = 1u64 << pick;
+    let sets = &mut sp.sets;
+    sets.last = bit;
+    sets.due &= !bit;
+    sets.waiting &= !bit;
+    let mut units = sets.units;
+    while units != 0 {
+        let u = units.trailing_zeros() as usize;
+        units &= units - 1;
+        sets.unit[u] &= !bit;
+        if sets.unit[u] == 0 {
+            sets.units &= !(1 << u);
         }
     }
+    // The others wait `not_selected` (booked when they enter it).
+    let mut bits = sets.due & !sets.waiting;
+    sets.waiting = sets.due;
+    while bits != 0 {
+        let s = slot(bits.trailing_zeros());
+        bits &= bits - 1;
+        switch_untimed(&mut cx.out, &mut warps[s], t, Reason::NotSelected);
+    }
+    let pick_slot = slot(pick);
+    issue(cx, sm, smi, p, pick_slot as u32, t);
     let sp = &mut sm.sp[p];
+    sp.last = pick_slot as u32;
+    if matches!(sm.warps[pick_slot].state, St::Run | St::Exited) {
+        sp.sets.sleep(pick as usize, sm.ready[pick_slot]);
+    }
     sp.next = sp.sets.next(t);
     freed
 }
