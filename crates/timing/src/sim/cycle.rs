@@ -104,13 +104,20 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     // The memory queue: what has left it by now, and how full the SM-wide stage is.
     let mut overflow = 0usize;
     let mut next_departure = NEVER;
-    for sp in &mut sm.sp {
-        while sp.memq.front().is_some_and(|&d| d <= t) {
-            sp.memq.pop_front();
+    if sm.mem_last <= t {
+        // Every memory instruction has left (none departs after the last one).
+        for sp in &mut sm.sp {
+            sp.memq.clear();
         }
-        overflow += sp.memq.len().saturating_sub(own);
-        if let Some(&d) = sp.memq.front() {
-            next_departure = next_departure.min(d);
+    } else {
+        for sp in &mut sm.sp {
+            while sp.memq.front().is_some_and(|&d| d <= t) {
+                sp.memq.pop_front();
+            }
+            overflow += sp.memq.len().saturating_sub(own);
+            if let Some(&d) = sp.memq.front() {
+                next_departure = next_departure.min(d);
+            }
         }
     }
     let mq = Mq {
@@ -269,8 +276,15 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     let Some(ev) = w.ev() else {
         return;
     };
-    switch(cx, smi, s, w, t, Reason::Selected);
-    book(cx, smi, s, w, t + 1);
+    if cx.timeline_sm == Some(smi) {
+        switch(cx, smi, s, w, t, Reason::Selected);
+        book(cx, smi, s, w, t + 1);
+    } else {
+        add(&mut cx.out, w, t);
+        w.reason = Reason::Selected;
+        w.since = t;
+        add(&mut cx.out, w, t + 1);
+    }
     w.since = t + 1;
     cx.out.issued += 1;
     if let Some(n) = cx.out.issued_pc.get_mut(ev.pc as usize) {
@@ -424,7 +438,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     w.advance();
     w.since = t + 1;
     let r = &mut sm.ready[s as usize];
-    next_inst(&cx.dec, &cx.srcs, w, r, min_next, min_reason);
+    next_inst(&cx.dec, &cx.srcs, &cx.masks, w, r, min_next, min_reason);
     if w.state == St::Exited {
         // The warp's trace ended without an `Exit`: all its threads left with `Return`.
         let b = w.blk as usize;
@@ -467,7 +481,15 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
         book(cx, smi, ws, w, release);
         w.since = release;
         let r = &mut sm.ready[ws as usize];
-        next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
+        next_inst(
+            &cx.dec,
+            &cx.srcs,
+            &cx.masks,
+            w,
+            r,
+            release,
+            Reason::NotSelected,
+        );
         let r = *r;
         let nsp = sm.sp.len();
         let sp = &mut sm.sp[ws as usize % nsp];

@@ -272,6 +272,8 @@ struct Cx<'a> {
     dec: Vec<Dec>,
     /// Source registers of all pcs, one by one.
     srcs: Vec<u32>,
+    /// Per pc, its registers as bit sets (for the look-ahead).
+    masks: Vec<pick::Masks>,
     ideal: bool,
     /// SMs that hold a block now.
     busy_sms: u32,
@@ -373,11 +375,13 @@ impl<'a> Sim<'a> {
             .collect();
         let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
         let (dec, srcs) = decode(code);
+        let masks = pick::masks(&dec, &srcs);
         Ok(Sim {
             cx: Cx {
                 gpu,
                 dec,
                 srcs,
+                masks,
                 ideal,
                 busy_sms: 0,
                 l2,

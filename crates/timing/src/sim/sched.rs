@@ -82,16 +82,23 @@ impl Sets {
         }
         self.ready[l] = ready;
         if self.len == 64 {
-            // Full of stale keys (a warp put to sleep again before it woke): keep the live.
-            self.len = 0;
-            for k in 0..64 {
-                if self.ready[k] != NEVER && k != l {
-                    let r = std::mem::replace(&mut self.ready[k], NEVER);
-                    self.sleep(k, r);
-                }
-            }
+            self.rebuild(l);
         }
         self.push(ready << 6 | l as u64);
+    }
+
+    /// The heap is full of stale keys (warps put to sleep again before they woke): keeps the
+    /// live ones but `l`'s.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self, l: usize) {
+        self.len = 0;
+        for k in 0..64 {
+            if self.ready[k] != NEVER && k != l {
+                let r = std::mem::replace(&mut self.ready[k], NEVER);
+                self.sleep(k, r);
+            }
+        }
     }
 
     /// Adds a key to the heap.
@@ -347,6 +354,8 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
 }
 
 /// Retires the exited warps `exited` (local bits) of sub-partition `p` in order of arrival.
+#[cold]
+#[inline(never)]
 fn retire_in_order(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, exited: u64, t: u64) -> bool {
     let nsp = sm.sp.len();
     let mut order = [(0u64, 0u32); 64];
