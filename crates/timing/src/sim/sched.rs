@@ -2,12 +2,13 @@
 //! 64): the same decisions as the reference scan in [`cycle`](super::cycle), without looking
 //! at every warp every cycle.
 //!
-//! A warp is in one of two sets: *sleeping* until a known cycle (`ready`: a register, a branch,
-//! a busy pipe or a full memory queue, an exited warp's stores), or *due* (its `ready` has
-//! come: the scan would look at it each cycle). Due warps are kept by the unit their next
-//! instruction needs, so a cycle holds back a whole unit's warps with a mask, and a due warp
-//! left `not_selected` is booked once, not each cycle (its state does not change). Sleeping
-//! warps are only looked at when the least of their `ready` has come.
+//! A running warp is in one of three sets: *sleeping* until a known cycle (a register, a
+//! branch, an exited warp's stores; a heap of wake cycles), *due* (its cycle has come: the scan
+//! would look at it each cycle), or *held* by the unit its next instruction needs (the memory
+//! queue, an arithmetic pipe) until that unit frees, as a group. A cycle holds a busy unit's due
+//! warps with one mask, and a due warp left `not_selected` is booked once, when it enters that
+//! state (its state does not change after). Booking stays lazy: a warp's cycles in a state are
+//! booked when it leaves it, so every number is the scan's.
 
 use super::cycle::{issue, retire, switch_untimed, Mq};
 use super::*;
