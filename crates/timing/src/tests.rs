@@ -401,21 +401,29 @@ fn local_sectors_are_interleaved_by_word() {
     }
 }
 
-/// Mixed synthetic blocks: loads, stores, arithmetic, global accesses and a barrier, with
-/// warps of different lengths, from a fixed pseudo-random sequence.
-fn mixed_blocks(seed: u64, blocks: usize, warps: usize) -> Vec<BlockTrace> {
-    let mut x = seed;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
+/// Mixed synthetic blocks: loads, stores, arithmetic, global accesses and a barrier, from a
+/// fixed pseudo-random sequence; the warps of a block alike when `alike` (so that several
+/// leave in one cycle), else of different lengths.
+fn mixed_blocks(seed: u64, blocks: usize, warps: usize, alike: bool) -> Vec<BlockTrace> {
+    let x = std::cell::Cell::new(seed);
+    let rnd = |n: u64| {
+        let mut v = x.get();
+        v ^= v << 13;
+        v ^= v >> 7;
+        v ^= v << 17;
+        x.set(v);
+        v % n
     };
     (0..blocks)
         .map(|b| {
+            let first = rnd(1 << 30) | 1;
             block(
                 (0..warps)
                     .map(|w| {
+                        if alike {
+                            // Every warp of the block draws the same sequence.
+                            x.set(first);
+                        }
                         let mut t = WarpTrace::default();
                         for half in 0..2 {
                             for _ in 0..rnd(30) {
@@ -455,11 +463,13 @@ fn mixed_blocks(seed: u64, blocks: usize, warps: usize) -> Vec<BlockTrace> {
 #[test]
 fn fast_scheduler_matches_the_reference_scan() {
     let code = code();
-    for (seed, sms, blocks, warps) in [
-        (1, 2, 60, 8),
-        (7, 1, 40, 16),
-        (42, 3, 90, 4),
-        (9, 1, 30, 32),
+    for (seed, sms, blocks, warps, alike) in [
+        (1, 2, 60, 8, false),
+        (7, 1, 40, 16, false),
+        (42, 3, 90, 4, false),
+        (9, 1, 30, 32, false),
+        (5, 1, 40, 8, true),
+        (11, 2, 60, 16, true),
     ] {
         let mut g = Gpu::h200();
         g.sms = sms;
@@ -476,7 +486,7 @@ fn fast_scheduler_matches_the_reference_scan() {
             if reference {
                 s = s.reference();
             }
-            for b in mixed_blocks(seed, blocks as usize, warps) {
+            for b in mixed_blocks(seed, blocks as usize, warps, alike) {
                 s.feed(Arc::new(b));
             }
             s.finish()
