@@ -400,3 +400,105 @@ fn local_sectors_are_interleaved_by_word() {
         assert_eq!(r.take().warps[0].sectors.len(), n, "{bytes} bytes");
     }
 }
+
+/// Mixed synthetic blocks: loads, stores, arithmetic, global accesses and a barrier, from a
+/// fixed pseudo-random sequence; the warps of a block alike when `alike` (so that several
+/// leave in one cycle), else of different lengths.
+fn mixed_blocks(seed: u64, blocks: usize, warps: usize, alike: bool) -> Vec<BlockTrace> {
+    let x = std::cell::Cell::new(seed);
+    let rnd = |n: u64| {
+        let mut v = x.get();
+        v ^= v << 13;
+        v ^= v >> 7;
+        v ^= v << 17;
+        x.set(v);
+        v % n
+    };
+    (0..blocks)
+        .map(|b| {
+            let first = rnd(1 << 30) | 1;
+            block(
+                (0..warps)
+                    .map(|w| {
+                        if alike {
+                            // Every warp of the block draws the same sequence.
+                            x.set(first);
+                        }
+                        let mut t = WarpTrace::default();
+                        for half in 0..2 {
+                            for _ in 0..rnd(30) {
+                                let (pc, a, bb) = match rnd(8) {
+                                    0 | 1 => (rnd(2) as u32, 1 + rnd(32) as u16, 1),
+                                    2 => (4, 1 + rnd(4) as u16, 1),
+                                    3 | 4 => (5, 0, 0),
+                                    5 => (6, 0, 0),
+                                    6 => (7, 1 + rnd(2) as u16, 1),
+                                    _ => (8, 0, 0),
+                                };
+                                let mut e = ev(pc, a, bb);
+                                if pc == 6 || pc == 8 {
+                                    let n = 1 + rnd(8);
+                                    e.s = t.sectors.len() as u32;
+                                    e.a = n as u16;
+                                    let base = rnd(1 << 12) + (b * warps + w) as u64 * 64;
+                                    t.sectors.extend((0..n).map(|k| base + k));
+                                }
+                                t.ev.push(e);
+                            }
+                            if half == 0 {
+                                t.ev.push(ev(2, 0, 0));
+                            }
+                        }
+                        t.ev.push(ev(3, 0, 0));
+                        t
+                    })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The scheduler on bit sets decides as the reference scan of every warp: every number of
+/// the outcome is the same.
+#[test]
+fn fast_scheduler_matches_the_reference_scan() {
+    let code = code();
+    for (seed, sms, blocks, warps, alike) in [
+        (1, 2, 60, 8, false),
+        (7, 1, 40, 16, false),
+        (42, 3, 90, 4, false),
+        (9, 1, 30, 32, false),
+        (5, 1, 40, 8, true),
+        (11, 2, 60, 16, true),
+    ] {
+        let mut g = Gpu::h200();
+        g.sms = sms;
+        let launch = Launch {
+            blocks,
+            threads: warps as u32 * 32,
+            shared_bytes: 0,
+            regs_per_thread: 32,
+            nregs: 8,
+            buffer_bytes: vec![1 << 20],
+        };
+        let outcome = |reference: bool| {
+            let mut s = Sim::new(&g, &code, launch.clone(), false, None).unwrap();
+            if reference {
+                s = s.reference();
+            }
+            for b in mixed_blocks(seed, blocks as usize, warps, alike) {
+                s.feed(Arc::new(b));
+            }
+            s.finish()
+        };
+        let (fast, slow) = (outcome(false), outcome(true));
+        assert!(fast.issued > 0);
+        assert_eq!(fast.end, slow.end, "seed {seed}");
+        assert_eq!(fast.sm_active, slow.sm_active, "seed {seed}");
+        assert_eq!(fast.cycles, slow.cycles, "seed {seed}");
+        assert_eq!(fast.per_pc, slow.per_pc, "seed {seed}");
+        assert_eq!(fast.issued, slow.issued, "seed {seed}");
+        assert_eq!(fast.issued_pc, slow.issued_pc, "seed {seed}");
+        assert_eq!(fast.pipe_busy, slow.pipe_busy, "seed {seed}");
+    }
+}

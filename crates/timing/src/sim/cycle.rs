@@ -6,7 +6,7 @@ use super::*;
 
 /// Books `[w.since, t)` to the warp's state at its pc, and puts it in `reason` from `t`.
 #[inline]
-fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
+pub(super) fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
     if reason == w.reason && cx.timeline_sm != Some(smi) {
         // Same state, same pc: booking later books the same cycles.
         return;
@@ -16,17 +16,37 @@ fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason
     w.since = t;
 }
 
+/// [`switch`] on an SM whose timeline is not kept.
 #[inline]
-fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
+pub(super) fn switch_untimed(out: &mut Outcome, w: &mut Warp, t: u64, reason: Reason) {
+    if reason == w.reason {
+        return;
+    }
+    add(out, w, t);
+    w.reason = reason;
+    w.since = t;
+}
+
+/// Adds `[w.since, t)` to the totals of the warp's state.
+#[inline]
+fn add(out: &mut Outcome, w: &Warp, t: u64) {
     if t <= w.since {
         return;
     }
     let d = t - w.since;
     let r = w.reason as usize;
-    cx.out.cycles[r] += d;
-    if let Some(p) = cx.out.per_pc.get_mut(w.pc as usize) {
+    out.cycles[r] += d;
+    if let Some(p) = out.per_pc.get_mut(w.pc as usize) {
         p[r] += d;
     }
+}
+
+#[inline]
+pub(super) fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
+    if t <= w.since {
+        return;
+    }
+    add(&mut cx.out, w, t);
     if cx.timeline_sm == Some(smi) && cx.out.timeline.len() < MAX_SPANS {
         let tl = &mut cx.out.timeline;
         if let Some(last) = tl.last_mut() {
@@ -45,6 +65,36 @@ fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
     }
 }
 
+/// The memory queue as a sub-partition's warps see it at one cycle.
+pub(super) struct Mq {
+    /// Memory instructions a sub-partition holds before the SM-wide stage.
+    pub own: usize,
+    /// Whether the SM-wide stage is full.
+    pub stage_full: bool,
+    /// The first departure still to come (any sub-partition).
+    pub next_departure: u64,
+}
+
+impl Mq {
+    /// Why a warp whose next instruction is of memory class `class` cannot issue at `t` on
+    /// sub-partition `sp`, and until when; `None`: it can.
+    #[inline]
+    pub fn hold(&self, sp: &Sp, shared: bool, t: u64) -> Option<(Reason, u64)> {
+        if sp.memq.len() >= self.own && self.stage_full {
+            let throttle = if shared {
+                Reason::MioThrottle
+            } else {
+                Reason::LgThrottle
+            };
+            Some((throttle, self.next_departure))
+        } else if sp.mem_ok > t {
+            Some((Reason::DispatchStall, sp.mem_ok))
+        } else {
+            None
+        }
+    }
+}
+
 /// Visits SM `smi` at cycle `t`: each sub-partition whose warps may act does. Returns whether
 /// a block left the SM.
 pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
@@ -54,132 +104,139 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     // The memory queue: what has left it by now, and how full the SM-wide stage is.
     let mut overflow = 0usize;
     let mut next_departure = NEVER;
-    for sp in &mut sm.sp {
-        while sp.memq.front().is_some_and(|&d| d <= t) {
-            sp.memq.pop_front();
+    if sm.mem_last <= t {
+        // Every memory instruction has left (none departs after the last one).
+        for sp in &mut sm.sp {
+            sp.memq.clear();
         }
-        overflow += sp.memq.len().saturating_sub(own);
-        if let Some(&d) = sp.memq.front() {
-            next_departure = next_departure.min(d);
+    } else {
+        for sp in &mut sm.sp {
+            while sp.memq.front().is_some_and(|&d| d <= t) {
+                sp.memq.pop_front();
+            }
+            overflow += sp.memq.len().saturating_sub(own);
+            if let Some(&d) = sp.memq.front() {
+                next_departure = next_departure.min(d);
+            }
         }
     }
+    let mq = Mq {
+        own,
+        stage_full: overflow >= q.shared_stage as usize,
+        next_departure,
+    };
     for p in 0..sm.sp.len() {
         if sm.sp[p].next > t {
             // Not visited: its warps did not change (a barrier release lowers `next` itself).
             continue;
         }
-        let list = std::mem::take(&mut sm.sp[p].warps);
-        // Eligible warps by their place in `list` (the first 64).
-        let mut elig = 0u64;
-        let mut pick = NONE;
-        let mut pick_age = u64::MAX;
-        let mut retired = false;
-        // The first cycle one of its warps may act, as far as the scan has seen.
-        let mut next = NEVER;
-        for (i, &s) in list.iter().enumerate() {
-            let ready = sm.ready[s as usize];
-            if ready > t {
-                next = next.min(ready);
-                continue;
-            }
-            let w = &mut sm.warps[s as usize];
-            match w.state {
-                St::Run => {}
-                St::Exited => {
-                    freed |= retire(cx, sm, smi, s, t);
-                    retired = true;
-                    continue;
-                }
-                St::Bar | St::Free => {
-                    next = next.min(ready);
-                    continue;
-                }
-            }
-            let Some(ev) = w.ev() else {
-                w.state = St::Exited;
-                next = next.min(ready);
-                continue;
-            };
-            let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
-            let sp = &sm.sp[p];
-            let (hold, until) = match class {
-                Class::SharedLd
-                | Class::SharedSt
-                | Class::Shuffle
-                | Class::GlobalLd
-                | Class::GlobalSt => {
-                    let throttle =
-                        if matches!(class, Class::SharedLd | Class::SharedSt | Class::Shuffle) {
-                            Reason::MioThrottle
-                        } else {
-                            Reason::LgThrottle
-                        };
-                    if sp.memq.len() >= own && overflow >= q.shared_stage as usize {
-                        (Some(throttle), next_departure)
-                    } else if sp.mem_ok > t {
-                        (Some(Reason::DispatchStall), sp.mem_ok)
-                    } else {
-                        (None, 0)
-                    }
-                }
-                c => match pipe_of(c) {
-                    Some(k) if sp.pipe_ok[k as usize] > t => {
-                        (Some(Reason::MathPipeThrottle), sp.pipe_ok[k as usize])
-                    }
-                    _ => (None, 0),
-                },
-            };
-            if let Some(reason) = hold {
-                switch(cx, smi, s, w, t, reason);
-                let r = until.max(t + 1);
-                sm.ready[s as usize] = r;
-                next = next.min(r);
-                continue;
-            }
-            if i < 64 {
-                elig |= 1 << i;
-            } else {
-                // (Not marked: it stays ready and is looked at again next cycle.)
-                next = next.min(ready);
-            }
-            if s == sm.sp[p].last {
-                pick = s;
-                pick_age = 0;
-            } else if w.age < pick_age {
-                pick = s;
-                pick_age = w.age;
-            }
-        }
-        if pick != NONE {
-            // A barrier the issue releases lowers `next` of the sub-partitions of its warps.
-            sm.sp[p].next = NEVER;
-            issue(cx, sm, smi, p, pick, t);
-            sm.sp[p].last = pick;
-            next = next.min(sm.sp[p].next).min(sm.ready[pick as usize]);
-            while elig != 0 {
-                let s = list[elig.trailing_zeros() as usize];
-                elig &= elig - 1;
-                if s != pick {
-                    let w = &mut sm.warps[s as usize];
-                    switch(cx, smi, s, w, t, Reason::NotSelected);
-                    sm.ready[s as usize] = t + 1;
-                    next = next.min(t + 1);
-                }
-            }
-        }
-        let mut list = list;
-        if retired {
-            list.retain(|&s| sm.warps[s as usize].state != St::Free);
-        }
-        sm.sp[p].warps = list;
-        sm.sp[p].next = next;
+        freed |= if sm.scan {
+            scan(cx, sm, smi, p, t, &mq)
+        } else {
+            super::sched::visit(cx, sm, smi, p, t, &mq)
+        };
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
     freed
 }
 
+/// Sub-partition `p` at cycle `t`, by the reference scan: every warp of its list is looked at,
+/// in order of arrival. Returns whether a block left the SM.
+fn scan(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
+    let mut freed = false;
+    let list = std::mem::take(&mut sm.sp[p].warps);
+    // Eligible warps by their place in `list` (the first 64).
+    let mut elig = 0u64;
+    let mut pick = NONE;
+    let mut pick_age = u64::MAX;
+    let mut retired = false;
+    // The first cycle one of its warps may act, as far as the scan has seen.
+    let mut next = NEVER;
+    for (i, &s) in list.iter().enumerate() {
+        let ready = sm.ready[s as usize];
+        if ready > t {
+            next = next.min(ready);
+            continue;
+        }
+        let w = &mut sm.warps[s as usize];
+        match w.state {
+            St::Run => {}
+            St::Exited => {
+                freed |= retire(cx, sm, smi, s, t);
+                retired = true;
+                continue;
+            }
+            St::Bar | St::Free => {
+                next = next.min(ready);
+                continue;
+            }
+        }
+        let Some(ev) = w.ev() else {
+            w.state = St::Exited;
+            next = next.min(ready);
+            continue;
+        };
+        let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
+        let sp = &sm.sp[p];
+        let hold = match class {
+            Class::SharedLd | Class::SharedSt | Class::Shuffle => mq.hold(sp, true, t),
+            Class::GlobalLd | Class::GlobalSt => mq.hold(sp, false, t),
+            c => match pipe_of(c) {
+                Some(k) if sp.pipe_ok[k as usize] > t => {
+                    Some((Reason::MathPipeThrottle, sp.pipe_ok[k as usize]))
+                }
+                _ => None,
+            },
+        };
+        if let Some((reason, until)) = hold {
+            switch(cx, smi, s, w, t, reason);
+            let r = until.max(t + 1);
+            sm.ready[s as usize] = r;
+            next = next.min(r);
+            continue;
+        }
+        if i < 64 {
+            elig |= 1 << i;
+        } else {
+            // (Not marked: it stays ready and is looked at again next cycle.)
+            next = next.min(ready);
+        }
+        if s == sm.sp[p].last {
+            pick = s;
+            pick_age = 0;
+        } else if w.age < pick_age {
+            pick = s;
+            pick_age = w.age;
+        }
+    }
+    if pick != NONE {
+        // A barrier the issue releases lowers `next` of the sub-partitions of its warps.
+        sm.sp[p].next = NEVER;
+        issue(cx, sm, smi, p, pick, t);
+        sm.sp[p].last = pick;
+        next = next.min(sm.sp[p].next).min(sm.ready[pick as usize]);
+        while elig != 0 {
+            let s = list[elig.trailing_zeros() as usize];
+            elig &= elig - 1;
+            if s != pick {
+                let w = &mut sm.warps[s as usize];
+                switch(cx, smi, s, w, t, Reason::NotSelected);
+                sm.ready[s as usize] = t + 1;
+                next = next.min(t + 1);
+            }
+        }
+    }
+    let mut list = list;
+    if retired {
+        list.retain(|&s| sm.warps[s as usize].state != St::Free);
+    }
+    sm.sp[p].warps = list;
+    sm.sp[p].next = next;
+    freed
+}
+
 /// An exited warp whose stores are done leaves; the block leaves with its last warp.
-fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
+pub(super) fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
     let w = &mut sm.warps[s as usize];
     book(cx, smi, s, w, t);
     w.state = St::Free;
@@ -213,14 +270,21 @@ fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool {
 }
 
 /// Warp `s` of sub-partition `p` issues its next instruction at cycle `t`.
-fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
+pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
     let gpu = cx.gpu;
     let w = &mut sm.warps[s as usize];
     let Some(ev) = w.ev() else {
         return;
     };
-    switch(cx, smi, s, w, t, Reason::Selected);
-    book(cx, smi, s, w, t + 1);
+    if cx.timeline_sm == Some(smi) {
+        switch(cx, smi, s, w, t, Reason::Selected);
+        book(cx, smi, s, w, t + 1);
+    } else {
+        add(&mut cx.out, w, t);
+        w.reason = Reason::Selected;
+        w.since = t;
+        add(&mut cx.out, w, t + 1);
+    }
     w.since = t + 1;
     cx.out.issued += 1;
     if let Some(n) = cx.out.issued_pc.get_mut(ev.pc as usize) {
@@ -380,7 +444,7 @@ fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64) {
     w.advance();
     w.since = t + 1;
     let r = &mut sm.ready[s as usize];
-    next_inst(&cx.dec, &cx.srcs, w, r, min_next, min_reason);
+    next_inst(&cx.dec, &cx.srcs, &cx.masks, w, r, min_next, min_reason);
     if w.state == St::Exited {
         // The warp's trace ended without an `Exit`: all its threads left with `Return`.
         let b = w.blk as usize;
@@ -423,8 +487,21 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
         book(cx, smi, ws, w, release);
         w.since = release;
         let r = &mut sm.ready[ws as usize];
-        next_inst(&cx.dec, &cx.srcs, w, r, release, Reason::NotSelected);
-        let q = ws as usize % sm.sp.len();
-        sm.sp[q].next = sm.sp[q].next.min(*r);
+        next_inst(
+            &cx.dec,
+            &cx.srcs,
+            &cx.masks,
+            w,
+            r,
+            release,
+            Reason::NotSelected,
+        );
+        let r = *r;
+        let nsp = sm.sp.len();
+        let sp = &mut sm.sp[ws as usize % nsp];
+        sp.next = sp.next.min(r);
+        if !sm.scan {
+            sp.sets.sleep(ws as usize / nsp, r);
+        }
     }
 }

@@ -13,13 +13,14 @@
 
 use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
-use crate::trace::{BlockTrace, Class, Ev, Regs, StaticInst};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::trace::{BlockTrace, Class, Ev, StaticInst};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod cycle;
+mod order;
 mod pick;
+mod sched;
 
 use cycle::step;
 
@@ -163,6 +164,7 @@ struct Blk {
 
 #[derive(Clone, Default)]
 struct Sp {
+    /// Its warp slots in order of arrival (the reference scan's list; empty on the fast path).
     warps: Vec<u32>,
     last: u32,
     /// Departure cycles of its memory instructions still in the SM's queue, in order.
@@ -172,6 +174,8 @@ struct Sp {
     /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
     pipe_ok: [u64; 4],
     next: u64,
+    /// The fast path's sets of its warps ([`sched`]), bit `slot / sub_partitions`.
+    sets: sched::Sets,
 }
 
 /// The arithmetic pipes of a sub-partition.
@@ -195,6 +199,10 @@ fn pipe_of(c: Class) -> Option<Pipe> {
 
 #[derive(Clone)]
 struct Sm {
+    /// Stepped by the reference scan of every warp ([`cycle`]) rather than the bit sets of
+    /// [`sched`]: the SM whose timeline is kept (its spans are booked in the scan's order), or
+    /// every SM of a GPU with more than 64 warps a sub-partition.
+    scan: bool,
     warps: Vec<Warp>,
     /// Per warp slot: the first cycle it may act (issue, change state or retire).
     ready: Vec<u64>,
@@ -224,8 +232,8 @@ struct Sm {
     age: u64,
 }
 
-/// The static facts of one pc as the model reads them: no allocation, sources in
-/// [`Cx::srcs`].
+/// The static facts of one pc as the model reads them: no allocation, source registers one
+/// by one in [`Cx::srcs`].
 #[derive(Clone, Copy, Debug)]
 struct Dec {
     class: Class,
@@ -236,18 +244,20 @@ struct Dec {
     n: u32,
 }
 
-fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<Regs>) {
-    let mut srcs = Vec::new();
+fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<u32>) {
+    let mut srcs: Vec<u32> = Vec::new();
     let dec = code
         .iter()
         .map(|si| {
             let from = srcs.len() as u32;
-            srcs.extend_from_slice(&si.srcs);
+            for &(r, n) in &si.srcs {
+                srcs.extend(r as u32..r as u32 + n as u32);
+            }
             Dec {
                 class: si.class,
                 dst: si.dst.unwrap_or((0, 0)),
                 from,
-                n: si.srcs.len() as u32,
+                n: srcs.len() as u32 - from,
             }
         })
         .collect();
@@ -260,8 +270,10 @@ struct Cx<'a> {
     gpu: &'a Gpu,
     /// Per pc, decoded.
     dec: Vec<Dec>,
-    /// Source register ranges of all pcs.
-    srcs: Vec<Regs>,
+    /// Source registers of all pcs, one by one.
+    srcs: Vec<u32>,
+    /// Per pc, its registers as bit sets (for the look-ahead).
+    masks: Vec<pick::Masks>,
     ideal: bool,
     /// SMs that hold a block now.
     busy_sms: u32,
@@ -282,7 +294,8 @@ pub struct Sim<'a> {
     block_regs: u64,
     block_smem: u64,
     sms: Vec<Sm>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The SMs by the cycle each acts next.
+    order: order::Order,
     pending: VecDeque<Arc<BlockTrace>>,
     next_block: u64,
     next_dispatch: f64,
@@ -327,8 +340,10 @@ impl<'a> Sim<'a> {
             .map(|&b| vec![0u64; b.div_ceil(sb).div_ceil(64) as usize])
             .collect();
         let ncode = code.len();
+        let scan_all = gpu.residency.warps as u64 > 64 * gpu.sub_partitions as u64;
         let sms = (0..gpu.sms)
-            .map(|_| Sm {
+            .map(|i| Sm {
+                scan: scan_all || timeline_sm == Some(i),
                 warps: Vec::new(),
                 ready: Vec::new(),
                 free_warps: Vec::new(),
@@ -342,6 +357,7 @@ impl<'a> Sim<'a> {
                     .map(|_| Sp {
                         last: NONE,
                         next: NEVER,
+                        sets: sched::Sets::new(),
                         ..Sp::default()
                     })
                     .collect(),
@@ -359,11 +375,13 @@ impl<'a> Sim<'a> {
             .collect();
         let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
         let (dec, srcs) = decode(code);
+        let masks = pick::masks(&dec, &srcs);
         Ok(Sim {
             cx: Cx {
                 gpu,
                 dec,
                 srcs,
+                masks,
                 ideal,
                 busy_sms: 0,
                 l2,
@@ -383,7 +401,7 @@ impl<'a> Sim<'a> {
             block_regs,
             block_smem,
             sms,
-            heap: BinaryHeap::new(),
+            order: order::Order::new(gpu.sms as usize),
             pending: VecDeque::new(),
             next_block: 0,
             next_dispatch: 0.0,
@@ -405,7 +423,7 @@ impl<'a> Sim<'a> {
     /// Runs until the dispatcher needs a block that has not been fed, or to the end.
     pub fn advance(&mut self) {
         loop {
-            let hmin = self.heap.peek().map_or(NEVER, |r| r.0 .0);
+            let (hmin, smi) = self.order.first();
             let can = self.next_block < self.launch.blocks && !self.blocked;
             let td = if can {
                 self.next_dispatch.ceil() as u64
@@ -419,17 +437,13 @@ impl<'a> Sim<'a> {
                 self.dispatch(td);
                 continue;
             }
-            let Some(Reverse((t, smi))) = self.heap.pop() else {
+            if hmin == NEVER {
                 return;
-            };
+            }
+            let t = hmin;
             let sm = &mut self.sms[smi as usize];
-            if sm.next != t {
-                continue;
-            }
             let freed = step(&mut self.cx, sm, smi, t);
-            if sm.next != NEVER {
-                self.heap.push(Reverse((sm.next, smi)));
-            }
+            self.order.set(smi as usize, sm.next);
             if freed {
                 self.blocked = false;
                 self.next_dispatch = self.next_dispatch.max(t as f64);
@@ -446,6 +460,15 @@ impl<'a> Sim<'a> {
         c.cx.timeline_sm = None;
         c.cx.out.timeline = Vec::new();
         c
+    }
+
+    /// Steps every SM by the reference scan of every warp (the fast path's oracle in tests).
+    #[cfg(test)]
+    pub(crate) fn reference(mut self) -> Self {
+        for sm in &mut self.sms {
+            sm.scan = true;
+        }
+        self
     }
 
     /// Runs to the end and returns what it found.
@@ -493,10 +516,7 @@ impl<'a> Sim<'a> {
                 self.next_dispatch =
                     self.next_dispatch.max(t as f64) + self.cx.gpu.launch.dispatch_cycles_per_block;
             }
-            let s = &self.sms[sm];
-            if s.next != NEVER {
-                self.heap.push(Reverse((s.next, sm as u32)));
-            }
+            self.order.set(sm, self.sms[sm].next);
             if self.next_block >= self.launch.blocks {
                 return;
             }
@@ -598,9 +618,14 @@ impl<'a> Sim<'a> {
             blk.warps.push(slot);
             blk.alive += (w.state == St::Run) as u32;
             blk.resident += 1;
-            let p = slot as usize % sm.sp.len();
-            sm.sp[p].warps.push(slot);
-            sm.sp[p].next = sm.sp[p].next.min(start);
+            let nsp = sm.sp.len();
+            let sp = &mut sm.sp[slot as usize % nsp];
+            if sm.scan {
+                sp.warps.push(slot);
+            } else {
+                sp.sets.sleep(slot as usize / nsp, start);
+            }
+            sp.next = sp.next.min(start);
         }
         sm.next = sm.next.min(start);
         sm.blocks[bslot] = Some(blk);

@@ -6,17 +6,15 @@ use super::*;
 /// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
 /// `from`, in state `why` until then).
 #[inline]
-fn deps(w: &Warp, si: &Dec, srcs: &[Regs], from: u64, why: Reason) -> (u64, Reason) {
+fn deps(w: &Warp, si: &Dec, srcs: &[u32], from: u64, why: Reason) -> (u64, Reason) {
     let (mut ready, mut reason) = (from, why);
     // Read-after-write only: the lowered code reuses a register for each trip of a loop where
     // the GPU's compiler would unroll into fresh ones.
-    for &(r, n) in &srcs[si.from as usize..(si.from + si.n) as usize] {
-        for k in r as usize..r as usize + n as usize {
-            if let Some(&(at, kind)) = w.regs.get(k) {
-                if at > ready {
-                    ready = at;
-                    reason = kind;
-                }
+    for &k in &srcs[si.from as usize..(si.from + si.n) as usize] {
+        if let Some(&(at, kind)) = w.regs.get(k as usize) {
+            if at > ready {
+                ready = at;
+                reason = kind;
             }
         }
     }
@@ -34,7 +32,8 @@ const WINDOW: u32 = 24;
 /// stores are never hoisted, and loads not past a store to their memory space.
 pub(super) fn next_inst(
     dec: &[Dec],
-    srcs: &[Regs],
+    srcs: &[u32],
+    masks: &[Masks],
     w: &mut Warp,
     ready_at: &mut u64,
     min_next: u64,
@@ -74,21 +73,20 @@ pub(super) fn next_inst(
     let mut written = [0u64; 4];
     let mut shared_store = false;
     let mut global_store = false;
-    let mark = |si: &Dec, written: &mut [u64; 4]| {
-        let (r, n) = si.dst;
-        for k in r as usize..(r as usize + n as usize).min(256) {
-            written[k / 64] |= 1 << (k % 64);
-        }
-    };
     let evs = &w.trace.warps[w.wi as usize].ev;
     let base = w.cur as usize;
-    let mut prev = si;
+    let mut prev = ev.pc as usize;
     for i in 1..WINDOW {
         if w.ahead & (1 << i) != 0 {
             continue;
         }
-        mark(prev, &mut written);
-        match prev.class {
+        let Some(pm) = masks.get(prev) else {
+            return;
+        };
+        for (x, d) in written.iter_mut().zip(pm.dst) {
+            *x |= d;
+        }
+        match pm.class {
             Class::SharedSt => shared_store = true,
             Class::GlobalSt => global_store = true,
             _ => {}
@@ -96,33 +94,33 @@ pub(super) fn next_inst(
         let Some(&e) = evs.get(base + i as usize) else {
             return;
         };
-        let Some(c) = dec.get(e.pc as usize) else {
+        let Some(c) = masks.get(e.pc as usize) else {
             return;
         };
         match c.class {
             Class::Branch | Class::Barrier | Class::Exit | Class::Free => return,
             Class::SharedSt | Class::GlobalSt => {
-                prev = c;
+                prev = e.pc as usize;
                 continue;
             }
             Class::SharedLd if shared_store => {
-                prev = c;
+                prev = e.pc as usize;
                 continue;
             }
             Class::GlobalLd if global_store => {
-                prev = c;
+                prev = e.pc as usize;
                 continue;
             }
             _ => {}
         }
-        let blocked = srcs[c.from as usize..(c.from + c.n) as usize]
-            .iter()
-            .any(|&(r, n)| {
-                (r as usize..r as usize + n as usize)
-                    .any(|k| k >= 256 || written[k / 64] & (1 << (k % 64)) != 0)
-            });
+        let blocked = c.far
+            || written
+                .iter()
+                .zip(c.src)
+                .fold(0, |acc, (&x, s)| acc | (x & s))
+                != 0;
         if !blocked {
-            let (r2, why2) = deps(w, c, srcs, min_next, min_reason);
+            let (r2, why2) = deps(w, &dec[e.pc as usize], srcs, min_next, min_reason);
             if r2 < ready {
                 w.pick = i;
                 w.pc = e.pc;
@@ -131,6 +129,44 @@ pub(super) fn next_inst(
             }
             return;
         }
-        prev = c;
+        prev = e.pc as usize;
     }
+}
+
+/// An instruction's registers as bit sets (registers below 256), for the look-ahead walk.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Masks {
+    class: Class,
+    /// Registers it writes.
+    dst: [u64; 4],
+    /// Registers it reads.
+    src: [u64; 4],
+    /// It reads a register from 256 on (never hoisted).
+    far: bool,
+}
+
+/// Each pc's [`Masks`].
+pub(super) fn masks(dec: &[Dec], srcs: &[u32]) -> Vec<Masks> {
+    dec.iter()
+        .map(|d| {
+            let mut m = Masks {
+                class: d.class,
+                dst: [0; 4],
+                src: [0; 4],
+                far: false,
+            };
+            let (r, n) = d.dst;
+            for k in r as usize..(r as usize + n as usize).min(256) {
+                m.dst[k / 64] |= 1 << (k % 64);
+            }
+            for &k in &srcs[d.from as usize..(d.from + d.n) as usize] {
+                if k >= 256 {
+                    m.far = true;
+                } else {
+                    m.src[k as usize / 64] |= 1 << (k % 64);
+                }
+            }
+            m
+        })
+        .collect()
 }
