@@ -111,7 +111,7 @@ pub fn apply(loops: &[(u32, u32)], warp: &mut WarpTrace) {
         let finish = |run: &mut Vec<usize>, drop: &mut [bool]| {
             let r = run.len() % UNROLL;
             for (t, &i) in run.iter().enumerate().map(|(t, i)| (t + 1, i)) {
-                if t > r && (t - r) % UNROLL != 0 {
+                if t > r && !(t - r).is_multiple_of(UNROLL) {
                     drop[i] = true;
                 }
             }
