@@ -502,3 +502,52 @@ fn fast_scheduler_matches_the_reference_scan() {
         assert_eq!(fast.pipe_busy, slow.pipe_busy, "seed {seed}");
     }
 }
+
+/// A lone warp's chain of dependent loads of one sector each: from DRAM when every load is a
+/// new global sector, at the L1's latency when they are local (local memory stays in L1).
+#[test]
+fn local_loads_are_l1_hits_global_ones_go_to_dram() {
+    use crate::trace::LOCAL_BUFFER;
+    let g = bare();
+    let code = vec![
+        StaticInst::new(Class::GlobalLd, Some((1, 1)), &[(0, 1)]),
+        StaticInst::new(Class::GlobalLd, Some((0, 1)), &[(1, 1)]),
+        StaticInst::new(Class::Barrier, None, &[]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let k = 20u64;
+    let chain = |buf: u64| {
+        let mut ev: Vec<Ev> = (0..k)
+            .map(|i| Ev {
+                pc: (i % 2) as u32,
+                a: 1,
+                b: 0,
+                s: i as u32,
+            })
+            .collect();
+        ev.push(Ev {
+            pc: 3,
+            ..Ev::default()
+        });
+        let sectors = (0..k).map(|i| (buf << 48) | (i * 8)).collect();
+        let launch = Launch {
+            blocks: 1,
+            threads: 32,
+            shared_bytes: 0,
+            regs_per_thread: 32,
+            nregs: 8,
+            buffer_bytes: vec![1 << 20],
+        };
+        let mut m = Model::new(&g, &code, launch, Some(0)).unwrap();
+        m.feed(block(vec![WarpTrace { ev, sectors }]));
+        m.finish().elapsed_cycles
+    };
+    let global = chain(0);
+    let local = chain(LOCAL_BUFFER as u64);
+    let (l1, dram) = (g.global.l1_hit as u64, g.global.dram as u64);
+    assert!(global >= (k - 1) * dram, "{global}");
+    assert!(
+        local >= (k - 1) * l1 && local < (k - 1) * (l1 + 20),
+        "{local}"
+    );
+}
