@@ -3,22 +3,7 @@
 //! and verified, the rows priced and named as the `Atomic` statement's, `ATOMS.POPC.INC`
 //! picked by the RON loader's rule, and what is not modelled refused.
 
-use crate::util::warpsim;
-
-fn run(file: &str) -> serde_json::Value {
-    let out = warpsim()
-        .args(["run", file, "--format", "json", "--no-timing"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{file}: {}", r["verification"]);
-    r
-}
+use crate::util::{run_verified, warpsim};
 
 /// The atomic rows: (name, wavefronts, loop-load wavefronts).
 fn atomics(r: &serde_json::Value) -> Vec<(String, u64, u64)> {
@@ -40,7 +25,7 @@ fn atomics(r: &serde_json::Value) -> Vec<(String, u64, u64)> {
 
 #[test]
 fn sixty_four_bit_and_half2_atomics_run_verified_and_priced() {
-    let r = run("tests/fixtures/ptx/atomics64.ron");
+    let r = run_verified("tests/fixtures/ptx/atomics64.ron", &[]);
     let a = atomics(&r);
     let shared: Vec<_> = a.iter().filter(|x| x.1 > 0).cloned().collect();
     // As the RON pair atomics on one address (tests/pair_atomics.rs): a u64 add is 32 trips
@@ -85,7 +70,7 @@ fn sixty_four_bit_and_half2_atomics_run_verified_and_priced() {
 fn bf16x2_adds_return_what_the_h200_returned() {
     // Shared: rule 10 as for f16x2 (the generic try + 32 trips: 65 atom, 32 load wavefronts,
     // the H200's `atom_add_bf16x2_const0`); global: counted.
-    let r = run("tests/fixtures/ptx/bf16x2.ron");
+    let r = run_verified("tests/fixtures/ptx/bf16x2.ron", &[]);
     assert_eq!(
         atomics(&r),
         [
@@ -99,7 +84,7 @@ fn bf16x2_adds_return_what_the_h200_returned() {
 fn an_unread_add_of_one_is_popc_inc_as_in_ron() {
     // 32 lanes on two words of banks 0 and 1: POPC.INC serves each address once (1
     // wavefront); the read add and the run-time 1 are ATOMS.ADD (16 lanes a bank: 16).
-    let r = run("tests/fixtures/ptx/popc.ron");
+    let r = run_verified("tests/fixtures/ptx/popc.ron", &[]);
     let a = atomics(&r);
     let names: Vec<_> = a.iter().map(|x| (x.0.as_str(), x.1)).collect();
     assert_eq!(

@@ -4,26 +4,12 @@
 //! `__noinline__` functions (tests/fixtures/cuda/noinline.cu; skipped without NVRTC). What
 //! warpsim cannot run is refused with exit 2 and the reason.
 
-use crate::util::{assert_refused, warpsim};
-
-fn run_verified(path: &str) {
-    let out = warpsim()
-        .args(["run", path, "--format", "json", "--no-timing"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{path}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{path}: {}", r["verification"]);
-}
+use crate::util::{assert_refused, run_verified, warpsim};
 
 #[test]
 fn calls_and_generic_accesses_run_verified() {
     for k in ["calls", "generic", "generic_local"] {
-        run_verified(&format!("tests/fixtures/ptx/{k}.ron"));
+        run_verified(&format!("tests/fixtures/ptx/{k}.ron"), &[]);
     }
 }
 

@@ -4,23 +4,7 @@
 //! comparisons with NaN, `vote.uni`. Every result is worked out by hand in the launch files'
 //! `expect`s and verified; what is not modelled is refused with its PTX line.
 
-use crate::util::{assert_refused, warpsim};
-
-fn run(file: &str, extra: &[&str]) -> serde_json::Value {
-    let out = warpsim()
-        .args(["run", file, "--format", "json", "--no-timing"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{file}: {}", r["verification"]);
-    r
-}
+use crate::util::{assert_refused, run_verified as run, warpsim};
 
 #[test]
 fn each_kernel_runs_verified() {

@@ -44,6 +44,24 @@ pub fn assert_refused(path: &str, want: &str) {
 }
 
 /// Runs `warpsim run programs/PROGRAM --format json` with defines and extra arguments.
+/// `warpsim run FILE --format json --no-timing EXTRA..` (FILE from the repository root): must
+/// succeed and verify; its report.
+pub fn run_verified(file: &str, extra: &[&str]) -> serde_json::Value {
+    let out = warpsim()
+        .args(["run", file, "--format", "json", "--no-timing"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verified"], true, "{file}: {}", r["verification"]);
+    r
+}
+
 pub fn run_json(program: &str, defines: &[&str], extra: &[&str]) -> serde_json::Value {
     let mut c = warpsim();
     c.arg("run")
