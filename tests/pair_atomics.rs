@@ -3,18 +3,7 @@
 //! worked out by hand (the fixtures' `expect`s), their report rows named by type; and 64-bit
 //! global atomics from many blocks, exact on one runner thread or two.
 
-fn run_json(file: &str) -> serde_json::Value {
-    let out = crate::util::warpsim()
-        .args(["run", file, "--format", "json", "--no-timing"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use crate::util::run_verified;
 
 fn atomics(r: &serde_json::Value) -> Vec<(String, u64, Option<u64>)> {
     r["per_instruction"]
@@ -35,8 +24,7 @@ fn atomics(r: &serde_json::Value) -> Vec<(String, u64, Option<u64>)> {
 
 #[test]
 fn u64_atomics_with_every_lane_on_one_address() {
-    let r = run_json("tests/fixtures/u64_atomics.ron");
-    assert_eq!(r["verified"], true);
+    let r = run_verified("tests/fixtures/u64_atomics.ron", &[]);
     let mut a = atomics(&r);
     a.sort();
     // add and xor: 32 trips, one lane each (96 atom + 32 load wavefronts, as the H200's
@@ -55,8 +43,7 @@ fn u64_atomics_with_every_lane_on_one_address() {
 
 #[test]
 fn half2_atomics_with_every_lane_on_one_address() {
-    let r = run_json("tests/fixtures/half2_atomics.ron");
-    assert_eq!(r["verified"], true);
+    let r = run_verified("tests/fixtures/half2_atomics.ron", &[]);
     let a = atomics(&r);
     // Shared: the generic try (1) + 32 trips of 2 (the H200's `atom_add_f16x2_const0`: 65);
     // global: counted, not priced.
