@@ -50,7 +50,11 @@ fn chain(k: usize, n: u16) -> WarpTrace {
 }
 
 fn run(gpu: &Gpu, blocks: Vec<BlockTrace>, threads: u32) -> Timing {
-    let code = code();
+    run_code(gpu, &code(), blocks, threads)
+}
+
+/// `blocks` of `threads` threads of `code` on `gpu` (1 MiB of global memory).
+fn run_code(gpu: &Gpu, code: &[StaticInst], blocks: Vec<BlockTrace>, threads: u32) -> Timing {
     let launch = Launch {
         blocks: blocks.len() as u64,
         threads,
@@ -59,7 +63,7 @@ fn run(gpu: &Gpu, blocks: Vec<BlockTrace>, threads: u32) -> Timing {
         nregs: 8,
         buffer_bytes: vec![1 << 20],
     };
-    let mut m = Model::new(gpu, &code, launch, Some(0)).unwrap();
+    let mut m = Model::new(gpu, code, launch, Some(0)).unwrap();
     for b in blocks {
         m.feed(b);
     }
@@ -311,20 +315,15 @@ fn a_shuffle_chain_is_a_one_wavefront_lds_chain() {
     let k = 40;
     let mut evs: Vec<Ev> = (0..k).map(|i| ev((i % 2) as u32, 0, 0)).collect();
     evs.push(ev(3, 0, 0));
-    let launch = Launch {
-        blocks: 1,
-        threads: 32,
-        shared_bytes: 0,
-        regs_per_thread: 32,
-        nregs: 8,
-        buffer_bytes: vec![1 << 20],
-    };
-    let mut m = Model::new(&g, &code, launch, Some(0)).unwrap();
-    m.feed(block(vec![WarpTrace {
-        ev: evs,
-        sectors: Vec::new(),
-    }]));
-    let t = m.finish();
+    let t = run_code(
+        &g,
+        &code,
+        vec![block(vec![WarpTrace {
+            ev: evs,
+            sectors: Vec::new(),
+        }])],
+        32,
+    );
     assert_eq!(t.elapsed_cycles, (k as u64 - 1) * 23 + 2);
     assert_eq!(
         t.detail.cycles[Reason::ShortScoreboard as usize],
@@ -530,17 +529,7 @@ fn local_loads_are_l1_hits_global_ones_go_to_dram() {
             ..Ev::default()
         });
         let sectors = (0..k).map(|i| (buf << 48) | (i * 8)).collect();
-        let launch = Launch {
-            blocks: 1,
-            threads: 32,
-            shared_bytes: 0,
-            regs_per_thread: 32,
-            nregs: 8,
-            buffer_bytes: vec![1 << 20],
-        };
-        let mut m = Model::new(&g, &code, launch, Some(0)).unwrap();
-        m.feed(block(vec![WarpTrace { ev, sectors }]));
-        m.finish().elapsed_cycles
+        run_code(&g, &code, vec![block(vec![WarpTrace { ev, sectors }])], 32).elapsed_cycles
     };
     let global = chain(0);
     let local = chain(LOCAL_BUFFER as u64);
