@@ -114,7 +114,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
             _ => {}
         }
     }
-    crate::unroll::mark_counted_loops(prog, &mut code);
+    crate::unroll::mark_counted_loops(prog, &mut code, &constant);
     code
 }
 
@@ -234,9 +234,8 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
         Break { .. } | Continue { .. } | Return { .. } => StaticInst::new(Class::Branch, None, &[]),
         // PTX: a branch back is a loop's (a `BRA` in SASS too: ptxas keeps a loop with a
         // run-time step, so nothing is hoisted across an iteration; a counted loop is unrolled
-        // by 4, see `unroll.rs`). A forward branch
-        // is priced as ptxas mostly compiles it, as predication: not issued, not a barrier to
-        // hoisting.
+        // by 4, see `unroll.rs`). A forward branch is priced as ptxas mostly compiles it, as
+        // predication: not issued, not a barrier to hoisting.
         Branch { c, target, .. } if target as usize <= pc => {
             StaticInst::new(Class::Branch, None, &[r1(c)])
         }

@@ -1,8 +1,8 @@
 //! ptxas's unrolling of counted loops, applied to a warp's trace.
 //!
 //! ptxas unrolls a loop whose counter steps by a constant (`for (k = 0; k < n; ++k)` with `n`
-//! known only at run time) and that holds no barrier and no inner loop by 4: first the `n % 4` remainder iterations one at a time, then
-//! groups of 4 iterations as one straight-line body, so that the loads of a group are issued
+//! known only at run time) and that holds no barrier and no inner loop by 4: first the `n % 4`
+//! remainder iterations one at a time, then groups of 4 iterations as one straight-line body, so that the loads of a group are issued
 //! together (calibration/loops: the SASS of tests/fixtures/ptx/loop_loads.ptx, and its times on
 //! the H200). A loop with a run-time step (a grid-stride loop, `c += blockDim.x`) is kept as it
 //! is. The lowered code keeps the loop; the model sees the unrolled one because the branches
@@ -10,7 +10,7 @@
 
 use crate::trace::{Ev, StaticInst, WarpTrace};
 use warpsim_interp::ir::{Inst, Reg};
-use warpsim_interp::{Program, RegInit};
+use warpsim_interp::Program;
 
 /// Iterations a counted loop's group holds after unrolling.
 const UNROLL: usize = 4;
@@ -18,24 +18,13 @@ const UNROLL: usize = 4;
 /// Marks the branch back of every counted loop of `prog` in `code` (its `unroll`: the loop's
 /// first pc): a branch to an earlier pc whose condition compares a counter with a value the
 /// loop does not change, where the counter's one write in the loop adds a constant to it, and
-/// whose body holds no barrier and no branch back.
-pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst]) {
+/// whose body holds no barrier and no branch back. `constant`: whether a register holds one
+/// constant for the whole run (`trace::static_code`'s test).
+pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool) {
     let writes = |code: &[StaticInst], q: usize, r: Reg| {
         code[q]
             .dst
             .is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0))
-    };
-    let never_written = |r: Reg| {
-        !code
-            .iter()
-            .any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)))
-    };
-    let constant = |r: Reg| {
-        never_written(r)
-            && prog
-                .init
-                .iter()
-                .any(|&(x, v)| x == r && matches!(v, RegInit::Const(_)))
     };
     let mut marks = Vec::new();
     for (pc, inst) in prog.code.iter().enumerate() {
