@@ -39,7 +39,9 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
 const KNOWN_MISSES: &[(&str, &str)] = &[
     ("transpose_n1024_tile32x33", "elapsed_cycles"),
     ("transpose_n1024_tile32x33", "sm_active_cycles_avg"),
+    ("transpose_n1024_tile32x32_xor", "elapsed_cycles"),
     ("transpose_n1024_tile32x32_xor", "sm_active_cycles_avg"),
+    ("transpose_n1024_tile32x32", "stall_short_scoreboard"),
     ("transpose_n1024_tile32x32", "stall_barrier"),
     ("transpose_n1024_tile32x33", "stall_mio_throttle"),
     ("transpose_n1024_tile32x33", "stall_barrier"),
@@ -49,7 +51,6 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     ("matmul_n256_t32", "stall_mio_throttle"),
     ("matmul_n256_t32_transA", "stall_mio_throttle"),
     ("matmul_n256_t32_transA", "stall_short_scoreboard"),
-    ("matmul_n256_t32_transA", "stall_long_scoreboard"),
     ("transpose64_n512_tile32x32", "stall_mio_throttle"),
 ];
 

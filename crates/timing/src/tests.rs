@@ -540,3 +540,92 @@ fn local_loads_are_l1_hits_global_ones_go_to_dram() {
         "{local}"
     );
 }
+
+/// The lowered code reuses registers where ptxas takes fresh ones: matmul loads a tile of A
+/// and one of B through the same address and value registers. The second load, hoisted past
+/// the first (which reads the address register it overwrites), writes a renamed register,
+/// so the first load does not wait for the second's data: both are in flight together, one
+/// DRAM latency in all, as in the SASS.
+#[test]
+fn a_hoisted_load_does_not_hold_the_reader_it_passed() {
+    let g = bare();
+    let code = vec![
+        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
+        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
+        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
+        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
+        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
+        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let e = |pc: u32, a: u16, s: u32| Ev { pc, a, b: a, s };
+    let ev = vec![
+        e(0, 0, 0),
+        e(1, 1, 0),
+        e(2, 1, 0),
+        e(3, 0, 0),
+        e(4, 1, 1),
+        e(5, 1, 0),
+        e(6, 0, 0),
+    ];
+    let sectors = vec![0, 1 << 48];
+    let t = run_code(&g, &code, vec![block(vec![WarpTrace { ev, sectors }])], 32);
+    let dram = g.global.dram as u64;
+    assert!(
+        t.elapsed_cycles > dram && t.elapsed_cycles < dram + 100,
+        "{} cycles: the loads waited for each other",
+        t.elapsed_cycles
+    );
+}
+
+/// A sector whose DRAM read another SM has asked for is in L2 only when that read returns:
+/// two SMs loading it at once both wait the DRAM latency; an SM loading it later hits in L2.
+#[test]
+fn a_sector_on_its_way_from_dram_is_waited_for() {
+    let g = bare();
+    let code = vec![
+        StaticInst::new(Class::GlobalLd, Some((1, 1)), &[(0, 1)]),
+        StaticInst::new(Class::Int, Some((2, 1)), &[(1, 1)]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let warp = |delay: usize| {
+        // `delay` independent adds first (one per 2 cycles), then the load and its use.
+        let mut ev: Vec<Ev> = (0..delay)
+            .map(|_| Ev {
+                pc: 1,
+                ..Ev::default()
+            })
+            .collect();
+        ev.push(Ev {
+            pc: 0,
+            a: 1,
+            b: 1,
+            s: 0,
+        });
+        ev.push(Ev {
+            pc: 1,
+            ..Ev::default()
+        });
+        ev.push(Ev {
+            pc: 2,
+            ..Ev::default()
+        });
+        WarpTrace {
+            ev,
+            sectors: vec![5],
+        }
+    };
+    let active = |delays: &[usize]| {
+        let blocks = delays.iter().map(|&d| block(vec![warp(d)])).collect();
+        run_code(&g, &code, blocks, 32).detail.sm_active
+    };
+    let (dram, l2) = (g.global.dram as u64, g.global.l2_hit as u64);
+    let together = active(&[0, 0]);
+    assert!(together[0] >= dram && together[1] >= dram, "{together:?}");
+    let later = active(&[0, 600]);
+    assert!(later[0] >= dram, "{later:?}");
+    assert!(
+        later[1] >= 1200 && later[1] < 1200 + l2 + 50,
+        "{later:?}: the late load should hit in L2"
+    );
+}

@@ -261,7 +261,6 @@ pub(super) fn retire(cx: &mut Cx, sm: &mut Sm, smi: u32, s: u32, t: u64) -> bool
     sm.refilling = true;
     sm.next_accept = sm.next_accept.max(t + cx.gpu.launch.refill_cycles as u64);
     if sm.used_blocks == 0 {
-        cx.busy_sms -= 1;
         let d = t - sm.active_from;
         cx.out.sm_active[smi as usize] += d;
     }
@@ -295,6 +294,15 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     let mut min_reason = Reason::NotSelected;
     let write = |w: &mut Warp, at: u64, kind: Reason| {
         let (r, n) = si.dst;
+        if w.renamed {
+            w.deferred.push(Deferred {
+                at: w.cur + w.pick,
+                dst: si.dst,
+                ready: at,
+                kind,
+            });
+            return;
+        }
         for k in r as usize..r as usize + n as usize {
             if let Some(x) = w.regs.get_mut(k) {
                 *x = (at, kind);
@@ -372,9 +380,9 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             sm.mem_last = d;
             sm.sp[p].memq.push_back(d);
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
-            let share =
-                (g.dram_bytes_per_cycle / cx.busy_sms.max(1) as f64).min(g.sm_read_bytes_per_cycle);
-            let per_sector = g.sector_bytes as f64 / share;
+            // This SM reads DRAM at most at its own rate; the GPU's bandwidth goes to whichever
+            // SMs ask ([`super::dram`]), for reads and write-backs alike.
+            let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
             // Local memory (spills, local arrays) stays in the SM's L1, which is write-back
             // for it: a thread reads what it wrote there, at the L1's latency, with no L2 or
             // DRAM traffic.
@@ -382,30 +390,28 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                 .first()
                 .is_some_and(|&id| (id >> 48) as u16 == crate::trace::LOCAL_BUFFER);
             let mut done = d + if local { g.l1_hit } else { g.l2_hit } as u64;
-            for &id in secs[from..to].iter().filter(|_| !local) {
+            let secs = if local { &[][..] } else { &secs[from..to] };
+            for &id in secs {
                 let buf = (id >> 48) as usize;
                 let sec = id & ((1 << 48) - 1);
-                let seen = match cx
-                    .l2
-                    .get_mut(buf)
-                    .and_then(|b| b.get_mut((sec / 64) as usize))
-                {
-                    Some(word) => {
-                        let bit = 1u64 << (sec % 64);
-                        let seen = *word & bit != 0;
-                        *word |= bit;
-                        seen
-                    }
-                    None => true,
+                // When the sector's data is in L2 (+1; 0: nothing has asked for it yet).
+                let Some(at) = cx.l2.get_mut(buf).and_then(|b| b.get_mut(sec as usize)) else {
+                    continue;
                 };
-                // DRAM is shared fairly: each SM with blocks gets an equal share of its
-                // bandwidth (at most its own read limit), for reads and write-backs alike.
-                if store || !seen {
+                if *at == 0 || store {
                     let st = sm.read_free.max(d as f64);
-                    sm.read_free = st + per_sector;
-                    if !store {
-                        done = done.max(st.ceil() as u64 + g.dram as u64);
+                    sm.read_free = st + per_sector_sm;
+                    let start = cx.dram.take(st.ceil() as u64);
+                    if *at == 0 {
+                        // A store's data is in L2 when it arrives; a load's when DRAM
+                        // returns it.
+                        let arrive = if store { d } else { start + g.dram as u64 };
+                        *at = arrive.min(u32::MAX as u64 - 1) as u32 + 1;
                     }
+                }
+                if !store {
+                    // In L2, or on its way there for an earlier request (of any SM).
+                    done = done.max(*at as u64 - 1);
                 }
             }
             if store {

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod cycle;
+mod dram;
 mod order;
 mod pick;
 mod sched;
@@ -112,6 +113,22 @@ struct Warp {
     acks: u64,
     /// Per register: the cycle its value is ready and who produces it.
     regs: Vec<(u64, Reason)>,
+    /// The picked instruction is hoisted past one that reads or writes a register it writes:
+    /// its result goes to `deferred` (a renamed register, as ptxas would allocate).
+    renamed: bool,
+    /// Results of hoisted instructions held back until every instruction before them has
+    /// issued ([`pick::next_inst`]).
+    deferred: Vec<Deferred>,
+}
+
+/// A renamed result: registers `dst` of the instruction at trace place `at` are ready at
+/// `ready`, produced by `kind`.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    at: u32,
+    dst: (u16, u8),
+    ready: u64,
+    kind: Reason,
 }
 
 impl Warp {
@@ -139,7 +156,8 @@ impl Warp {
         });
     }
 
-    /// Marks the picked instruction issued and moves past what has been.
+    /// Marks the picked instruction issued and moves past what has been; renamed results of
+    /// instructions now passed reach the scoreboard.
     fn advance(&mut self) {
         self.ahead |= 1 << self.pick;
         while self.ahead & 1 != 0 {
@@ -147,6 +165,20 @@ impl Warp {
             self.cur += 1;
         }
         self.pick = 0;
+        if !self.deferred.is_empty() {
+            let cur = self.cur;
+            let regs = &mut self.regs;
+            self.deferred.retain(|d| {
+                if d.at >= cur {
+                    return true;
+                }
+                let (r, n) = d.dst;
+                for x in regs.iter_mut().skip(r as usize).take(n as usize) {
+                    *x = (d.ready, d.kind);
+                }
+                false
+            });
+        }
     }
 }
 
@@ -275,9 +307,10 @@ struct Cx<'a> {
     /// Per pc, its registers as bit sets (for the look-ahead).
     masks: Vec<pick::Masks>,
     ideal: bool,
-    /// SMs that hold a block now.
-    busy_sms: u32,
-    l2: Vec<Vec<u64>>,
+    /// Per buffer and sector: the cycle its data is in L2 (+1; 0: nothing has asked for it),
+    /// so that a load of a sector whose DRAM read is still on its way waits for it.
+    l2: Vec<Vec<u32>>,
+    dram: dram::Dram,
     out: Outcome,
     timeline_sm: Option<u32>,
     bar_cost: u64,
@@ -337,7 +370,7 @@ impl<'a> Sim<'a> {
         let l2 = launch
             .buffer_bytes
             .iter()
-            .map(|&b| vec![0u64; b.div_ceil(sb).div_ceil(64) as usize])
+            .map(|&b| vec![0u32; b.div_ceil(sb) as usize])
             .collect();
         let ncode = code.len();
         let scan_all = gpu.residency.warps as u64 > 64 * gpu.sub_partitions as u64;
@@ -383,8 +416,8 @@ impl<'a> Sim<'a> {
                 srcs,
                 masks,
                 ideal,
-                busy_sms: 0,
                 l2,
+                dram: dram::Dram::new(gpu.global.dram_bytes_per_cycle, gpu.global.sector_bytes),
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],
                     per_pc: vec![[0; N_REASONS]; ncode],
@@ -441,6 +474,7 @@ impl<'a> Sim<'a> {
                 return;
             }
             let t = hmin;
+            self.cx.dram.forget_before(t);
             let sm = &mut self.sms[smi as usize];
             let freed = step(&mut self.cx, sm, smi, t);
             self.order.set(smi as usize, sm.next);
@@ -541,7 +575,6 @@ impl<'a> Sim<'a> {
         let sm = &mut self.sms[smi];
         if sm.used_blocks == 0 {
             sm.active_from = t;
-            self.cx.busy_sms += 1;
         }
         sm.next_accept = t + gpu.launch.block_interval as u64;
         sm.used_blocks += 1;
@@ -587,6 +620,8 @@ impl<'a> Sim<'a> {
                         age: 0,
                         acks: 0,
                         regs: Vec::new(),
+                        renamed: false,
+                        deferred: Vec::new(),
                     });
                     sm.ready.push(NEVER);
                     sm.warps.len() as u32 - 1
@@ -610,6 +645,8 @@ impl<'a> Sim<'a> {
             w.acks = 0;
             w.regs.clear();
             w.regs.resize(nregs, (0, Reason::Wait));
+            w.renamed = false;
+            w.deferred.clear();
             w.pc = w.ev().map_or(0, |e| e.pc);
             if w.ev().is_none() {
                 w.state = St::Exited;

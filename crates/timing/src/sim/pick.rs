@@ -3,17 +3,29 @@
 
 use super::*;
 
-/// When `w`'s registers let instruction `si` issue, and what it waits for (no earlier than
-/// `from`, in state `why` until then).
+/// When `w`'s registers let instruction `si`, at trace place `at`, issue, and what it waits
+/// for (no earlier than `from`, in state `why` until then).
 #[inline]
-fn deps(w: &Warp, si: &Dec, srcs: &[u32], from: u64, why: Reason) -> (u64, Reason) {
+fn deps(w: &Warp, si: &Dec, srcs: &[u32], at: u32, from: u64, why: Reason) -> (u64, Reason) {
     let (mut ready, mut reason) = (from, why);
     // Read-after-write only: the lowered code reuses a register for each trip of a loop where
     // the GPU's compiler would unroll into fresh ones.
     for &k in &srcs[si.from as usize..(si.from + si.n) as usize] {
-        if let Some(&(at, kind)) = w.regs.get(k as usize) {
-            if at > ready {
-                ready = at;
+        if let Some(&(mut t, mut kind)) = w.regs.get(k as usize) {
+            if !w.deferred.is_empty() {
+                // The last renamed result before `at` in program order, if any, is the value.
+                let r = k as u16;
+                if let Some(d) = w
+                    .deferred
+                    .iter()
+                    .filter(|d| d.at < at && d.dst.0 <= r && r < d.dst.0 + d.dst.1 as u16)
+                    .max_by_key(|d| d.at)
+                {
+                    (t, kind) = (d.ready, d.kind);
+                }
+            }
+            if t > ready {
+                ready = t;
                 reason = kind;
             }
         }
@@ -29,7 +41,11 @@ const WINDOW: u32 = 24;
 /// else a later instruction whose operands are ready sooner, as the GPU's compiler schedules
 /// independent work (loads, their address arithmetic) early in an unrolled loop. Nothing is
 /// hoisted past a branch, barrier or exit or past an instruction that writes its operands;
-/// stores are never hoisted, and loads not past a store to their memory space.
+/// stores are never hoisted, and loads not past a store to their memory space. An instruction
+/// hoisted past one that reads or writes a register it writes (the lowered code reuses
+/// registers where ptxas takes fresh ones) writes a renamed register: later instructions
+/// read it there, and its result reaches the scoreboard only once every instruction before
+/// it has issued ([`Warp::advance`]), so the instructions passed over do not wait for it.
 pub(super) fn next_inst(
     dec: &[Dec],
     srcs: &[u32],
@@ -40,6 +56,7 @@ pub(super) fn next_inst(
     min_reason: Reason,
 ) {
     w.pick = 0;
+    w.renamed = false;
     w.refetch();
     let Some(ev) = w.ev() else {
         w.state = St::Exited;
@@ -52,7 +69,7 @@ pub(super) fn next_inst(
         (*ready_at, w.reason) = (min_next, min_reason);
         return;
     };
-    let (ready, reason) = deps(w, si, srcs, min_next, min_reason);
+    let (ready, reason) = deps(w, si, srcs, w.cur, min_next, min_reason);
     (*ready_at, w.reason) = (ready, reason);
     if ready <= min_next
         || !matches!(
@@ -69,8 +86,10 @@ pub(super) fn next_inst(
     {
         return;
     }
-    // Registers written by the instructions passed over, as a bit set (registers < 256).
+    // Registers written and read by the instructions passed over, as bit sets (registers
+    // below 256).
     let mut written = [0u64; 4];
+    let mut read = [0u64; 4];
     let mut shared_store = false;
     let mut global_store = false;
     let evs = &w.trace.warps[w.wi as usize].ev;
@@ -83,8 +102,9 @@ pub(super) fn next_inst(
         let Some(pm) = masks.get(prev) else {
             return;
         };
-        for (x, d) in written.iter_mut().zip(pm.dst) {
-            *x |= d;
+        for k in 0..4 {
+            written[k] |= pm.dst[k];
+            read[k] |= pm.src[k];
         }
         match pm.class {
             Class::SharedSt => shared_store = true,
@@ -113,15 +133,18 @@ pub(super) fn next_inst(
             }
             _ => {}
         }
-        let blocked = c.far
-            || written
-                .iter()
-                .zip(c.src)
-                .fold(0, |acc, (&x, s)| acc | (x & s))
-                != 0;
+        let blocked = c.far || (0..4).any(|k| written[k] & c.src[k] != 0);
         if !blocked {
-            let (r2, why2) = deps(w, &dec[e.pc as usize], srcs, min_next, min_reason);
+            let (r2, why2) = deps(
+                w,
+                &dec[e.pc as usize],
+                srcs,
+                w.cur + i,
+                min_next,
+                min_reason,
+            );
             if r2 < ready {
+                w.renamed = (0..4).any(|k| (written[k] | read[k]) & c.dst[k] != 0);
                 w.pick = i;
                 w.pc = e.pc;
                 w.next = e;
@@ -141,7 +164,7 @@ pub(super) struct Masks {
     dst: [u64; 4],
     /// Registers it reads.
     src: [u64; 4],
-    /// It reads a register from 256 on (never hoisted).
+    /// It reads or writes a register from 256 on (never hoisted).
     far: bool,
 }
 
@@ -156,6 +179,7 @@ pub(super) fn masks(dec: &[Dec], srcs: &[u32]) -> Vec<Masks> {
                 far: false,
             };
             let (r, n) = d.dst;
+            m.far = r as usize + n as usize > 256;
             for k in r as usize..(r as usize + n as usize).min(256) {
                 m.dst[k / 64] |= 1 << (k % 64);
             }
