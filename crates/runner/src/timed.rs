@@ -99,21 +99,27 @@ pub(crate) fn grid(
         let run_chunk = || {
             (first..last)
                 .into_par_iter()
-                .fold(empty, |(mut st, mut tr, mut fault), b| {
-                    if fault.is_some() {
-                        return (st, tr, fault);
-                    }
-                    let ctaid = crate::ctaid_of(prog, b);
-                    let mut rec = Recorder::new(&code, sb, threads);
-                    match v.run_block_with(ctaid, &mut st, &mut rec) {
-                        Ok(()) => tr.push((b, rec.take())),
-                        Err(f) => fault = Some((b, f)),
-                    }
-                    if let Some(bar) = bar {
-                        bar.tick();
-                    }
-                    (st, tr, fault)
-                })
+                // One recorder for a worker's run of blocks: each block's trace starts with the
+                // room the last one took.
+                .fold(
+                    || (empty(), Recorder::new(&code, sb, threads)),
+                    |((mut st, mut tr, mut fault), mut rec), b| {
+                        if fault.is_some() {
+                            return ((st, tr, fault), rec);
+                        }
+                        let ctaid = crate::ctaid_of(prog, b);
+                        rec.reset(threads);
+                        match v.run_block_with(ctaid, &mut st, &mut rec) {
+                            Ok(()) => tr.push((b, rec.take())),
+                            Err(f) => fault = Some((b, f)),
+                        }
+                        if let Some(bar) = bar {
+                            bar.tick();
+                        }
+                        ((st, tr, fault), rec)
+                    },
+                )
+                .map(|(acc, _)| acc)
                 .reduce(empty, |(mut a, mut ta, fa), (b, tb, fb)| {
                     a.merge(&b);
                     ta.extend(tb);

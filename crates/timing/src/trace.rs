@@ -314,6 +314,9 @@ pub struct Recorder<'a> {
     loops: Vec<(u32, u32)>,
     /// The trace being built.
     pub block: BlockTrace,
+    /// Events and sectors of the longest warp of the last block taken: a new block's warps
+    /// start with that much room, so a recorder kept from block to block grows no vector.
+    room: (usize, usize),
 }
 
 impl<'a> Recorder<'a> {
@@ -324,19 +327,24 @@ impl<'a> Recorder<'a> {
             sector_bytes: sector_bytes.max(1),
             loops: crate::unroll::counted_loops(code),
             block: BlockTrace::default(),
+            room: (0, 0),
         };
         r.reset(threads);
         r
     }
 
-    /// Starts a new block (keeping the allocations of the last one is not needed: the trace
-    /// is handed over).
+    /// Starts a new block (the trace is handed over, so its vectors are new ones, with the room
+    /// the last block's warps took).
     pub fn reset(&mut self, threads: u32) {
         self.block.threads = threads;
         self.block.warps.clear();
+        let (ev, sectors) = self.room;
         self.block
             .warps
-            .resize_with(threads.div_ceil(32) as usize, WarpTrace::default);
+            .resize_with(threads.div_ceil(32) as usize, || WarpTrace {
+                ev: Vec::with_capacity(ev),
+                sectors: Vec::with_capacity(sectors),
+            });
     }
 
     /// Warp `w` issued instruction `pc`.
@@ -489,10 +497,14 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Hands over the block's trace, leaving an empty one (with the branches back of counted
-    /// loops that ptxas unrolls taken out: [`crate::unroll`]).
+    /// Hands over the block's trace (with the branches back of counted loops that ptxas
+    /// unrolls taken out: [`crate::unroll`]), leaving an empty one: [`Recorder::reset`] starts
+    /// the next.
     pub fn take(&mut self) -> BlockTrace {
         let mut b = std::mem::take(&mut self.block);
+        self.room = b.warps.iter().fold((0, 0), |(e, s), w| {
+            (e.max(w.ev.len()), s.max(w.sectors.len()))
+        });
         for w in &mut b.warps {
             crate::unroll::apply(&self.loops, w);
         }
