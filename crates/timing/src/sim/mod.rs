@@ -307,6 +307,10 @@ struct Cx<'a> {
     /// Per pc, its registers as bit sets (for the look-ahead).
     masks: Vec<pick::Masks>,
     ideal: bool,
+    /// Book the states of warps that wait (false in the conflict-free pass, whose outcome
+    /// gives only the end and the issue count: the fast path then leaves a warp held or not
+    /// selected untouched).
+    book: bool,
     /// Per buffer and sector: the cycle its data is in L2 (+1; 0: nothing has asked for it),
     /// so that a load of a sector whose DRAM read is still on its way waits for it.
     l2: Vec<Vec<u32>>,
@@ -416,6 +420,7 @@ impl<'a> Sim<'a> {
                 srcs,
                 masks,
                 ideal,
+                book: true,
                 l2,
                 dram: dram::Dram::new(gpu.global.dram_bytes_per_cycle, gpu.global.sector_bytes),
                 out: Outcome {
@@ -486,13 +491,19 @@ impl<'a> Sim<'a> {
     }
 
     /// A copy of this simulation, as far as it has run, that prices every shared access from
-    /// now on at its conflict-free wavefronts (and keeps no timeline). Up to a block with a
-    /// bank conflict the two are the same simulation.
+    /// now on at its conflict-free wavefronts (and books no cycles from then on: its outcome
+    /// gives only the end and the issue count). Up to a block with a bank conflict the two are
+    /// the same simulation.
     pub fn conflict_free_copy(&self) -> Self {
         let mut c = self.clone();
         c.cx.ideal = true;
         c.cx.timeline_sm = None;
         c.cx.out.timeline = Vec::new();
+        // Only its end and issue count are read ([`crate::Model`]): nothing is booked per pc,
+        // nor the states of waiting warps.
+        c.cx.book = false;
+        c.cx.out.per_pc = Vec::new();
+        c.cx.out.issued_pc = Vec::new();
         c
     }
 

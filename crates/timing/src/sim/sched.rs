@@ -291,7 +291,9 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
             let l = bits.trailing_zeros();
             bits &= bits - 1;
             let s = slot(l);
-            switch_untimed(&mut cx.out, &mut warps[s], t, why);
+            if cx.book {
+                switch_untimed(&mut cx.out, &mut warps[s], t, why);
+            }
             if !group {
                 ready[s] = r;
                 sets.sleep(l as usize, r);
@@ -336,7 +338,7 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
         }
     }
     // The others wait `not_selected` (booked when they enter it).
-    let mut bits = sets.due & !sets.waiting;
+    let mut bits = if cx.book { sets.due & !sets.waiting } else { 0 };
     sets.waiting = sets.due;
     while bits != 0 {
         let s = slot(bits.trailing_zeros());
