@@ -292,20 +292,23 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     let si = cx.dec[ev.pc as usize];
     let mut min_next = t + 1;
     let mut min_reason = Reason::NotSelected;
-    let write = |w: &mut Warp, at: u64, kind: Reason| {
+    let nregs = cx.nregs;
+    let regs = &mut sm.regs[s as usize * nregs..(s as usize + 1) * nregs];
+    // (The scoreboard is the SM's `regs`; a renamed result waits in the warp's `deferred`.)
+    let mut write = |w: &mut Warp, at: u64, kind: Reason| {
         let (r, n) = si.dst;
+        let x = entry(at, kind);
         if w.renamed {
             w.deferred.push(Deferred {
                 at: w.cur + w.pick,
                 dst: si.dst,
-                ready: at,
-                kind,
+                entry: x,
             });
             return;
         }
         for k in r as usize..r as usize + n as usize {
-            if let Some(x) = w.regs.get_mut(k) {
-                *x = (at, kind);
+            if let Some(e) = regs.get_mut(k) {
+                *e = x;
             }
         }
     };
@@ -421,7 +424,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             }
         }
         Class::Barrier => {
-            w.advance();
+            w.advance(regs);
             w.state = St::Bar;
             sm.ready[s as usize] = NEVER;
             w.reason = Reason::Barrier;
@@ -439,7 +442,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             return;
         }
         Class::Exit => {
-            w.advance();
+            w.advance(regs);
             w.state = St::Exited;
             w.since = t + 1;
             w.reason = Reason::Drain;
@@ -447,10 +450,12 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             return;
         }
     }
-    w.advance();
+    w.advance(regs);
     w.since = t + 1;
     let r = &mut sm.ready[s as usize];
-    next_inst(&cx.dec, &cx.srcs, &cx.masks, w, r, min_next, min_reason);
+    next_inst(
+        &cx.dec, &cx.srcs, &cx.masks, w, regs, r, min_next, min_reason,
+    );
     if w.state == St::Exited {
         // The warp's trace ended without an `Exit`: all its threads left with `Return`.
         let b = w.blk as usize;
@@ -493,11 +498,14 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
         book(cx, smi, ws, w, release);
         w.since = release;
         let r = &mut sm.ready[ws as usize];
+        let n = cx.nregs;
+        let regs = &sm.regs[ws as usize * n..(ws as usize + 1) * n];
         next_inst(
             &cx.dec,
             &cx.srcs,
             &cx.masks,
             w,
+            regs,
             r,
             release,
             Reason::NotSelected,

@@ -111,8 +111,6 @@ struct Warp {
     state: St,
     age: u64,
     acks: u64,
-    /// Per register: the cycle its value is ready and who produces it.
-    regs: Vec<(u64, Reason)>,
     /// The picked instruction is hoisted past one that reads or writes a register it writes:
     /// its result goes to `deferred` (a renamed register, as ptxas would allocate).
     renamed: bool,
@@ -121,14 +119,24 @@ struct Warp {
     deferred: Vec<Deferred>,
 }
 
-/// A renamed result: registers `dst` of the instruction at trace place `at` are ready at
-/// `ready`, produced by `kind`.
+/// A renamed result: registers `dst` of the instruction at trace place `at` get scoreboard
+/// entry `entry`.
 #[derive(Clone, Copy, Debug)]
 struct Deferred {
     at: u32,
     dst: (u16, u8),
-    ready: u64,
-    kind: Reason,
+    entry: u64,
+}
+
+/// The cycle bits of a scoreboard entry ([`Sm::regs`]): the cycle a register's value is
+/// ready in the low 56 bits (a later cycle is kept as the last one, as [`order`] does), the
+/// [`Reason`] a read waits in above.
+const AT: u64 = (1 << 56) - 1;
+
+/// A scoreboard entry: ready at `at`, a read waiting in state `why` until then.
+#[inline]
+fn entry(at: u64, why: Reason) -> u64 {
+    at.min(AT) | (why as u64) << 56
 }
 
 impl Warp {
@@ -157,8 +165,8 @@ impl Warp {
     }
 
     /// Marks the picked instruction issued and moves past what has been; renamed results of
-    /// instructions now passed reach the scoreboard.
-    fn advance(&mut self) {
+    /// instructions now passed reach the warp's scoreboard `regs`.
+    fn advance(&mut self, regs: &mut [u64]) {
         self.ahead |= 1 << self.pick;
         while self.ahead & 1 != 0 {
             self.ahead >>= 1;
@@ -167,14 +175,13 @@ impl Warp {
         self.pick = 0;
         if !self.deferred.is_empty() {
             let cur = self.cur;
-            let regs = &mut self.regs;
             self.deferred.retain(|d| {
                 if d.at >= cur {
                     return true;
                 }
                 let (r, n) = d.dst;
                 for x in regs.iter_mut().skip(r as usize).take(n as usize) {
-                    *x = (d.ready, d.kind);
+                    *x = d.entry;
                 }
                 false
             });
@@ -238,6 +245,8 @@ struct Sm {
     warps: Vec<Warp>,
     /// Per warp slot: the first cycle it may act (issue, change state or retire).
     ready: Vec<u64>,
+    /// The scoreboard: per warp slot, `nregs` entries ([`entry`]), one per register.
+    regs: Vec<u64>,
     free_warps: Vec<u32>,
     blocks: Vec<Option<Blk>>,
     used_blocks: u32,
@@ -306,6 +315,8 @@ struct Cx<'a> {
     srcs: Vec<u32>,
     /// Per pc, its registers as bit sets (for the look-ahead).
     masks: Vec<pick::Masks>,
+    /// Scoreboard entries per warp ([`Launch::nregs`]).
+    nregs: usize,
     ideal: bool,
     /// Book the states of warps that wait (false in the conflict-free pass, whose outcome
     /// gives only the end and the issue count: the fast path then leaves a warp held or not
@@ -383,6 +394,7 @@ impl<'a> Sim<'a> {
                 scan: scan_all || timeline_sm == Some(i),
                 warps: Vec::new(),
                 ready: Vec::new(),
+                regs: Vec::new(),
                 free_warps: Vec::new(),
                 blocks: Vec::new(),
                 used_blocks: 0,
@@ -419,6 +431,7 @@ impl<'a> Sim<'a> {
                 dec,
                 srcs,
                 masks,
+                nregs: launch.nregs,
                 ideal,
                 book: true,
                 l2,
@@ -630,11 +643,11 @@ impl<'a> Sim<'a> {
                         state: St::Free,
                         age: 0,
                         acks: 0,
-                        regs: Vec::new(),
                         renamed: false,
                         deferred: Vec::new(),
                     });
                     sm.ready.push(NEVER);
+                    sm.regs.resize(sm.regs.len() + nregs, 0);
                     sm.warps.len() as u32 - 1
                 }
             };
@@ -654,8 +667,8 @@ impl<'a> Sim<'a> {
             w.state = St::Run;
             w.age = sm.age;
             w.acks = 0;
-            w.regs.clear();
-            w.regs.resize(nregs, (0, Reason::Wait));
+            let at = slot as usize * nregs;
+            sm.regs[at..at + nregs].fill(entry(0, Reason::Wait));
             w.renamed = false;
             w.deferred.clear();
             w.pc = w.ev().map_or(0, |e| e.pc);

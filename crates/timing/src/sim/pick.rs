@@ -3,15 +3,23 @@
 
 use super::*;
 
-/// When `w`'s registers let instruction `si`, at trace place `at`, issue, and what it waits
-/// for (no earlier than `from`, in state `why` until then).
+/// When the warp's scoreboard `regs` lets instruction `si`, at trace place `at` of warp `w`,
+/// issue, and what it waits for (no earlier than `from`, in state `why` until then).
 #[inline]
-fn deps(w: &Warp, si: &Dec, srcs: &[u32], at: u32, from: u64, why: Reason) -> (u64, Reason) {
-    let (mut ready, mut reason) = (from, why);
+fn deps(
+    w: &Warp,
+    regs: &[u64],
+    si: &Dec,
+    srcs: &[u32],
+    at: u32,
+    from: u64,
+    why: Reason,
+) -> (u64, Reason) {
+    let (mut ready, mut last) = (from, 0);
     // Read-after-write only: the lowered code reuses a register for each trip of a loop where
     // the GPU's compiler would unroll into fresh ones.
     for &k in &srcs[si.from as usize..(si.from + si.n) as usize] {
-        if let Some(&(mut t, mut kind)) = w.regs.get(k as usize) {
+        if let Some(&(mut x)) = regs.get(k as usize) {
             if !w.deferred.is_empty() {
                 // The last renamed result before `at` in program order, if any, is the value.
                 let r = k as u16;
@@ -21,16 +29,20 @@ fn deps(w: &Warp, si: &Dec, srcs: &[u32], at: u32, from: u64, why: Reason) -> (u
                     .filter(|d| d.at < at && d.dst.0 <= r && r < d.dst.0 + d.dst.1 as u16)
                     .max_by_key(|d| d.at)
                 {
-                    (t, kind) = (d.ready, d.kind);
+                    x = d.entry;
                 }
             }
-            if t > ready {
-                ready = t;
-                reason = kind;
+            if x & AT > ready {
+                ready = x & AT;
+                last = x;
             }
         }
     }
-    (ready, reason)
+    if ready == from {
+        (from, why)
+    } else {
+        (ready, Reason::from_u8((last >> 56) as u8))
+    }
 }
 
 /// How far ahead a load may be hoisted (instructions of the warp's trace).
@@ -46,11 +58,13 @@ const WINDOW: u32 = 24;
 /// registers where ptxas takes fresh ones) writes a renamed register: later instructions
 /// read it there, and its result reaches the scoreboard only once every instruction before
 /// it has issued ([`Warp::advance`]), so the instructions passed over do not wait for it.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn next_inst(
     dec: &[Dec],
     srcs: &[u32],
     masks: &[Masks],
     w: &mut Warp,
+    regs: &[u64],
     ready_at: &mut u64,
     min_next: u64,
     min_reason: Reason,
@@ -69,7 +83,7 @@ pub(super) fn next_inst(
         (*ready_at, w.reason) = (min_next, min_reason);
         return;
     };
-    let (ready, reason) = deps(w, si, srcs, w.cur, min_next, min_reason);
+    let (ready, reason) = deps(w, regs, si, srcs, w.cur, min_next, min_reason);
     (*ready_at, w.reason) = (ready, reason);
     if ready <= min_next
         || !matches!(
@@ -137,6 +151,7 @@ pub(super) fn next_inst(
         if !blocked {
             let (r2, why2) = deps(
                 w,
+                regs,
                 &dec[e.pc as usize],
                 srcs,
                 w.cur + i,
