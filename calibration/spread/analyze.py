@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""calibration/spread: per-block spread of the warps' load completion, from raw/raw_nN.csv.gz.
+
+    python3 calibration/spread/analyze.py
+
+The kernel's own `barrier_wait` column is not a barrier wait: `BAR.SYNC.DEFER_BLOCKING` lets
+the clock read after it issue before the barrier releases (2 cycles for every warp). The wait
+a warp would have is the block's last completion (t0 + load_latency) minus its own.
+"""
+import csv, gzip, os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def q(v, p):
+    v = sorted(v)
+    return v[int(p * (len(v) - 1))]
+
+
+for n in (256, 1024, 4096):
+    rows = list(csv.DictReader(gzip.open(os.path.join(HERE, "raw", f"raw_n{n}.csv.gz"), "rt")))
+    blocks = {}
+    for r in rows:
+        blocks.setdefault(int(r["block"]), []).append((int(r["t0"]), int(r["load_latency"])))
+    start, done, wait, lat = [], [], [], []
+    for ws in blocks.values():
+        t0 = [w[0] for w in ws]
+        t1 = [w[0] + w[1] for w in ws]
+        start.append(max(t0) - min(t0))
+        done.append(max(t1) - min(t1))
+        wait += [max(t1) - x for x in t1]
+        lat += [w[1] for w in ws]
+    print(f"N={n:5} blocks {len(blocks):6} | warp load latency p10/p50/p90 {q(lat, .1)}/{q(lat, .5)}/{q(lat, .9)}"
+          f" | block: first-load spread p50 {q(start, .5)}, completion spread p10/p50/p90"
+          f" {q(done, .1)}/{q(done, .5)}/{q(done, .9)} | wait for the block's last warp: mean"
+          f" {sum(wait) / len(wait):.0f}")
