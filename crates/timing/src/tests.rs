@@ -558,15 +558,18 @@ fn a_hoisted_load_does_not_hold_the_reader_it_passed() {
         StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
         StaticInst::new(Class::Exit, None, &[]),
     ];
-    let e = |pc: u32, a: u16, s: u32| Ev { pc, a, b: a, s };
     let ev = vec![
-        e(0, 0, 0),
-        e(1, 1, 0),
-        e(2, 1, 0),
-        e(3, 0, 0),
-        e(4, 1, 1),
-        e(5, 1, 0),
-        e(6, 0, 0),
+        ev(0, 0, 0),
+        ev(1, 1, 1),
+        ev(2, 1, 1),
+        ev(3, 0, 0),
+        // The second load's sector follows the first's in the trace.
+        Ev {
+            s: 1,
+            ..ev(4, 1, 1)
+        },
+        ev(5, 1, 1),
+        ev(6, 0, 0),
     ];
     let sectors = vec![0, 1 << 48];
     let t = run_code(&g, &code, vec![block(vec![WarpTrace { ev, sectors }])], 32);
@@ -590,28 +593,10 @@ fn a_sector_on_its_way_from_dram_is_waited_for() {
     ];
     let warp = |delay: usize| {
         // `delay` independent adds first (one per 2 cycles), then the load and its use.
-        let mut ev: Vec<Ev> = (0..delay)
-            .map(|_| Ev {
-                pc: 1,
-                ..Ev::default()
-            })
-            .collect();
-        ev.push(Ev {
-            pc: 0,
-            a: 1,
-            b: 1,
-            s: 0,
-        });
-        ev.push(Ev {
-            pc: 1,
-            ..Ev::default()
-        });
-        ev.push(Ev {
-            pc: 2,
-            ..Ev::default()
-        });
+        let mut evs: Vec<Ev> = (0..delay).map(|_| ev(1, 0, 0)).collect();
+        evs.extend([ev(0, 1, 1), ev(1, 0, 0), ev(2, 0, 0)]);
         WarpTrace {
-            ev,
+            ev: evs,
             sectors: vec![5],
         }
     };
