@@ -502,6 +502,62 @@ fn fast_scheduler_matches_the_reference_scan() {
     }
 }
 
+/// Stepping each SM alone through windows gives the event loop's outcome, number for number,
+/// fed all at once or a few blocks at a time, on the fast path and the reference scan.
+#[test]
+fn windows_match_the_event_loop() {
+    let code = code();
+    for (seed, sms, blocks, warps, alike, chunk) in [
+        (1, 2, 60, 8, false, 0),
+        (42, 3, 90, 4, false, 7),
+        (9, 1, 30, 32, false, 0),
+        (11, 2, 60, 16, true, 3),
+        (13, 8, 400, 8, false, 0),
+        (17, 8, 400, 4, true, 25),
+    ] {
+        let mut g = Gpu::h200();
+        g.sms = sms;
+        let launch = Launch {
+            blocks,
+            threads: warps as u32 * 32,
+            shared_bytes: 0,
+            regs_per_thread: 32,
+            nregs: 8,
+            buffer_bytes: vec![1 << 20],
+        };
+        let outcome = |windows: bool, reference: bool| {
+            let mut s = Sim::new(&g, &code, launch.clone(), false, Some(0)).unwrap();
+            if !windows {
+                s = s.unwindowed();
+            }
+            if reference {
+                s = s.reference();
+            }
+            for (i, b) in mixed_blocks(seed, blocks as usize, warps, alike)
+                .into_iter()
+                .enumerate()
+            {
+                s.feed(Arc::new(b));
+                if chunk > 0 && i % chunk == chunk - 1 {
+                    s.advance();
+                }
+            }
+            s.finish()
+        };
+        for reference in [false, true] {
+            let (win, ev) = (outcome(true, reference), outcome(false, reference));
+            assert!(win.issued > 0);
+            assert_eq!(win.end, ev.end, "seed {seed}");
+            assert_eq!(win.sm_active, ev.sm_active, "seed {seed}");
+            assert_eq!(win.cycles, ev.cycles, "seed {seed}");
+            assert_eq!(win.per_pc, ev.per_pc, "seed {seed}");
+            assert_eq!(win.issued_pc, ev.issued_pc, "seed {seed}");
+            assert_eq!(win.pipe_busy, ev.pipe_busy, "seed {seed}");
+            assert_eq!(win.timeline, ev.timeline, "seed {seed}");
+        }
+    }
+}
+
 /// A lone warp's chain of dependent loads of one sector each: from DRAM when every load is a
 /// new global sector, at the L1's latency when they are local (local memory stays in L1).
 #[test]

@@ -383,40 +383,35 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             sm.mem_last = d;
             sm.sp[p].memq.push_back(d);
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
-            // This SM reads DRAM at most at its own rate; the GPU's bandwidth goes to whichever
-            // SMs ask ([`super::dram`]), for reads and write-backs alike.
-            let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
             // Local memory (spills, local arrays) stays in the SM's L1, which is write-back
             // for it: a thread reads what it wrote there, at the L1's latency, with no L2 or
             // DRAM traffic.
             let local = secs[from..to]
                 .first()
                 .is_some_and(|&id| (id >> 48) as u16 == crate::trace::LOCAL_BUFFER);
-            let mut done = d + if local { g.l1_hit } else { g.l2_hit } as u64;
-            let secs = if local { &[][..] } else { &secs[from..to] };
-            for &id in secs {
-                let buf = (id >> 48) as usize;
-                let sec = id & ((1 << 48) - 1);
-                // When the sector's data is in L2 (+1; 0: nothing has asked for it yet).
-                let Some(at) = cx.l2.get_mut(buf).and_then(|b| b.get_mut(sec as usize)) else {
-                    continue;
-                };
-                if *at == 0 || store {
-                    let st = sm.read_free.max(d as f64);
-                    sm.read_free = st + per_sector_sm;
-                    let start = cx.dram.take(st.ceil() as u64);
-                    if *at == 0 {
-                        // A store's data is in L2 when it arrives; a load's when DRAM
-                        // returns it.
-                        let arrive = if store { d } else { start + g.dram as u64 };
-                        *at = arrive.min(u32::MAX as u64 - 1) as u32 + 1;
-                    }
-                }
-                if !store {
-                    // In L2, or on its way there for an earlier request (of any SM).
-                    done = done.max(*at as u64 - 1);
-                }
-            }
+            let done = if local {
+                d + g.l1_hit as u64
+            } else if let Some(end) = cx.window {
+                // Priced at the window's end ([`super::window`]); a load's register waits
+                // for a mark that cycle replaces (its data comes no sooner than `end`).
+                let id = sm.acc.len() as u64;
+                sm.acc.push(super::window::Access {
+                    t,
+                    d,
+                    slot: s,
+                    store,
+                    dst: si.dst,
+                    from: sm.acc_secs.len() as u32,
+                    n: (to - from) as u32,
+                    done: 0,
+                });
+                sm.acc_secs.extend_from_slice(&secs[from..to]);
+                debug_assert!(d + g.l2_hit as u64 >= end);
+                super::window::MARK + id
+            } else {
+                let (l2, dram) = (&mut cx.l2, &mut cx.dram);
+                super::global::shared(g, l2, dram, &mut sm.read_free, d, store, &secs[from..to])
+            };
             if store {
                 w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);
             } else {

@@ -19,9 +19,11 @@ use std::sync::Arc;
 
 mod cycle;
 mod dram;
+mod global;
 mod order;
 mod pick;
 mod sched;
+mod window;
 
 use cycle::step;
 
@@ -117,6 +119,8 @@ struct Warp {
     /// Results of hoisted instructions held back until every instruction before them has
     /// issued ([`pick::next_inst`]).
     deferred: Vec<Deferred>,
+    /// The last [`pick::next_inst`] call's `min_next` and `min_reason`, and the cycle it set.
+    nx: (u64, Reason, u64),
 }
 
 /// A renamed result: registers `dst` of the instruction at trace place `at` get scoreboard
@@ -271,6 +275,10 @@ struct Sm {
     active_from: u64,
     next: u64,
     age: u64,
+    /// Global accesses of the window being stepped, in issue order ([`window`]).
+    acc: Vec<window::Access>,
+    /// Their sectors.
+    acc_secs: Vec<u64>,
 }
 
 /// The static facts of one pc as the model reads them: no allocation, source registers one
@@ -326,6 +334,9 @@ struct Cx<'a> {
     /// so that a load of a sector whose DRAM read is still on its way waits for it.
     l2: Vec<Vec<u32>>,
     dram: dram::Dram,
+    /// While SMs are stepped alone through a window: its end. Their global accesses are then
+    /// logged, and priced when it ends ([`window`]).
+    window: Option<u64>,
     out: Outcome,
     timeline_sm: Option<u32>,
     bar_cost: u64,
@@ -349,6 +360,17 @@ pub struct Sim<'a> {
     next_dispatch: f64,
     blocked: bool,
     rr: usize,
+    /// Cycles of a window ([`window`]; 0: the event loop steps SMs in turn).
+    width: u64,
+    /// Per SM, whether the dispatcher sees it as `view` (in a window, an SM that cannot
+    /// receive a block and runs ahead alone), and `view`: whether it has room and when it
+    /// takes blocks.
+    viewed: Vec<bool>,
+    view: Vec<(bool, u64)>,
+    /// A window's departures of blocks from SMs that run alone: cycle, SM, and `view` after.
+    frees: Vec<(u64, u32, bool, u64)>,
+    /// A window's global accesses in order: cycle, SM, place in its log.
+    keys: Vec<(u64, u32, u32)>,
 }
 
 impl<'a> Sim<'a> {
@@ -420,6 +442,8 @@ impl<'a> Sim<'a> {
                 active_from: 0,
                 next: NEVER,
                 age: 0,
+                acc: Vec::new(),
+                acc_secs: Vec::new(),
             })
             .collect();
         let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
@@ -436,6 +460,7 @@ impl<'a> Sim<'a> {
                 book: true,
                 l2,
                 dram: dram::Dram::new(gpu.global.dram_bytes_per_cycle, gpu.global.sector_bytes),
+                window: None,
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],
                     per_pc: vec![[0; N_REASONS]; ncode],
@@ -458,6 +483,11 @@ impl<'a> Sim<'a> {
             next_dispatch: 0.0,
             blocked: false,
             rr: 0,
+            width: window::width(gpu),
+            viewed: vec![false; gpu.sms as usize],
+            view: vec![(false, 0); gpu.sms as usize],
+            frees: Vec::new(),
+            keys: Vec::new(),
         })
     }
 
@@ -473,6 +503,16 @@ impl<'a> Sim<'a> {
 
     /// Runs until the dispatcher needs a block that has not been fed, or to the end.
     pub fn advance(&mut self) {
+        if self.width > 0 {
+            self.windows();
+        } else {
+            self.events();
+        }
+    }
+
+    /// Steps the SMs in turn, in order of cycle then SM number (the reference of
+    /// [`window`]).
+    fn events(&mut self) {
         loop {
             let (hmin, smi) = self.order.first();
             let can = self.next_block < self.launch.blocks && !self.blocked;
@@ -520,6 +560,13 @@ impl<'a> Sim<'a> {
         c
     }
 
+    /// Steps the SMs in turn rather than by windows (the windows' oracle in tests).
+    #[cfg(test)]
+    pub(crate) fn unwindowed(mut self) -> Self {
+        self.width = 0;
+        self
+    }
+
     /// Steps every SM by the reference scan of every warp (the fast path's oracle in tests).
     #[cfg(test)]
     pub(crate) fn reference(mut self) -> Self {
@@ -544,6 +591,16 @@ impl<'a> Sim<'a> {
             && sm.used_smem + self.block_smem <= r.shared_bytes as u64
     }
 
+    /// Whether SM `k` has room for a block and when it takes one, as the dispatcher sees it.
+    #[inline]
+    fn seen(&self, k: usize) -> (bool, u64) {
+        if self.viewed[k] {
+            self.view[k]
+        } else {
+            (self.fits(&self.sms[k]), self.sms[k].next_accept)
+        }
+    }
+
     /// Dispatches blocks at cycle `t`: to each SM (in breadth-first order) that has room and
     /// takes blocks now, one block.
     fn dispatch(&mut self, t: u64) {
@@ -554,10 +611,10 @@ impl<'a> Sim<'a> {
             if self.pending.is_empty() || self.next_dispatch > t as f64 {
                 return;
             }
-            if !self.fits(&self.sms[sm]) {
+            let (fits, at) = self.seen(sm);
+            if !fits {
                 continue;
             }
-            let at = self.sms[sm].next_accept;
             if at > t {
                 soonest = soonest.min(at);
                 continue;
@@ -580,9 +637,10 @@ impl<'a> Sim<'a> {
             }
         }
         self.rr = 0;
-        for sm in &self.sms {
-            if self.fits(sm) {
-                soonest = soonest.min(sm.next_accept.max(t + 1));
+        for sm in 0..n {
+            let (fits, at) = self.seen(sm);
+            if fits {
+                soonest = soonest.min(at.max(t + 1));
             }
         }
         if soonest == NEVER {
@@ -645,6 +703,7 @@ impl<'a> Sim<'a> {
                         acks: 0,
                         renamed: false,
                         deferred: Vec::new(),
+                        nx: (0, Reason::NoInstruction, 0),
                     });
                     sm.ready.push(NEVER);
                     sm.regs.resize(sm.regs.len() + nregs, 0);
@@ -671,6 +730,7 @@ impl<'a> Sim<'a> {
             sm.regs[at..at + nregs].fill(entry(0, Reason::Wait));
             w.renamed = false;
             w.deferred.clear();
+            w.nx = (0, Reason::NoInstruction, 0);
             w.pc = w.ev().map_or(0, |e| e.pc);
             if w.ev().is_none() {
                 w.state = St::Exited;

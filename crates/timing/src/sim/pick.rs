@@ -58,8 +58,28 @@ const WINDOW: u32 = 24;
 /// registers where ptxas takes fresh ones) writes a renamed register: later instructions
 /// read it there, and its result reaches the scoreboard only once every instruction before
 /// it has issued ([`Warp::advance`]), so the instructions passed over do not wait for it.
+///
+/// The call's bounds and result are kept in the warp ([`Warp::nx`]) so that a window can
+/// make it again once the marks of its loads are priced ([`super::window`]).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(super) fn next_inst(
+    dec: &[Dec],
+    srcs: &[u32],
+    masks: &[Masks],
+    w: &mut Warp,
+    regs: &[u64],
+    ready_at: &mut u64,
+    min_next: u64,
+    min_reason: Reason,
+) {
+    choose(dec, srcs, masks, w, regs, ready_at, min_next, min_reason);
+    w.nx = (min_next, min_reason, *ready_at);
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn choose(
     dec: &[Dec],
     srcs: &[u32],
     masks: &[Masks],

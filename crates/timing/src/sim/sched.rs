@@ -88,6 +88,51 @@ impl Sets {
         self.push(ready << 6 | l as u64);
     }
 
+    /// Local warp `l`, sleeping, wakes at `ready` instead (its key leaves the heap).
+    pub(super) fn rekey(&mut self, l: usize, ready: u64) {
+        let old = self.ready[l];
+        if old == ready {
+            return;
+        }
+        if old != NEVER {
+            let key = old << 6 | l as u64;
+            if let Some(i) = self.heap[..self.len].iter().position(|&k| k == key) {
+                self.len -= 1;
+                let last = self.heap[self.len];
+                if i < self.len {
+                    self.place(i, last);
+                }
+            }
+            self.ready[l] = NEVER;
+        }
+        self.sleep(l, ready);
+    }
+
+    /// Puts `key` at heap place `i` (whose key left) and restores the heap's order.
+    fn place(&mut self, mut i: usize, key: u64) {
+        while i > 0 && self.heap[(i - 1) / 2] > key {
+            self.heap[i] = self.heap[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        loop {
+            let c = 2 * i + 1;
+            if c >= self.len {
+                break;
+            }
+            let c = if c + 1 < self.len && self.heap[c + 1] < self.heap[c] {
+                c + 1
+            } else {
+                c
+            };
+            if key <= self.heap[c] {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            i = c;
+        }
+        self.heap[i] = key;
+    }
+
     /// The heap is full of stale keys (warps put to sleep again before they woke): keeps the
     /// live ones but `l`'s.
     #[cold]
