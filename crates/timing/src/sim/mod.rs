@@ -344,6 +344,26 @@ struct Cx<'a> {
     block_smem: u64,
 }
 
+/// What a block takes on an SM.
+#[derive(Clone, Copy)]
+struct BlockNeed {
+    warps: u32,
+    threads: u32,
+    regs: u64,
+    smem: u64,
+}
+
+impl BlockNeed {
+    /// Whether `sm` has room for another block.
+    fn fits(&self, r: &crate::preset::Residency, sm: &Sm) -> bool {
+        sm.used_blocks < r.blocks
+            && sm.used_warps + self.warps <= r.warps
+            && sm.used_threads + self.threads <= r.threads
+            && sm.used_regs + self.regs <= r.registers as u64
+            && sm.used_smem + self.smem <= r.shared_bytes as u64
+    }
+}
+
 /// The whole GPU, fed block traces in grid order.
 #[derive(Clone)]
 pub struct Sim<'a> {
@@ -369,8 +389,12 @@ pub struct Sim<'a> {
     view: Vec<(bool, u64)>,
     /// A window's departures of blocks from SMs that run alone: cycle, SM, and `view` after.
     frees: Vec<(u64, u32, bool, u64)>,
-    /// A window's global accesses in order: cycle, SM, place in its log.
-    keys: Vec<(u64, u32, u32)>,
+    /// A window's global accesses in order: SM, place in its log; and where each cycle's
+    /// begin among them.
+    keys: Vec<(u32, u32)>,
+    at: Vec<u32>,
+    /// Workers stepping SMs of a window side by side ([`window`]), each with its own sums.
+    crew: Vec<window::Hand<'a>>,
 }
 
 impl<'a> Sim<'a> {
@@ -488,6 +512,8 @@ impl<'a> Sim<'a> {
             view: vec![(false, 0); gpu.sms as usize],
             frees: Vec::new(),
             keys: Vec::new(),
+            at: Vec::new(),
+            crew: Vec::new(),
         })
     }
 
@@ -549,6 +575,9 @@ impl<'a> Sim<'a> {
     /// the same simulation.
     pub fn conflict_free_copy(&self) -> Self {
         let mut c = self.clone();
+        // (Its workers are made again from its own context; theirs hold no sums between
+        // calls of `advance`.)
+        c.crew.clear();
         c.cx.ideal = true;
         c.cx.timeline_sm = None;
         c.cx.out.timeline = Vec::new();
@@ -583,12 +612,17 @@ impl<'a> Sim<'a> {
     }
 
     fn fits(&self, sm: &Sm) -> bool {
-        let r = &self.cx.gpu.residency;
-        sm.used_blocks < r.blocks
-            && sm.used_warps + self.nwarps <= r.warps
-            && sm.used_threads + self.launch.threads <= r.threads
-            && sm.used_regs + self.block_regs <= r.registers as u64
-            && sm.used_smem + self.block_smem <= r.shared_bytes as u64
+        self.block().fits(&self.cx.gpu.residency, sm)
+    }
+
+    /// What a block of the launch takes on an SM.
+    fn block(&self) -> BlockNeed {
+        BlockNeed {
+            warps: self.nwarps,
+            threads: self.launch.threads,
+            regs: self.block_regs,
+            smem: self.block_smem,
+        }
     }
 
     /// Whether SM `k` has room for a block and when it takes one, as the dispatcher sees it.

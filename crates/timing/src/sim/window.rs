@@ -17,6 +17,7 @@
 use super::cycle::step;
 use super::pick::next_inst;
 use super::*;
+use rayon::prelude::*;
 
 /// A load's registers wait for `MARK + i` (`i`: its place in its SM's log) until the window
 /// ends: a cycle later than any the model reaches.
@@ -55,7 +56,7 @@ pub(super) fn width(gpu: &Gpu) -> u64 {
     }
 }
 
-impl Sim<'_> {
+impl<'a> Sim<'a> {
     /// [`Sim::advance`] by windows.
     pub(super) fn windows(&mut self) {
         let n = self.sms.len();
@@ -69,33 +70,17 @@ impl Sim<'_> {
             };
             let t0 = hmin.min(td);
             if t0 == NEVER {
+                self.gather();
                 return;
             }
             let end = t0.saturating_add(self.width);
             if !self.candidates(t0, end) {
                 // The dispatcher may need blocks not fed yet.
+                self.gather();
                 return;
             }
             self.cx.window = Some(end);
-            // The others alone, to the end of the window.
-            self.frees.clear();
-            for k in 0..n {
-                if !self.viewed[k] {
-                    continue;
-                }
-                self.order.set(k, NEVER);
-                loop {
-                    let t = self.sms[k].next;
-                    if t >= end {
-                        break;
-                    }
-                    if step(&mut self.cx, &mut self.sms[k], k as u32, t) {
-                        let sm = &self.sms[k];
-                        self.frees
-                            .push((t, k as u32, self.fits(sm), sm.next_accept));
-                    }
-                }
-            }
+            self.alone(end);
             self.frees.sort_unstable();
             self.dispatch_window(end);
             self.cx.window = None;
@@ -183,16 +168,34 @@ impl Sim<'_> {
     /// Prices the window's global accesses in the event loop's order and hands loads' cycles
     /// to their warps.
     fn price(&mut self, t0: u64, end: u64) {
+        // The event loop's order, by counting: cycles of the window in turn, each SM's
+        // accesses in SM order and then in its order.
         let mut keys = std::mem::take(&mut self.keys);
-        keys.clear();
-        for (k, sm) in self.sms.iter().enumerate() {
-            keys.extend((0..sm.acc.len()).map(|i| (sm.acc[i].t, k as u32, i as u32)));
+        let mut at = std::mem::take(&mut self.at);
+        at.clear();
+        at.resize((end - t0) as usize + 1, 0);
+        for sm in &self.sms {
+            for a in &sm.acc {
+                at[(a.t - t0) as usize + 1] += 1;
+            }
         }
-        keys.sort_unstable();
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        keys.clear();
+        keys.resize(at[at.len() - 1] as usize, (0, 0));
+        for (k, sm) in self.sms.iter().enumerate() {
+            for (i, a) in sm.acc.iter().enumerate() {
+                let c = &mut at[(a.t - t0) as usize];
+                keys[*c as usize] = (k as u32, i as u32);
+                *c += 1;
+            }
+        }
+        self.at = at;
         let cx = &mut self.cx;
         cx.dram.forget_before(t0);
         let g = &cx.gpu.global;
-        for &(_, k, i) in &keys {
+        for &(k, i) in &keys {
             let sm = &mut self.sms[k as usize];
             let a = sm.acc[i as usize];
             let secs = &sm.acc_secs[a.from as usize..(a.from + a.n) as usize];
@@ -208,11 +211,158 @@ impl Sim<'_> {
             sm.acc[i as usize].done = done;
         }
         self.keys = keys;
-        for sm in &mut self.sms {
-            if !sm.acc.is_empty() {
-                settle(&self.cx, sm, end);
+        let cx = &self.cx;
+        if self.crew.is_empty() {
+            for sm in &mut self.sms {
+                if !sm.acc.is_empty() {
+                    settle(cx, sm, end);
+                }
+            }
+        } else {
+            self.sms.par_iter_mut().for_each(|sm| {
+                if !sm.acc.is_empty() {
+                    settle(cx, sm, end);
+                }
+            });
+        }
+    }
+
+    /// Steps the SMs that cannot receive a block (not `viewed`) alone to `end`, side by
+    /// side when there are threads for it, and lists their blocks' departures in `frees`
+    /// in order. The SM whose timeline is kept is stepped here (its spans in order).
+    fn alone(&mut self, end: u64) {
+        let n = self.sms.len();
+        self.frees.clear();
+        for k in 0..n {
+            if self.viewed[k] {
+                self.order.set(k, NEVER);
             }
         }
+        let need = self.block();
+        let threads = rayon::current_num_threads();
+        let kept = self.cx.timeline_sm.map_or(usize::MAX, |k| k as usize);
+        if threads > 1 && n > 1 {
+            let parts = (2 * threads).min(n);
+            while self.crew.len() < parts {
+                let h = self.hand();
+                self.crew.push(h);
+            }
+            let chunk = n.div_ceil(parts);
+            let viewed = &self.viewed;
+            self.sms
+                .par_chunks_mut(chunk)
+                .zip(self.crew.par_iter_mut())
+                .enumerate()
+                .for_each(|(c, (sms, hand))| {
+                    hand.cx.window = Some(end);
+                    for (j, sm) in sms.iter_mut().enumerate() {
+                        let k = c * chunk + j;
+                        if viewed[k] && k != kept {
+                            run(&mut hand.cx, sm, k, end, need, &mut hand.frees);
+                        }
+                    }
+                });
+            for h in &mut self.crew {
+                self.frees.append(&mut h.frees);
+            }
+            if kept < n && self.viewed[kept] {
+                run(
+                    &mut self.cx,
+                    &mut self.sms[kept],
+                    kept,
+                    end,
+                    need,
+                    &mut self.frees,
+                );
+            }
+        } else {
+            for k in 0..n {
+                if self.viewed[k] {
+                    run(
+                        &mut self.cx,
+                        &mut self.sms[k],
+                        k,
+                        end,
+                        need,
+                        &mut self.frees,
+                    );
+                }
+            }
+        }
+    }
+
+    /// A worker's context: this one's, without global memory and with sums of zero.
+    fn hand(&mut self) -> Hand<'a> {
+        let l2 = std::mem::take(&mut self.cx.l2);
+        let timeline = std::mem::take(&mut self.cx.out.timeline);
+        let mut cx = self.cx.clone();
+        (self.cx.l2, self.cx.out.timeline) = (l2, timeline);
+        let o = &mut cx.out;
+        o.end = 0;
+        o.cycles = [0; N_REASONS];
+        o.per_pc.iter_mut().for_each(|p| *p = [0; N_REASONS]);
+        o.issued = 0;
+        o.issued_pc.fill(0);
+        o.pipe_busy = 0;
+        o.sm_active.fill(0);
+        Hand {
+            cx,
+            frees: Vec::new(),
+        }
+    }
+
+    /// Adds the workers' sums to the outcome (they hold none after).
+    fn gather(&mut self) {
+        for h in &mut self.crew {
+            merge(&mut self.cx.out, &mut h.cx.out);
+        }
+    }
+}
+
+/// A worker of a window: its own sums, and its SMs' departures of blocks.
+#[derive(Clone)]
+pub(super) struct Hand<'a> {
+    cx: Cx<'a>,
+    frees: Vec<(u64, u32, bool, u64)>,
+}
+
+/// Steps SM `k` alone to `end`, listing in `frees` its blocks' departures (cycle, SM, room
+/// and the cycle it takes blocks after).
+fn run(
+    cx: &mut Cx,
+    sm: &mut Sm,
+    k: usize,
+    end: u64,
+    need: BlockNeed,
+    frees: &mut Vec<(u64, u32, bool, u64)>,
+) {
+    let r = &cx.gpu.residency;
+    while sm.next < end {
+        let t = sm.next;
+        if step(cx, sm, k as u32, t) {
+            frees.push((t, k as u32, need.fits(r, sm), sm.next_accept));
+        }
+    }
+}
+
+/// Adds `from`'s sums to `to` and zeroes them.
+fn merge(to: &mut Outcome, from: &mut Outcome) {
+    to.end = to.end.max(std::mem::take(&mut from.end));
+    for (a, b) in to.cycles.iter_mut().zip(&mut from.cycles) {
+        *a += std::mem::take(b);
+    }
+    for (a, b) in to.per_pc.iter_mut().zip(&mut from.per_pc) {
+        for (x, y) in a.iter_mut().zip(b.iter_mut()) {
+            *x += std::mem::take(y);
+        }
+    }
+    to.issued += std::mem::take(&mut from.issued);
+    for (a, b) in to.issued_pc.iter_mut().zip(&mut from.issued_pc) {
+        *a += std::mem::take(b);
+    }
+    to.pipe_busy += std::mem::take(&mut from.pipe_busy);
+    for (a, b) in to.sm_active.iter_mut().zip(&mut from.sm_active) {
+        *a += std::mem::take(b);
     }
 }
 
