@@ -514,6 +514,9 @@ fn windows_match_the_event_loop() {
         (11, 2, 60, 16, true, 3),
         (13, 8, 400, 8, false, 0),
         (17, 8, 400, 4, true, 25),
+        // The fed blocks run out as the GPU fills.
+        (19, 3, 60, 16, false, 1),
+        (23, 3, 90, 16, false, 4),
     ] {
         let mut g = Gpu::h200();
         g.sms = sms;

@@ -94,7 +94,7 @@ impl<'a> Sim<'a> {
 
     /// Marks the SMs that can receive a block in `[t0, end)` (those not marked `viewed`) and
     /// shows the dispatcher the others as at `t0`. False (nothing marked) when the blocks fed
-    /// may not be enough for them.
+    /// may not be enough for the window.
     fn candidates(&mut self, t0: u64, end: u64) -> bool {
         let left = self.launch.blocks - self.next_block.min(self.launch.blocks);
         let r = &self.cx.gpu.residency;
@@ -115,7 +115,9 @@ impl<'a> Sim<'a> {
                 need += room.min(by_time);
             }
         }
-        if need > 0 && (self.pending.len() as u64) < need.min(left) {
+        // One more than they can take: the dispatcher, even when it places nothing, acts as
+        // with blocks waiting (the event loop calls it only then).
+        if (self.pending.len() as u64) < (need + 1).min(left) {
             self.viewed.fill(false);
             return false;
         }
