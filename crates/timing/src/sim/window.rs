@@ -195,11 +195,13 @@ impl<'a> Sim<'a> {
         }
         self.at = at;
         let cx = &mut self.cx;
-        cx.dram.forget_before(t0);
         let g = &cx.gpu.global;
         for &(k, i) in &keys {
             let sm = &mut self.sms[k as usize];
             let a = sm.acc[i as usize];
+            // As the event loop does at each visit: the calendar then skips the past's slots
+            // left unfilled (the result is the same; the search for a free slot is short).
+            cx.dram.forget_before(a.t);
             let secs = &sm.acc_secs[a.from as usize..(a.from + a.n) as usize];
             let done = global::shared(
                 g,
