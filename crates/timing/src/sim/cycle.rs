@@ -404,7 +404,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                 if *at == 0 || store {
                     let st = sm.read_free.max(d as f64);
                     sm.read_free = st + per_sector_sm;
-                    let start = cx.dram.take(st.ceil() as u64);
+                    let start = cx.dram.take(st.ceil() as u64, id);
                     if *at == 0 {
                         // A store's data is in L2 when it arrives; a load's when DRAM
                         // returns it.

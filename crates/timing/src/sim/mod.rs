@@ -435,7 +435,7 @@ impl<'a> Sim<'a> {
                 ideal,
                 book: true,
                 l2,
-                dram: dram::Dram::new(gpu.global.dram_bytes_per_cycle, gpu.global.sector_bytes),
+                dram: dram::Dram::new(&gpu.global),
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],
                     per_pc: vec![[0; N_REASONS]; ncode],
