@@ -21,6 +21,9 @@ pub(super) struct Dram {
     /// Sectors of consecutive addresses that go to one channel.
     grain: u64,
     chans: Vec<Chan>,
+    /// No request starts before this slot: a channel forgets the slots before it when next
+    /// asked.
+    now: u64,
 }
 
 /// One channel's calendar.
@@ -44,6 +47,7 @@ impl Dram {
             per_slot: (per_slot / chans as f64).max(1e-3),
             grain: (g.dram_interleave_bytes / sb).max(1) as u64,
             chans: vec![Chan::default(); chans as usize],
+            now: 0,
         }
     }
 
@@ -71,7 +75,15 @@ impl Dram {
     pub fn take(&mut self, d: u64, id: u64) -> u64 {
         let k = self.channel(id);
         let c = self.per_slot;
+        let now = self.now;
         let ch = &mut self.chans[k];
+        while ch.base < now && !ch.used.is_empty() {
+            ch.used.pop_front();
+            ch.base += 1;
+        }
+        if ch.used.is_empty() {
+            ch.base = ch.base.max(now);
+        }
         let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
         loop {
             let i = (s - ch.base) as usize;
@@ -95,18 +107,9 @@ impl Dram {
     }
 
     /// Forgets the slots before cycle `t`: no request starts before the cycle the model has
-    /// reached.
+    /// reached (each channel drops them when next asked).
     pub fn forget_before(&mut self, t: u64) {
-        let s = t / SLOT;
-        for ch in &mut self.chans {
-            while ch.base < s && !ch.used.is_empty() {
-                ch.used.pop_front();
-                ch.base += 1;
-            }
-            if ch.used.is_empty() {
-                ch.base = ch.base.max(s);
-            }
-        }
+        self.now = self.now.max(t / SLOT);
     }
 }
 
@@ -144,6 +147,7 @@ mod tests {
         d.forget_before(120);
         // Slot 6 (96..112) and 7 were filled; what is left of the booking stays.
         assert_eq!(d.take(120, 0), 128);
+        assert_eq!(d.chans[0].base, 7);
         assert!(d.chans[0].used.len() < 10);
     }
 
