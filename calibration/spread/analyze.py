@@ -34,3 +34,40 @@ for n in (256, 1024, 4096):
           f" | block: first-load spread p50 {q(start, .5)}, completion spread p10/p50/p90"
           f" {q(done, .1)}/{q(done, .5)}/{q(done, .9)} | wait for the block's last warp: mean"
           f" {sum(wait) / len(wait):.0f}")
+
+# Which warps wait alike: the deviation of a warp's completion from its block's mean, correlated
+# with that of the same warp (same rows) in the block whose tile column is bx ^ k: its 128-byte
+# lines are the neighbours at 128 * k bytes. Lines of one aligned 256 bytes (k = 1) wait alike;
+# lines further apart do not: DRAM queues by address, in 256-byte chunks spread over channels.
+
+
+def corr(xs, ys):
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sx = sum((x - mx) ** 2 for x in xs) ** 0.5
+    sy = sum((y - my) ** 2 for y in ys) ** 0.5
+    return sxy / (sx * sy)
+
+
+for n in (1024, 4096):
+    rows = list(csv.DictReader(gzip.open(os.path.join(HERE, "raw", f"raw_n{n}.csv.gz"), "rt")))
+    nbx = n // 32
+    blocks = {}
+    for r in rows:
+        blocks.setdefault(int(r["block"]), []).append((int(r["warp"]), int(r["t0"]) + int(r["load_latency"])))
+    dev = {}
+    for b, ws in blocks.items():
+        m = sum(d for _, d in ws) / len(ws)
+        for w, d in ws:
+            dev[(b, w)] = d - m
+    out = []
+    for k in (1, 2, 4, 8, 16):
+        xs, ys = [], []
+        for (b, w), v in dev.items():
+            by, bx = divmod(b, nbx)
+            o = (by * nbx + (bx ^ k), w)
+            if not bx & k and o in dev:
+                xs.append(v)
+                ys.append(dev[o])
+        out.append(f"{128 * k} B: {corr(xs, ys):.2f}")
+    print(f"N={n:5} correlation of completion (less the block's mean) with the same rows' lines at: " + ", ".join(out))

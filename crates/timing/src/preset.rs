@@ -141,6 +141,14 @@ pub struct GlobalMem {
     pub dram_bytes_per_cycle: f64,
     /// DRAM reads one SM can have served per cycle.
     pub sm_read_bytes_per_cycle: f64,
+    /// Channels the DRAM's bandwidth is split into, each serving its requests in order
+    /// (1: one queue for the whole GPU).
+    #[serde(default = "one")]
+    pub dram_channels: u32,
+    /// Consecutive bytes that go to one channel; which channel serves each such chunk is a
+    /// fixed hash of its address.
+    #[serde(default = "interleave")]
+    pub dram_interleave_bytes: u32,
     /// Cycles the SM's global path spends per line of a load.
     pub load_cycles_per_line: u32,
     /// Cycles the SM's global path spends per line of a store.
@@ -148,6 +156,14 @@ pub struct GlobalMem {
     /// Cycles after a store leaves the SM until it is acknowledged (an exited warp waits:
     /// `drain`).
     pub store_ack: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn interleave() -> u32 {
+    256
 }
 
 /// Barrier cost.
@@ -253,6 +269,10 @@ impl Gpu {
                 self.global.sm_read_bytes_per_cycle.is_nan()
                     || self.global.sm_read_bytes_per_cycle <= 0.0,
                 "global.sm_read_bytes_per_cycle",
+            ),
+            (
+                self.global.dram_channels == 0 || self.global.dram_interleave_bytes == 0,
+                "global.dram_channels",
             ),
             (
                 self.global.dram_bytes_per_cycle.is_nan()

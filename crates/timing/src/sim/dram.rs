@@ -1,9 +1,13 @@
-//! The GPU's DRAM as a calendar: its bandwidth in slots of [`SLOT`] cycles, each holding as
-//! many sectors as the bandwidth moves in that time. A sector read or written at cycle `d`
-//! takes room in the first slot from `d` on that has any, so traffic is served at the whole
-//! GPU's bandwidth by whichever SMs ask, and a request booked ahead in time (an SM whose own
-//! queue is long) does not hold up one asked for earlier by another SM.
+//! The GPU's DRAM as calendars, one per channel: a channel's share of the bandwidth in slots
+//! of [`SLOT`] cycles, each holding as many sectors as the channel moves in that time. Which
+//! channel serves a sector is a fixed hash of its address, in chunks of the interleave. A
+//! sector read or written at cycle `d` takes room in its channel's first slot from `d` on that
+//! has any, so each channel serves what it is asked in order of asking, channels apart: the
+//! warps of a block, asking together, get their data back as far apart as their channels'
+//! queues are (calibration/README.md, section 7). A request booked ahead in time (an SM whose
+//! own queue is long) does not hold up one asked for earlier by another SM.
 
+use crate::preset::GlobalMem;
 use std::collections::VecDeque;
 
 /// Cycles per slot.
@@ -11,8 +15,20 @@ pub(super) const SLOT: u64 = 16;
 
 #[derive(Clone, Debug)]
 pub(super) struct Dram {
-    /// Sectors a slot holds (at least 1).
-    per_slot: u32,
+    /// Sectors a slot of one channel holds, on average: slot `s` holds
+    /// `floor((s + 1) c) - floor(s c)`, so the channels move the whole bandwidth exactly.
+    per_slot: f64,
+    /// Sectors of consecutive addresses that go to one channel.
+    grain: u64,
+    chans: Vec<Chan>,
+    /// No request starts before this slot: a channel forgets the slots before it when next
+    /// asked.
+    now: u64,
+}
+
+/// One channel's calendar.
+#[derive(Clone, Debug, Default)]
+struct Chan {
     /// Slot number of `used[0]`.
     base: u64,
     /// Sectors taken in each slot from `base` on.
@@ -22,81 +38,136 @@ pub(super) struct Dram {
 }
 
 impl Dram {
-    /// DRAM moving `bytes_per_cycle` in sectors of `sector_bytes`.
-    pub fn new(bytes_per_cycle: f64, sector_bytes: u32) -> Self {
-        let per_slot = (bytes_per_cycle * SLOT as f64 / sector_bytes.max(1) as f64).floor();
+    /// The DRAM of `g`: its bandwidth, channels and interleave.
+    pub fn new(g: &GlobalMem) -> Self {
+        let sb = g.sector_bytes.max(1);
+        let per_slot = (g.dram_bytes_per_cycle * SLOT as f64 / sb as f64).floor();
+        let chans = g.dram_channels.max(1);
         Dram {
-            per_slot: (per_slot as u32).max(1),
-            base: 0,
-            used: VecDeque::new(),
-            first_free: 0,
+            per_slot: (per_slot / chans as f64).max(1e-3),
+            grain: (g.dram_interleave_bytes / sb).max(1) as u64,
+            chans: vec![Chan::default(); chans as usize],
+            now: 0,
         }
     }
 
-    /// Takes one sector's room from cycle `d` on and returns the cycle its transfer starts.
-    pub fn take(&mut self, d: u64) -> u64 {
-        let mut s = (d / SLOT).max(self.first_free).max(self.base);
+    /// Sectors slot `s` of a channel holds.
+    fn cap(per_slot: f64, s: u64) -> u32 {
+        (((s + 1) as f64 * per_slot).floor() - (s as f64 * per_slot).floor()) as u32
+    }
+
+    /// The channel of sector `id` (buffer << 48 | sector in the buffer).
+    fn channel(&self, id: u64) -> usize {
+        let n = self.chans.len() as u64;
+        if n == 1 {
+            return 0;
+        }
+        let chunk = ((id >> 48) << 44) ^ ((id & ((1 << 48) - 1)) / self.grain);
+        // splitmix64's finaliser: neighbouring chunks land on unrelated channels.
+        let mut x = chunk.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((x ^ (x >> 31)) % n) as usize
+    }
+
+    /// Takes room for sector `id` (buffer << 48 | sector) from cycle `d` on and returns the
+    /// cycle its transfer starts.
+    pub fn take(&mut self, d: u64, id: u64) -> u64 {
+        let k = self.channel(id);
+        let c = self.per_slot;
+        let now = self.now;
+        let ch = &mut self.chans[k];
+        while ch.base < now && !ch.used.is_empty() {
+            ch.used.pop_front();
+            ch.base += 1;
+        }
+        if ch.used.is_empty() {
+            ch.base = ch.base.max(now);
+        }
+        let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
         loop {
-            let i = (s - self.base) as usize;
-            if i >= self.used.len() {
-                self.used.resize(i + 1, 0);
+            let i = (s - ch.base) as usize;
+            if i >= ch.used.len() {
+                ch.used.resize(i + 1, 0);
             }
-            if self.used[i] < self.per_slot {
-                self.used[i] += 1;
+            if ch.used[i] < Self::cap(c, s) {
+                ch.used[i] += 1;
                 break;
             }
             s += 1;
         }
-        while self
-            .used
-            .get((self.first_free.max(self.base) - self.base) as usize)
-            .is_some_and(|&u| u >= self.per_slot)
-        {
-            self.first_free = self.first_free.max(self.base) + 1;
+        loop {
+            let f = ch.first_free.max(ch.base);
+            match ch.used.get((f - ch.base) as usize) {
+                Some(&u) if u >= Self::cap(c, f) => ch.first_free = f + 1,
+                _ => break,
+            }
         }
         d.max(s * SLOT)
     }
 
     /// Forgets the slots before cycle `t`: no request starts before the cycle the model has
-    /// reached.
+    /// reached (each channel drops them when next asked).
     pub fn forget_before(&mut self, t: u64) {
-        let s = t / SLOT;
-        while self.base < s && !self.used.is_empty() {
-            self.used.pop_front();
-            self.base += 1;
-        }
-        if self.used.is_empty() {
-            self.base = self.base.max(s);
-        }
+        self.now = self.now.max(t / SLOT);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::preset::Gpu;
+
+    fn dram(bytes_per_cycle: f64, channels: u32) -> Dram {
+        let mut g = Gpu::h200().global;
+        g.dram_bytes_per_cycle = bytes_per_cycle;
+        g.dram_channels = channels;
+        Dram::new(&g)
+    }
 
     #[test]
     fn serves_at_the_bandwidth_in_time_order_of_asking() {
         // 2 sectors a cycle: 32 a slot.
-        let mut d = Dram::new(64.0, 32);
-        let starts: Vec<u64> = (0..100).map(|_| d.take(0)).collect();
+        let mut d = dram(64.0, 1);
+        let starts: Vec<u64> = (0..100).map(|_| d.take(0, 0)).collect();
         assert_eq!(starts[31], 0);
         assert_eq!(starts[32], SLOT);
         assert_eq!(starts[99], 3 * SLOT);
         // A request far ahead does not hold up an earlier one.
-        assert_eq!(d.take(10_000), 10_000);
-        assert_eq!(d.take(5), 3 * SLOT);
+        assert_eq!(d.take(10_000, 0), 10_000);
+        assert_eq!(d.take(5, 0), 3 * SLOT);
     }
 
     #[test]
     fn forgets_the_past_but_not_the_booked_future() {
-        let mut d = Dram::new(32.0, 32);
+        let mut d = dram(32.0, 1);
         for _ in 0..40 {
-            d.take(100);
+            d.take(100, 0);
         }
         d.forget_before(120);
         // Slot 6 (96..112) and 7 were filled; what is left of the booking stays.
-        assert_eq!(d.take(120), 128);
-        assert!(d.used.len() < 10);
+        assert_eq!(d.take(120, 0), 128);
+        assert_eq!(d.chans[0].base, 7);
+        assert!(d.chans[0].used.len() < 10);
+    }
+
+    #[test]
+    fn channels_share_the_bandwidth_and_queue_apart() {
+        // 4 channels of 1.5 sectors a slot each (a fraction: slots hold 1 or 2).
+        let mut d = dram(12.0, 4);
+        // One chunk's sectors (256 bytes: 8 sectors) queue on one channel, in order.
+        let one: Vec<u64> = (0..8).map(|s| d.take(0, s)).collect();
+        assert!(one.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(one[7], 5 * SLOT); // 1 + 2 + 1 + 2 + 1 + 2 ≥ 8 by slot 5
+                                      // Many chunks spread over all channels: the whole bandwidth (6 sectors a slot).
+        let mut d = dram(12.0, 4);
+        let last = (0..600u64).map(|c| d.take(0, c * 8)).max().unwrap();
+        assert!((100 * SLOT..=112 * SLOT).contains(&last), "{last}");
+        // Sectors of different buffers at the same offset are apart.
+        let d = dram(12.0, 64);
+        let same = (0..16u64)
+            .filter(|b| d.channel(b << 48) == d.channel(0))
+            .count();
+        assert!(same < 4);
     }
 }

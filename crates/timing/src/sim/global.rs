@@ -33,7 +33,7 @@ pub(super) fn shared(
         if *at == 0 || store {
             let st = read_free.max(d as f64);
             *read_free = st + per_sector_sm;
-            let start = dram.take(st.ceil() as u64);
+            let start = dram.take(st.ceil() as u64, id);
             if *at == 0 {
                 // A store's data is in L2 when it arrives; a load's when DRAM returns it.
                 let arrive = if store { d } else { start + g.dram as u64 };

@@ -483,7 +483,7 @@ impl<'a> Sim<'a> {
                 ideal,
                 book: true,
                 l2,
-                dram: dram::Dram::new(gpu.global.dram_bytes_per_cycle, gpu.global.sector_bytes),
+                dram: dram::Dram::new(&gpu.global),
                 window: None,
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""calibration/draw4: a fresh random set of whole-kernel launches, drawn (seed 20261204) after
+the DRAM-channel rule (192 channels, 256-byte interleave) was fixed, to test that the rule was
+not fitted. Writes launches.tsv: name, template, N, registers per thread (ptxas -v of the same
+templates in raw1/ptxas_heldout.txt; N is a run-time argument, so it does not change them).
+
+    python3 calibration/draw4/draw.py
+"""
+import os, random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = random.Random(20261204)
+# template -> (name pattern, N step, N min, N max, regs)
+T = {
+    "tr00": ("transpose_n{}_tile32x32", 32, 384, 4096, 28),
+    "tr10": ("transpose_n{}_tile32x33", 32, 384, 4096, 28),
+    "tr01": ("transpose_n{}_tile32x32_xor", 32, 384, 4096, 28),
+    "t64_0": ("transpose64_n{}_tile32x32", 32, 256, 2048, 29),
+    "t64_1": ("transpose64_n{}_tile32x33", 32, 256, 2048, 30),
+    "mm16_0_0": ("matmul_n{}_t16", 32, 128, 1024, 30),
+    "mm16_0_1": ("matmul_n{}_t16_transA", 32, 128, 1024, 30),
+    "mm32_0_0": ("matmul_n{}_t32", 32, 128, 1024, 29),
+    "mm32_1_1": ("matmul_n{}_t32_transA_pad1", 32, 128, 1024, 30),
+    "sg0": ("sgemm4x4_n{}", 64, 128, 1024, 56),
+    "sg4": ("sgemm4x4_n{}_pad4", 64, 128, 1024, 58),
+}
+rows = []
+for k in sorted(T):
+    name, step, lo, hi, regs = T[k]
+    for _ in range(2):
+        n = rng.randrange(lo // step, hi // step + 1) * step
+        rows.append((name.format(n), k, n, regs))
+with open(os.path.join(HERE, "launches.tsv"), "w") as f:
+    f.write("name\ttemplate\tn\tregs_per_thread\n")
+    for r in rows:
+        f.write("%s\t%s\t%d\t%d\n" % r)
+print("\n".join("%s\t%s\t%d\t%d" % r for r in rows))
