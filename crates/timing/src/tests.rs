@@ -457,6 +457,35 @@ fn mixed_blocks(seed: u64, blocks: usize, warps: usize, alike: bool) -> Vec<Bloc
         .collect()
 }
 
+/// An H200 of `sms` SMs and a launch of `blocks` blocks of `warps` warps, as the mixed
+/// synthetic blocks need.
+fn mixed_launch(sms: u32, blocks: u64, warps: usize) -> (Gpu, Launch) {
+    let mut g = Gpu::h200();
+    g.sms = sms;
+    let launch = Launch {
+        blocks,
+        threads: warps as u32 * 32,
+        shared_bytes: 0,
+        regs_per_thread: 32,
+        nregs: 8,
+        buffer_bytes: vec![1 << 20],
+    };
+    (g, launch)
+}
+
+/// Two simulations of the same blocks gave the same outcome, number for number.
+fn assert_same(a: &Outcome, b: &Outcome, seed: u64) {
+    assert!(a.issued > 0);
+    assert_eq!(a.end, b.end, "seed {seed}");
+    assert_eq!(a.sm_active, b.sm_active, "seed {seed}");
+    assert_eq!(a.cycles, b.cycles, "seed {seed}");
+    assert_eq!(a.per_pc, b.per_pc, "seed {seed}");
+    assert_eq!(a.issued, b.issued, "seed {seed}");
+    assert_eq!(a.issued_pc, b.issued_pc, "seed {seed}");
+    assert_eq!(a.pipe_busy, b.pipe_busy, "seed {seed}");
+    assert_eq!(a.timeline, b.timeline, "seed {seed}");
+}
+
 /// The scheduler on bit sets decides as the reference scan of every warp: every number of
 /// the outcome is the same.
 #[test]
@@ -470,16 +499,7 @@ fn fast_scheduler_matches_the_reference_scan() {
         (5, 1, 40, 8, true),
         (11, 2, 60, 16, true),
     ] {
-        let mut g = Gpu::h200();
-        g.sms = sms;
-        let launch = Launch {
-            blocks,
-            threads: warps as u32 * 32,
-            shared_bytes: 0,
-            regs_per_thread: 32,
-            nregs: 8,
-            buffer_bytes: vec![1 << 20],
-        };
+        let (g, launch) = mixed_launch(sms, blocks, warps);
         let outcome = |reference: bool| {
             let mut s = Sim::new(&g, &code, launch.clone(), false, None).unwrap();
             if reference {
@@ -490,15 +510,7 @@ fn fast_scheduler_matches_the_reference_scan() {
             }
             s.finish()
         };
-        let (fast, slow) = (outcome(false), outcome(true));
-        assert!(fast.issued > 0);
-        assert_eq!(fast.end, slow.end, "seed {seed}");
-        assert_eq!(fast.sm_active, slow.sm_active, "seed {seed}");
-        assert_eq!(fast.cycles, slow.cycles, "seed {seed}");
-        assert_eq!(fast.per_pc, slow.per_pc, "seed {seed}");
-        assert_eq!(fast.issued, slow.issued, "seed {seed}");
-        assert_eq!(fast.issued_pc, slow.issued_pc, "seed {seed}");
-        assert_eq!(fast.pipe_busy, slow.pipe_busy, "seed {seed}");
+        assert_same(&outcome(false), &outcome(true), seed);
     }
 }
 
@@ -518,16 +530,7 @@ fn windows_match_the_event_loop() {
         (19, 3, 60, 16, false, 1),
         (23, 3, 90, 16, false, 4),
     ] {
-        let mut g = Gpu::h200();
-        g.sms = sms;
-        let launch = Launch {
-            blocks,
-            threads: warps as u32 * 32,
-            shared_bytes: 0,
-            regs_per_thread: 32,
-            nregs: 8,
-            buffer_bytes: vec![1 << 20],
-        };
+        let (g, launch) = mixed_launch(sms, blocks, warps);
         let outcome = |windows: bool, reference: bool| {
             let mut s = Sim::new(&g, &code, launch.clone(), false, Some(0)).unwrap();
             if !windows {
@@ -548,15 +551,7 @@ fn windows_match_the_event_loop() {
             s.finish()
         };
         for reference in [false, true] {
-            let (win, ev) = (outcome(true, reference), outcome(false, reference));
-            assert!(win.issued > 0);
-            assert_eq!(win.end, ev.end, "seed {seed}");
-            assert_eq!(win.sm_active, ev.sm_active, "seed {seed}");
-            assert_eq!(win.cycles, ev.cycles, "seed {seed}");
-            assert_eq!(win.per_pc, ev.per_pc, "seed {seed}");
-            assert_eq!(win.issued_pc, ev.issued_pc, "seed {seed}");
-            assert_eq!(win.pipe_busy, ev.pipe_busy, "seed {seed}");
-            assert_eq!(win.timeline, ev.timeline, "seed {seed}");
+            assert_same(&outcome(true, reference), &outcome(false, reference), seed);
         }
     }
 }

@@ -109,6 +109,7 @@ impl Sets {
     }
 
     /// Puts `key` at heap place `i` (whose key left) and restores the heap's order.
+    #[inline]
     fn place(&mut self, mut i: usize, key: u64) {
         while i > 0 && self.heap[(i - 1) / 2] > key {
             self.heap[i] = self.heap[(i - 1) / 2];
@@ -185,27 +186,8 @@ impl Sets {
             }
             // Pop: the last key sifts down from the root.
             self.len -= 1;
-            let key = self.heap[self.len];
-            let n = self.len;
-            let mut i = 0;
-            loop {
-                let c = 2 * i + 1;
-                if c >= n {
-                    break;
-                }
-                let c = if c + 1 < n && self.heap[c + 1] < self.heap[c] {
-                    c + 1
-                } else {
-                    c
-                };
-                if key <= self.heap[c] {
-                    break;
-                }
-                self.heap[i] = self.heap[c];
-                i = c;
-            }
-            if n > 0 {
-                self.heap[i] = key;
+            if self.len > 0 {
+                self.place(0, self.heap[self.len]);
             }
         }
         woke
