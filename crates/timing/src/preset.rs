@@ -271,7 +271,11 @@ impl Gpu {
                 "global.sm_read_bytes_per_cycle",
             ),
             (
-                self.global.dram_channels == 0 || self.global.dram_interleave_bytes == 0,
+                // Each channel is a calendar of its own: a count beyond any memory's would
+                // only exhaust the host's.
+                self.global.dram_channels == 0
+                    || self.global.dram_channels > 65_536
+                    || self.global.dram_interleave_bytes == 0,
                 "global.dram_channels",
             ),
             (
@@ -327,5 +331,10 @@ mod tests {
         let src = H200_RON.replace("sms: 132,", "sms: 0,");
         let e = Gpu::parse("x.ron", &src).unwrap_err();
         assert!(e.message.contains("sms"), "{}", e.message);
+        for bad in ["dram_channels: 0,", "dram_channels: 4000000000,"] {
+            let src = H200_RON.replace("dram_channels: 192,", bad);
+            let e = Gpu::parse("x.ron", &src).unwrap_err();
+            assert!(e.message.contains("global.dram_channels"), "{}", e.message);
+        }
     }
 }
