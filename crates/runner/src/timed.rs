@@ -8,7 +8,9 @@ use crate::progress::Progress;
 use rayon::prelude::*;
 use warpsim_interp::exec::{self, Config, Fault, Stats};
 use warpsim_interp::{Diag, Phase, Program};
-use warpsim_timing::{static_code, BlockTrace, Gpu, Launch, Model, Recorder, Timing};
+use warpsim_timing::{
+    scoreboard_regs, static_code, BlockTrace, Gpu, Launch, Model, Recorder, Timing,
+};
 
 /// What the timing model runs with.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,7 +70,7 @@ pub(crate) fn grid(
         threads: prog.threads_per_block(),
         shared_bytes: prog.shared_bytes,
         regs_per_thread: regs,
-        nregs: prog.nregs,
+        nregs: scoreboard_regs(&code, prog.nregs),
         buffer_bytes: prog.buffers.iter().map(|b| b.words() * 4).collect(),
     };
     let mut model = Model::new(gpu, &code, launch, topt.timeline.then_some(0)).map_err(|m| {

@@ -29,7 +29,10 @@ pub mod unroll;
 pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
 pub use sim::{Launch, Outcome, Sim, Span};
-pub use trace::{static_code, BlockTrace, Class, Ev, Recorder, StaticInst, WarpTrace};
+pub use trace::{
+    scoreboard_regs, static_code, BlockTrace, Class, Ev, Recorder, StaticInst, WarpTrace,
+    SWIZZLE_ADDRESS,
+};
 
 use serde::{Serialize, Serializer};
 use std::sync::Arc;
@@ -172,10 +175,10 @@ impl<'a> Model<'a> {
         match self.ideal {
             Some(ideal) => {
                 let (real, ideal) = rayon::join(|| self.real.finish(), || ideal.finish());
-                timing(self.gpu, real, &ideal)
+                timing(self.gpu, fold(self.code, real), &ideal)
             }
             None => {
-                let real = self.real.finish();
+                let real = fold(self.code, self.real.finish());
                 let ideal = Outcome {
                     end: real.end,
                     issued: real.issued,
@@ -185,6 +188,33 @@ impl<'a> Model<'a> {
             }
         }
     }
+}
+
+/// Moves the counts of the address instructions appended to the code (`StaticInst::serves`)
+/// to the accesses they serve, and drops their pcs: the report knows the program's pcs only.
+fn fold(code: &[StaticInst], mut o: Outcome) -> Outcome {
+    let n = code
+        .iter()
+        .position(|s| s.serves.is_some())
+        .unwrap_or(code.len());
+    for (q, s) in code.iter().enumerate().skip(n) {
+        let Some(pc) = s.serves.map(|p| p as usize) else {
+            continue;
+        };
+        if let (Some(&c), Some(&i)) = (o.per_pc.get(q), o.issued_pc.get(q)) {
+            if let Some(to) = o.per_pc.get_mut(pc) {
+                for (a, b) in to.iter_mut().zip(c) {
+                    *a += b;
+                }
+            }
+            if let Some(to) = o.issued_pc.get_mut(pc) {
+                *to += i;
+            }
+        }
+    }
+    o.per_pc.truncate(n);
+    o.issued_pc.truncate(n);
+    o
 }
 
 /// Whether a shared access of `block` has a bank conflict (more wavefronts than without).

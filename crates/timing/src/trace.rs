@@ -55,6 +55,12 @@ pub struct StaticInst {
     /// The branch back of a loop that ptxas unrolls by 4: the loop's first pc
     /// ([`crate::unroll`]).
     pub unroll: Option<u32>,
+    /// An access to an XOR-swizzled shared array: the first of the [`SWIZZLE_ADDRESS`]
+    /// address instructions the GPU issues just before it (appended after the program's code).
+    pub pre: Option<u32>,
+    /// One of those address instructions: the pc of the access it serves (its stalls are
+    /// reported at that access's line).
+    pub serves: Option<u32>,
 }
 
 impl StaticInst {
@@ -65,6 +71,8 @@ impl StaticInst {
             dst,
             srcs: srcs.to_vec(),
             unroll: None,
+            pre: None,
+            serves: None,
         }
     }
 }
@@ -115,7 +123,64 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
         }
     }
     crate::unroll::mark_counted_loops(prog, &mut code, &constant);
+    swizzle_address(prog, &mut code);
     code
+}
+
+/// Integer instructions the GPU issues for the address of an access to an XOR-swizzled
+/// shared array, which the IR leaves to the access itself: the XOR of the column with the
+/// row (`LOP3`) and the address it gives (`LEA` or `IMAD`), as ptxas compiles `tile[r][c ^
+/// r]` (calibration/README.md, section 9). An unswizzled tile's row and column offsets fold
+/// into the access's immediate offset instead, so the IR's free address matches the GPU's
+/// there; a swizzled column cannot fold.
+pub const SWIZZLE_ADDRESS: usize = 2;
+
+/// Appends [`SWIZZLE_ADDRESS`] integer instructions for every access to an XOR-swizzled
+/// shared array: the first reads the access's index registers and writes a scratch register
+/// of its own (numbered from the program's last register up), each next one reads and
+/// writes it, and the access reads it in place of its indices.
+fn swizzle_address(prog: &Program, code: &mut Vec<StaticInst>) {
+    let mut scratch = prog.nregs;
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let m = match *inst {
+            Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
+            _ => continue,
+        };
+        let swizzled = m.space == Space::Shared
+            && m.rank >= 2
+            && prog
+                .shared
+                .get(m.array as usize)
+                .is_some_and(|s| s.swizzle > 0);
+        let Ok(x) = u16::try_from(scratch) else {
+            return;
+        };
+        if !swizzled || code[pc].class == Class::Free {
+            continue;
+        }
+        scratch += 1;
+        let first = code.len() as u32;
+        let rank = (m.rank as usize).min(3);
+        let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();
+        for k in 0..SWIZZLE_ADDRESS {
+            let srcs = if k == 0 { idx.clone() } else { vec![(x, 1)] };
+            let mut a = StaticInst::new(Class::Int, Some((x, 1)), &srcs);
+            a.serves = Some(pc as u32);
+            code.push(a);
+        }
+        let access = &mut code[pc];
+        access.srcs.splice(..rank, [(x, 1)]);
+        access.pre = Some(first);
+    }
+}
+
+/// Scoreboard entries a warp needs for `code`: its highest register (scratch ones
+/// included) plus one, at least `nregs`.
+pub fn scoreboard_regs(code: &[StaticInst], nregs: usize) -> usize {
+    let top = |&(r, n): &Regs| r as usize + n as usize;
+    code.iter()
+        .flat_map(|s| s.dst.iter().chain(&s.srcs).map(top))
+        .fold(nregs, usize::max)
 }
 
 fn r1(r: Reg) -> Regs {
@@ -170,12 +235,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();
-        return StaticInst {
-            class,
-            dst: Some((ops.dst.0 .0, ops.dst.1)),
-            srcs,
-            unroll: None,
-        };
+        return StaticInst::new(class, Some((ops.dst.0 .0, ops.dst.1)), &srcs);
     }
     match *inst {
         Load(m) | Store(m) => {
@@ -350,8 +410,19 @@ impl<'a> Recorder<'a> {
     /// Warp `w` issued instruction `pc`.
     #[inline]
     pub fn inst(&mut self, w: usize, pc: usize) {
-        if self.code.get(pc).is_some_and(|s| s.class != Class::Free) {
+        let Some(s) = self.code.get(pc) else {
+            return;
+        };
+        if s.class != Class::Free {
             if let Some(t) = self.block.warps.get_mut(w) {
+                if let Some(q) = s.pre {
+                    for k in 0..SWIZZLE_ADDRESS as u32 {
+                        t.ev.push(Ev {
+                            pc: q + k,
+                            ..Ev::default()
+                        });
+                    }
+                }
                 t.ev.push(Ev {
                     pc: pc as u32,
                     ..Ev::default()
