@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""calibration/swizzle: warpsim's predictions for launches.tsv (model.tsv), written before the
-H200 ran them.
+"""calibration/swizzle: warpsim's predictions for a launch list, written before the H200 ran
+them (model.tsv: launches.tsv with the first rule; model2.tsv: launches2.tsv with the second).
 
-    python3 calibration/swizzle/predict.py WARPSIM_BINARY model.tsv
+    python3 calibration/swizzle/predict.py WARPSIM_BINARY OUT.tsv [launches2.tsv]
 """
 import csv, json, os, re, subprocess, sys
 
@@ -13,17 +13,21 @@ STALLS = ["barrier", "short_scoreboard", "mio_throttle", "long_scoreboard", "wai
 
 def program(name):
     """The shipped program and defines that port a launch of swz.cu."""
-    swz = ["SWIZZLE=1"] if name.endswith("_xor") else []
+    swz = {"_xor": ["SWIZZLE=1"], "_g2": ["SWIZZLE=2"], "_swzA": ["SWIZZLE=1"],
+           "_swzAB": ["SWIZZLE=1", "SWIZZLE_B=1"]}
+    tail = [v for k, v in swz.items() if name.endswith(k)]
+    tail = tail[0] if tail else []
     m = re.match(r"transpose(64)?_n(\d+)_tile32x32", name)
     if m:
-        return ("transpose_f64.ron" if m[1] else "transpose.ron"), ["N=" + m[2]] + swz
-    m = re.match(r"matmul_n(\d+)_t(\d+)_transA", name)
-    return "matmul.ron", ["N=" + m[1], "TILE=" + m[2], "TRANS_A=1"] + swz
+        return ("transpose_f64.ron" if m[1] else "transpose.ron"), ["N=" + m[2]] + tail
+    m = re.match(r"matmul_n(\d+)_t(\d+)(_transA)?", name)
+    return "matmul.ron", ["N=" + m[1], "TILE=" + m[2]] + (["TRANS_A=1"] if m[3] else []) + tail
 
 
 def main():
     binary, out = sys.argv[1], sys.argv[2]
-    rows = list(csv.DictReader(open(os.path.join(HERE, "launches.tsv")), delimiter="\t"))
+    launches = sys.argv[3] if len(sys.argv) > 3 else "launches.tsv"
+    rows = list(csv.DictReader(open(os.path.join(HERE, launches)), delimiter="\t"))
     with open(out, "w") as f:
         f.write("\t".join(["name", "inst_executed", "elapsed_cycles", "sm_active_cycles_avg",
                            "warp_cycles_per_issued_inst"] + ["stall_" + s for s in STALLS]) + "\n")

@@ -4,7 +4,7 @@
 // transpose64 and the transposed-A matmul with XOR-swizzled tiles, and transpose<0,true> at
 // other sizes, each beside its unswizzled twin (launches.tsv, drawn by draw.py).
 //
-// Usage: swz launches.tsv   (labels to stderr, "LAUNCH i name grid block")
+// Usage: swz launches.tsv|launches2.tsv   (labels to stderr, "LAUNCH i name grid block")
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -47,6 +47,44 @@ __global__ void matmul_swz(const float* A, const float* B, float* C, int n) {
   C[row * n + col] = acc;
 }
 
+// Second draw (launches2.tsv), after the hoisting rule was fixed from the first one:
+// transpose<0,true> and transpose64 with a swizzle of 2-element groups (SWIZZLE=2 in the RON
+// ports: column group c/2 XOR (row mod 16)), matmul<T,0,false> with As swizzled (TRANS_A=0
+// SWIZZLE=1), and the transposed-A matmul with both tiles swizzled (SWIZZLE=1 SWIZZLE_B=1).
+__device__ __forceinline__ int g2(int r, int c) { return (((c >> 1) ^ (r & 15)) << 1) | (c & 1); }
+template <typename E>
+__global__ void transpose_g2(const E* in, E* out, int n) {
+  __shared__ volatile E tile[TILE][TILE];
+  int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS) {
+    int r = threadIdx.y + j, c = threadIdx.x;
+    tile[r][g2(r, c)] = in[(y + j) * n + x];
+  }
+  __syncthreads();
+  x = blockIdx.y * TILE + threadIdx.x; y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS) {
+    int r = threadIdx.x, c = threadIdx.y + j;
+    out[(y + j) * n + x] = tile[r][g2(r, c)];
+  }
+}
+template <int T, bool TRANSA, bool SWZB>
+__global__ void matmul_swz2(const float* A, const float* B, float* C, int n) {
+  __shared__ volatile float As[T][T];
+  __shared__ volatile float Bs[T][T];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+  float acc = 0.f;
+  for (int t = 0; t < n / T; t++) {
+    if (TRANSA) As[tx][ty ^ tx] = A[row * n + t * T + tx]; else As[ty][tx ^ ty] = A[row * n + t * T + tx];
+    Bs[ty][SWZB ? (tx ^ ty) : tx] = B[(t * T + ty) * n + col];
+    __syncthreads();
+    for (int k = 0; k < T; k++)
+      acc += (TRANSA ? As[k][ty ^ k] : As[ty][k ^ ty]) * Bs[k][SWZB ? (tx ^ k) : tx];
+    __syncthreads();
+  }
+  C[row * n + col] = acc;
+}
+
 __global__ void fill_rand(float* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     unsigned h = (unsigned)i * 2654435761u ^ seed; h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
@@ -78,6 +116,14 @@ int main(int argc, char** argv) {
     else if (t == "mm16_s") { dim3 g(n / 16, n / 16), b(16, 16); lab(name, g, b); matmul_swz<16><<<g, b>>>(A, B, C, n); }
     else if (t == "mm32_0_1") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul<32, 0, true><<<g, b>>>(A, B, C, n); }
     else if (t == "mm32_s") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul_swz<32><<<g, b>>>(A, B, C, n); }
+    else if (t == "tr_g2") { lab(name, g32, b32); transpose_g2<float><<<g32, b32>>>(A, B, n); }
+    else if (t == "t64_g2") { lab(name, g32, b32); transpose_g2<double><<<g32, b32>>>((double*)A, (double*)B, n); }
+    else if (t == "mm16_a") { dim3 g(n / 16, n / 16), b(16, 16); lab(name, g, b); matmul_swz2<16, false, false><<<g, b>>>(A, B, C, n); }
+    else if (t == "mm32_a") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul_swz2<32, false, false><<<g, b>>>(A, B, C, n); }
+    else if (t == "mm16_0_0") { dim3 g(n / 16, n / 16), b(16, 16); lab(name, g, b); matmul<16, 0, false><<<g, b>>>(A, B, C, n); }
+    else if (t == "mm32_0_0") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul<32, 0, false><<<g, b>>>(A, B, C, n); }
+    else if (t == "mm16_ab") { dim3 g(n / 16, n / 16), b(16, 16); lab(name, g, b); matmul_swz2<16, true, true><<<g, b>>>(A, B, C, n); }
+    else if (t == "mm32_ab") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul_swz2<32, true, true><<<g, b>>>(A, B, C, n); }
     else { fprintf(stderr, "unknown template %s\n", tpl); return 1; }
     CK(cudaGetLastError());
   }

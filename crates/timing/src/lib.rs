@@ -22,6 +22,7 @@
 pub mod preset;
 pub mod reason;
 pub mod sim;
+pub mod swizzle;
 pub mod timeline;
 pub mod trace;
 pub mod unroll;
@@ -30,8 +31,7 @@ pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
 pub use sim::{Launch, Outcome, Sim, Span};
 pub use trace::{
-    scoreboard_regs, static_code, BlockTrace, Class, Ev, Recorder, StaticInst, WarpTrace,
-    SWIZZLE_ADDRESS,
+    scoreboard_regs, static_code, BlockTrace, Class, Ev, LoopMark, Recorder, StaticInst, WarpTrace,
 };
 
 use serde::{Serialize, Serializer};

@@ -2,6 +2,7 @@
 //! order, with the dynamic facts of each (shared wavefronts, global sectors). Static facts
 //! (instruction class, registers read and written) come from the program, per pc.
 
+use std::collections::HashSet;
 use warpsim_interp::ir::{Inst, Reg, Space};
 use warpsim_interp::Program;
 
@@ -55,12 +56,27 @@ pub struct StaticInst {
     /// The branch back of a loop that ptxas unrolls by 4: the loop's first pc
     /// ([`crate::unroll`]).
     pub unroll: Option<u32>,
-    /// An access to an XOR-swizzled shared array: the first of the [`SWIZZLE_ADDRESS`]
+    /// An access to an XOR-swizzled shared array: the first of the [`crate::swizzle::SWIZZLE_ADDRESS`]
     /// address instructions the GPU issues just before it (appended after the program's code).
     pub pre: Option<u32>,
     /// One of those address instructions: the pc of the access it serves (its stalls are
     /// reported at that access's line).
     pub serves: Option<u32>,
+    /// A swizzled access whose address the compiler computes once per distinct iteration of
+    /// these constant loops (a bit per [`LoopMark`] number; 0: once per warp); `None`: at
+    /// every execution ([`crate::swizzle`]).
+    pub hoist: Option<u64>,
+    /// The start or step of a constant loop, for counting its iterations.
+    pub mark: Option<LoopMark>,
+}
+
+/// Where a constant loop (one the GPU's compiler unrolls) starts a run of trips, or steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopMark {
+    /// Its `LoopStart`: the iteration count of loop `n` starts at 0.
+    Start(u8),
+    /// Its `ForNext`: loop `n` goes to its next iteration.
+    Next(u8),
 }
 
 impl StaticInst {
@@ -73,6 +89,8 @@ impl StaticInst {
             unroll: None,
             pre: None,
             serves: None,
+            hoist: None,
+            mark: None,
         }
     }
 }
@@ -123,55 +141,8 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
         }
     }
     crate::unroll::mark_counted_loops(prog, &mut code, &constant);
-    swizzle_address(prog, &mut code);
+    crate::swizzle::address(prog, &mut code);
     code
-}
-
-/// Integer instructions the GPU issues for the address of an access to an XOR-swizzled
-/// shared array, which the IR leaves to the access itself: the XOR of the column with the
-/// row (`LOP3`) and the address it gives (`LEA` or `IMAD`), as ptxas compiles `tile[r][c ^
-/// r]` (calibration/README.md, section 9). An unswizzled tile's row and column offsets fold
-/// into the access's immediate offset instead, so the IR's free address matches the GPU's
-/// there; a swizzled column cannot fold.
-pub const SWIZZLE_ADDRESS: usize = 2;
-
-/// Appends [`SWIZZLE_ADDRESS`] integer instructions for every access to an XOR-swizzled
-/// shared array: the first reads the access's index registers and writes a scratch register
-/// of its own (numbered from the program's last register up), each next one reads and
-/// writes it, and the access reads it in place of its indices.
-fn swizzle_address(prog: &Program, code: &mut Vec<StaticInst>) {
-    let mut scratch = prog.nregs;
-    for (pc, inst) in prog.code.iter().enumerate() {
-        let m = match *inst {
-            Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
-            _ => continue,
-        };
-        let swizzled = m.space == Space::Shared
-            && m.rank >= 2
-            && prog
-                .shared
-                .get(m.array as usize)
-                .is_some_and(|s| s.swizzle > 0);
-        let Ok(x) = u16::try_from(scratch) else {
-            return;
-        };
-        if !swizzled || code[pc].class == Class::Free {
-            continue;
-        }
-        scratch += 1;
-        let first = code.len() as u32;
-        let rank = (m.rank as usize).min(3);
-        let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();
-        for k in 0..SWIZZLE_ADDRESS {
-            let srcs = if k == 0 { idx.clone() } else { vec![(x, 1)] };
-            let mut a = StaticInst::new(Class::Int, Some((x, 1)), &srcs);
-            a.serves = Some(pc as u32);
-            code.push(a);
-        }
-        let access = &mut code[pc];
-        access.srcs.splice(..rank, [(x, 1)]);
-        access.pre = Some(first);
-    }
 }
 
 /// Scoreboard entries a warp needs for `code`: its highest register (scratch ones
@@ -377,6 +348,12 @@ pub struct Recorder<'a> {
     /// Events and sectors of the longest warp of the last block taken: a new block's warps
     /// start with that much room, so a recorder kept from block to block grows no vector.
     room: (usize, usize),
+    /// Constant loops ([`LoopMark`]).
+    nloops: usize,
+    /// Per warp of the block, the current iteration of each constant loop.
+    iters: Vec<u32>,
+    /// The (warp, access pc, iterations) whose hoisted address instructions were issued.
+    seen: HashSet<(u32, u32, u64)>,
 }
 
 impl<'a> Recorder<'a> {
@@ -388,6 +365,16 @@ impl<'a> Recorder<'a> {
             loops: crate::unroll::counted_loops(code),
             block: BlockTrace::default(),
             room: (0, 0),
+            nloops: code
+                .iter()
+                .filter_map(|s| match s.mark {
+                    Some(LoopMark::Start(n) | LoopMark::Next(n)) => Some(n as usize + 1),
+                    None => None,
+                })
+                .max()
+                .unwrap_or(0),
+            iters: Vec::new(),
+            seen: HashSet::new(),
         };
         r.reset(threads);
         r
@@ -396,6 +383,10 @@ impl<'a> Recorder<'a> {
     /// Starts a new block (the trace is handed over, so its vectors are new ones, with the room
     /// the last block's warps took).
     pub fn reset(&mut self, threads: u32) {
+        self.iters.clear();
+        self.iters
+            .resize(threads.div_ceil(32) as usize * self.nloops, 0);
+        self.seen.clear();
         self.block.threads = threads;
         self.block.warps.clear();
         let (ev, sectors) = self.room;
@@ -413,22 +404,41 @@ impl<'a> Recorder<'a> {
         let Some(s) = self.code.get(pc) else {
             return;
         };
-        if s.class != Class::Free {
-            if let Some(t) = self.block.warps.get_mut(w) {
-                if let Some(q) = s.pre {
-                    for k in 0..SWIZZLE_ADDRESS as u32 {
-                        t.ev.push(Ev {
-                            pc: q + k,
-                            ..Ev::default()
-                        });
-                    }
-                }
-                t.ev.push(Ev {
-                    pc: pc as u32,
-                    ..Ev::default()
-                });
+        if let Some(m) = s.mark {
+            let (LoopMark::Start(n) | LoopMark::Next(n)) = m;
+            if let Some(i) = self.iters.get_mut(w * self.nloops + n as usize) {
+                *i = if m == LoopMark::Start(n) { 0 } else { *i + 1 };
             }
         }
+        if s.class == Class::Free {
+            return;
+        }
+        let Some(t) = self.block.warps.get_mut(w) else {
+            return;
+        };
+        if let Some(q) = s.pre {
+            let again = s.hoist.is_some_and(|loops| {
+                let iters = &self.iters[w * self.nloops..(w + 1) * self.nloops];
+                let key = (0..self.nloops)
+                    .filter(|l| loops >> l & 1 != 0)
+                    .fold(0u64, |k, l| {
+                        k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ iters[l] as u64
+                    });
+                !self.seen.insert((w as u32, pc as u32, key))
+            });
+            if !again {
+                for k in 0..crate::swizzle::SWIZZLE_ADDRESS as u32 {
+                    t.ev.push(Ev {
+                        pc: q + k,
+                        ..Ev::default()
+                    });
+                }
+            }
+        }
+        t.ev.push(Ev {
+            pc: pc as u32,
+            ..Ev::default()
+        });
     }
 
     /// The shared access warp `w` just issued took `wavefronts` (`ideal` without conflicts).

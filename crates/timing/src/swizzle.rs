@@ -1,0 +1,154 @@
+//! The address arithmetic of accesses to XOR-swizzled shared arrays, which the IR leaves to
+//! the access itself.
+//!
+//! On the GPU, `tile[r][c ^ r]` costs the XOR of the column with the row (`LOP3`) and the
+//! address it gives (`LEA` or `IMAD`): [`SWIZZLE_ADDRESS`] integer instructions, where an
+//! unswizzled tile's offsets fold into the access's immediate (calibration/README.md,
+//! section 9: transpose<0,true> issues 62 instructions a warp, 16 more than the padded one).
+//! A compiler computes one address once: an address that depends only on thread and block
+//! indices, constants and the counters of loops it unrolls is hoisted out of the other loops
+//! and shared by the accesses that use it (the swizzled matmul issues no more instructions
+//! than the unswizzled one). So the instructions are issued once per distinct iteration of the
+//! constant loops the address depends on ([`StaticInst::hoist`]), and at every execution when
+//! it depends on anything else (loaded data, a loop whose trip count is not a constant, a
+//! value chosen under an `If`, or a register a loop accumulates into).
+
+use crate::trace::{Class, LoopMark, Regs, StaticInst};
+use warpsim_interp::ir::{Inst, Space};
+use warpsim_interp::Program;
+
+/// Integer instructions issued for the address of one swizzled shared access.
+pub const SWIZZLE_ADDRESS: usize = 2;
+
+/// The constant loops that index registers can depend on (a bit each).
+const MAX_LOOPS: usize = 64;
+
+/// Appends [`SWIZZLE_ADDRESS`] integer instructions for every access to an XOR-swizzled
+/// shared array: the first reads the access's index registers and writes a scratch register
+/// of its own (numbered from the program's last register up), each next one reads and
+/// writes it, and the access reads it in place of its indices. Marks the constant loops'
+/// starts and steps (`StaticInst::mark`) for the recorder to count their iterations.
+pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
+    let loops = constant_loops(prog, code);
+    let deps = static_deps(prog, code, &loops);
+    let mut scratch = prog.nregs;
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let m = match *inst {
+            Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
+            _ => continue,
+        };
+        let swizzled = m.space == Space::Shared
+            && m.rank >= 2
+            && prog
+                .shared
+                .get(m.array as usize)
+                .is_some_and(|s| s.swizzle > 0);
+        let Ok(x) = u16::try_from(scratch) else {
+            return;
+        };
+        if !swizzled || code[pc].class == Class::Free {
+            continue;
+        }
+        scratch += 1;
+        let first = code.len() as u32;
+        let rank = (m.rank as usize).min(3);
+        let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();
+        for k in 0..SWIZZLE_ADDRESS {
+            let srcs = if k == 0 { idx.clone() } else { vec![(x, 1)] };
+            let mut a = StaticInst::new(Class::Int, Some((x, 1)), &srcs);
+            a.serves = Some(pc as u32);
+            code.push(a);
+        }
+        let hoist = m.idx[..rank]
+            .iter()
+            .try_fold(0u64, |acc, r| Some(acc | deps.get(r.0 as usize).copied()??));
+        let access = &mut code[pc];
+        access.srcs.splice(..rank, [(x, 1)]);
+        access.pre = Some(first);
+        access.hoist = hoist;
+    }
+    for (id, &(start, next)) in loops.iter().enumerate() {
+        code[start].mark = Some(LoopMark::Start(id as u8));
+        code[next].mark = Some(LoopMark::Next(id as u8));
+    }
+}
+
+/// The `For` loops the GPU's compiler unrolls (their test and step are `Free`): the pcs of
+/// their `LoopStart` and `ForNext` (at most [`MAX_LOOPS`]).
+fn constant_loops(prog: &Program, code: &[StaticInst]) -> Vec<(usize, usize)> {
+    let mut loops = Vec::new();
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let Inst::ForNext { head_pc, .. } = *inst else {
+            continue;
+        };
+        let start = (head_pc as usize).wrapping_sub(1);
+        if code[pc].class == Class::Free
+            && matches!(prog.code.get(start), Some(Inst::LoopStart))
+            && loops.len() < MAX_LOOPS
+        {
+            loops.push((start, pc));
+        }
+    }
+    loops
+}
+
+/// Per register: `Some(loops)` when every value it takes is known to the compiler for given
+/// iterations of those constant loops (a bit per loop of `loops`) and thread and block
+/// indices; `None` otherwise.
+fn static_deps(prog: &Program, code: &[StaticInst], loops: &[(usize, usize)]) -> Vec<Option<u64>> {
+    let mut deps: Vec<Option<u64>> = vec![Some(0); prog.nregs];
+    // Registers written where the compiler cannot know the value: under an `If`, or in a
+    // loop it does not unroll.
+    let mut regions: Vec<(usize, usize)> = Vec::new();
+    for (pc, inst) in prog.code.iter().enumerate() {
+        match *inst {
+            Inst::If { end_pc, .. } => regions.push((pc, end_pc as usize)),
+            Inst::LoopBack { head_pc } => regions.push((head_pc as usize, pc)),
+            Inst::ForNext { head_pc, .. } if code[pc].class != Class::Free => {
+                regions.push((head_pc as usize, pc))
+            }
+            _ => {}
+        }
+    }
+    let dynamic_at = |pc: usize| regions.iter().any(|&(a, b)| (a..=b).contains(&pc));
+    let counter = |pc: usize| loops.iter().position(|&(_, next)| next == pc);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (pc, inst) in prog.code.iter().enumerate() {
+            let (dst, new) = match (*inst, inst.operands()) {
+                (Inst::ForNext { var, .. }, _) => (
+                    var.0 as usize,
+                    counter(pc).map(|l| deps[var.0 as usize].map_or(0, |d| d) | 1 << l),
+                ),
+                (Inst::Shfl { .. }, Some(ops)) => (ops.dst.0 .0 as usize, None),
+                (_, Some(ops)) => {
+                    let d = ops.dst.0 .0 as usize;
+                    let from = ops.srcs().iter().try_fold(0u64, |acc, &(r, _)| {
+                        // (A register accumulating into itself changes at every trip.)
+                        (r.0 as usize != d).then_some(())?;
+                        Some(acc | deps.get(r.0 as usize).copied()??)
+                    });
+                    (d, from.filter(|_| !dynamic_at(pc)))
+                }
+                // Loaded data, and whatever else writes a register.
+                _ => match code[pc].dst {
+                    Some((r, _)) => (r as usize, None),
+                    None => continue,
+                },
+            };
+            let n = code[pc].dst.map_or(1, |(_, n)| n as usize).max(1);
+            for slot in deps.iter_mut().skip(dst).take(n) {
+                let merged = match (*slot, new) {
+                    (Some(a), Some(b)) => Some(a | b),
+                    _ => None,
+                };
+                if merged != *slot {
+                    *slot = merged;
+                    changed = true;
+                }
+            }
+        }
+    }
+    deps
+}
