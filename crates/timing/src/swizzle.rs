@@ -152,3 +152,81 @@ fn static_deps(prog: &Program, code: &[StaticInst], loops: &[(usize, usize)]) ->
     }
     deps
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::{static_code, Recorder};
+    use warpsim_interp::ir::Inst;
+    use warpsim_interp::Program;
+
+    fn load(body: &str) -> Program {
+        let src = format!(
+            "Program(name: \"t\", launch: (grid: [1], block: [32]),
+             buffers: [(name: \"out\", ty: I32, len: 4096)],
+             shared: [(name: \"s\", ty: I32, dims: [32, 32], swizzle: 1)], body: [{body}])"
+        );
+        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+    }
+
+    /// The pcs of the shared accesses, in order.
+    fn accesses(p: &Program) -> Vec<usize> {
+        (0..p.code.len())
+            .filter(|&pc| matches!(p.code[pc], Inst::Load(m) | Inst::Store(m) if m.space == warpsim_interp::ir::Space::Shared))
+            .collect()
+    }
+
+    #[test]
+    fn addresses_of_thread_indices_and_unrolled_counters_are_hoisted() {
+        let p = load(
+            r#"Store("s[tid.x][0]", "1"),
+               For(var: "t", from: 0, to: 3, body: [
+                   For(var: "k", from: 0, to: 4, body: [
+                       Store("out[tid.x]", "s[k][tid.x]"),
+                       Store("out[tid.x]", "s[t][k]"),
+                   ]),
+               ]),
+               Let("v", "out[tid.x] % 32"),
+               Store("out[tid.x]", "s[v][0]"),
+               Let("i", "0"),
+               While(cond: "i < 3", body: [Set("i", "i + 1"), Store("out[tid.x]", "s[i][0]")])"#,
+        );
+        let code = static_code(&p);
+        let a = accesses(&p);
+        let hoist: Vec<_> = a.iter().map(|&pc| code[pc].hoist).collect();
+        // The two loops are numbered from the inner one (its step comes first).
+        assert_eq!(hoist, [Some(0), Some(1), Some(3), None, None], "{hoist:?}");
+        assert!(a.iter().all(|&pc| code[pc].pre.is_some()));
+        assert_eq!(code.len(), p.code.len() + 2 * a.len());
+    }
+
+    #[test]
+    fn a_hoisted_address_is_issued_once_per_distinct_iteration() {
+        let p = load(
+            r#"For(var: "t", from: 0, to: 3, body: [
+                   For(var: "k", from: 0, to: 4, body: [Store("out[tid.x]", "s[k][tid.x]")]),
+               ])"#,
+        );
+        let code = static_code(&p);
+        let mut rec = Recorder::new(&code, 32, 32);
+        let find = |f: &dyn Fn(&Inst) -> bool| -> Vec<usize> {
+            (0..p.code.len()).filter(|&pc| f(&p.code[pc])).collect()
+        };
+        let starts = find(&|i| matches!(i, Inst::LoopStart));
+        let nexts = find(&|i| matches!(i, Inst::ForNext { .. }));
+        let load = find(&|i| matches!(i, Inst::Load(_)))[0];
+        // What the executor reports for 3 trips of t, each of 4 trips of k.
+        rec.inst(0, starts[0]);
+        for _ in 0..3 {
+            rec.inst(0, starts[1]);
+            for _ in 0..4 {
+                rec.inst(0, load);
+                rec.inst(0, nexts[0]);
+            }
+            rec.inst(0, nexts[1]);
+        }
+        let ev = &rec.take().warps[0].ev;
+        let address = ev.iter().filter(|e| e.pc as usize >= p.code.len()).count();
+        assert_eq!(ev.iter().filter(|e| e.pc as usize == load).count(), 12);
+        assert_eq!(address, 2 * 4, "{ev:?}");
+    }
+}
