@@ -221,14 +221,20 @@ fn advisor_finds_pad_1_and_the_xor_swizzle_for_the_transpose() {
     assert!(best
         .iter()
         .all(|c| c["array_stall_cycles"] == 0 && c["verified"] == true));
+    // Pad 1 first: as fast as any, fewest words among the fastest. The swizzle wastes no
+    // words but issues its XOR and address instructions, so it comes after the paddings (on
+    // the H200 too: 4,409 SM-active cycles at N=1024 against the padded 4,022).
     assert_eq!(
-        best[0]["swizzle"], 1,
-        "the swizzle wastes no words: {best:?}"
+        (best[0]["pad"].clone(), best[0]["swizzle"].clone()),
+        (1.into(), 0.into())
     );
-    assert_eq!(best[0]["wasted_words"], 0);
-    assert!(best
+    assert_eq!(best[0]["wasted_words"], 32);
+    let swz = best
         .iter()
-        .any(|c| c["pad"] == 1 && c["swizzle"] == 0 && c["wasted_words"] == 32));
+        .find(|c| c["pad"] == 0 && c["swizzle"] == 1)
+        .expect("the swizzle removes the conflicts");
+    assert_eq!(swz["wasted_words"], 0);
+    assert!(swz["elapsed_cycles"].as_u64() >= best[0]["elapsed_cycles"].as_u64());
     let text = warpsim()
         .args(["advise", "programs/transpose.ron", "-D", "N=128"])
         .output()
