@@ -136,6 +136,18 @@ fn seven_kernels_against_the_h200() {
     );
 }
 
+/// The H200's numbers for launch `name` in the table `tsv` (its first row by that name).
+fn measured(tsv: &str, name: &str) -> Vec<f64> {
+    std::fs::read_to_string(crate::util::root().join(tsv))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}\t")).map(str::to_owned))
+        .expect(name)
+        .split('\t')
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
 /// The small launches of a fresh random draw (calibration/draw4, seed 20261204), drawn after
 /// the DRAM-channel rule was fixed and predicted before the H200 ran it: each within 15% of the
 /// H200 in elapsed and SM-active cycles (the mean of two ncu runs). The whole draw, 22 launches,
@@ -164,17 +176,9 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
             "30",
         ),
     ];
-    let tsv = std::fs::read_to_string(crate::util::root().join("calibration/draw4/measured.tsv"))
-        .unwrap();
     let mut bad = Vec::new();
     for (name, prog, defines, regs) in SMALL {
-        let row: Vec<f64> = tsv
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}\t")))
-            .expect(name)
-            .split('\t')
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let row = measured("calibration/draw4/measured.tsv", name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200) in [("elapsed_cycles", row[0]), ("sm_active_cycles_avg", row[1])] {
             let model = t[metric].as_f64().unwrap();
@@ -216,17 +220,9 @@ fn swizzled_addresses_cost_what_the_h200_issues() {
             0.15,
         ),
     ];
-    let tsv = std::fs::read_to_string(crate::util::root().join("calibration/swizzle/measured.tsv"))
-        .unwrap();
     let mut bad = Vec::new();
     for (name, prog, defines, regs, inst_tolerance) in SMALL {
-        let row: Vec<f64> = tsv
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}\t")))
-            .expect(name)
-            .split('\t')
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let row = measured("calibration/swizzle/measured.tsv", name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200, tolerance) in [
             ("issued_warp_instructions", row[0], *inst_tolerance),

@@ -536,17 +536,22 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The cycle the dispatcher places its next block; `NEVER` once the grid is placed, or
+    /// while it waits for blocks not yet fed (`blocked`).
+    fn dispatch_due(&self) -> u64 {
+        if self.next_block < self.launch.blocks && !self.blocked {
+            self.next_dispatch.ceil() as u64
+        } else {
+            NEVER
+        }
+    }
+
     /// Steps the SMs in turn, in order of cycle then SM number (the reference of
     /// [`window`]).
     fn events(&mut self) {
         loop {
             let (hmin, smi) = self.order.first();
-            let can = self.next_block < self.launch.blocks && !self.blocked;
-            let td = if can {
-                self.next_dispatch.ceil() as u64
-            } else {
-                NEVER
-            };
+            let td = self.dispatch_due();
             if td != NEVER && td <= hmin {
                 if self.pending.is_empty() {
                     return;

@@ -62,12 +62,7 @@ impl<'a> Sim<'a> {
         let n = self.sms.len();
         loop {
             let (hmin, _) = self.order.first();
-            let can = self.next_block < self.launch.blocks && !self.blocked;
-            let td = if can {
-                self.next_dispatch.ceil() as u64
-            } else {
-                NEVER
-            };
+            let td = self.dispatch_due();
             let t0 = hmin.min(td);
             if t0 == NEVER {
                 self.gather();
@@ -135,12 +130,7 @@ impl<'a> Sim<'a> {
                 Some((ft, fk, _, _)) if (ft, fk) < (hmin, smi) => (ft, fk, true),
                 _ => (hmin, smi, false),
             };
-            let can = self.next_block < self.launch.blocks && !self.blocked;
-            let td = if can {
-                self.next_dispatch.ceil() as u64
-            } else {
-                NEVER
-            };
+            let td = self.dispatch_due();
             if td < end && td <= t {
                 debug_assert!(!self.pending.is_empty(), "a window's blocks are fed");
                 self.dispatch(td);
