@@ -4,7 +4,7 @@
 // transpose64 and the transposed-A matmul with XOR-swizzled tiles, and transpose<0,true> at
 // other sizes, each beside its unswizzled twin (launches.tsv, drawn by draw.py).
 //
-// Usage: swz launches.tsv|launches2.tsv   (labels to stderr, "LAUNCH i name grid block")
+// Usage: swz launches.tsv|launches2.tsv|launches3.tsv   (labels to stderr, "LAUNCH i name grid block")
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -85,6 +85,57 @@ __global__ void matmul_swz2(const float* A, const float* B, float* C, int n) {
   C[row * n + col] = acc;
 }
 
+// Third draw (launches3.tsv), after the group rule (4 instructions for groups of g > 1) was
+// fixed from the second: transposes swizzled in groups of 4 and 8 (SWIZZLE=4, 8), and
+// sgemm4x4 with As swizzled in groups of 4 (sgemm_4x4.ron SWIZZLE=4), each index written as
+// the file format's formula.
+template <int G, int COLS>
+__device__ __forceinline__ int swg(int r, int c) { return ((c / G) ^ (r % (COLS / G))) * G + c % G; }
+template <int G>
+__global__ void transpose_gw(const float* in, float* out, int n) {
+  __shared__ volatile float tile[TILE][TILE];
+  int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS) {
+    int r = threadIdx.y + j, c = threadIdx.x;
+    tile[r][swg<G, TILE>(r, c)] = in[(y + j) * n + x];
+  }
+  __syncthreads();
+  x = blockIdx.y * TILE + threadIdx.x; y = blockIdx.x * TILE + threadIdx.y;
+  for (int j = 0; j < TILE; j += ROWS) {
+    int r = threadIdx.x, c = threadIdx.y + j;
+    out[(y + j) * n + x] = tile[r][swg<G, TILE>(r, c)];
+  }
+}
+__global__ void sgemm4x4_swz(const float* A, const float* B, float* C, int n) {
+  __shared__ __align__(16) float As[16][64];
+  __shared__ __align__(16) float Bs[16][64];
+  int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
+  int bm = blockIdx.y * 64, bn = blockIdx.x * 64;
+  float acc[4][4] = {};
+  for (int k0 = 0; k0 < n; k0 += 16) {
+    for (int i = tid; i < 64 * 16; i += 256) {
+      int m = i / 16, k = i % 16;
+      sts32(&As[k][swg<4, 64>(k, m)], A[(bm + m) * n + k0 + k]);
+      int kk = i / 64, nn = i % 64;
+      sts32(&Bs[kk][nn], B[(k0 + kk) * n + bn + nn]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+      float4 a = lds128(&As[k][swg<4, 64>(k, ty * 4)]);
+      float4 b = lds128(&Bs[k][tx * 4]);
+      float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j] += av[i] * bv[j];
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) C[(bm + ty * 4 + i) * n + bn + tx * 4 + j] = acc[i][j];
+}
+
 __global__ void fill_rand(float* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     unsigned h = (unsigned)i * 2654435761u ^ seed; h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
@@ -124,6 +175,10 @@ int main(int argc, char** argv) {
     else if (t == "mm32_0_0") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul<32, 0, false><<<g, b>>>(A, B, C, n); }
     else if (t == "mm16_ab") { dim3 g(n / 16, n / 16), b(16, 16); lab(name, g, b); matmul_swz2<16, true, true><<<g, b>>>(A, B, C, n); }
     else if (t == "mm32_ab") { dim3 g(n / 32, n / 32), b(32, 32); lab(name, g, b); matmul_swz2<32, true, true><<<g, b>>>(A, B, C, n); }
+    else if (t == "tr_g4") { lab(name, g32, b32); transpose_gw<4><<<g32, b32>>>(A, B, n); }
+    else if (t == "tr_g8") { lab(name, g32, b32); transpose_gw<8><<<g32, b32>>>(A, B, n); }
+    else if (t == "sg_s4") { dim3 g(n / 64, n / 64), b(16, 16); lab(name, g, b); sgemm4x4_swz<<<g, b>>>(A, B, C, n); }
+    else if (t == "sg0") { dim3 g(n / 64, n / 64), b(16, 16); lab(name, g, b); sgemm4x4<0><<<g, b>>>(A, B, C, n); }
     else { fprintf(stderr, "unknown template %s\n", tpl); return 1; }
     CK(cudaGetLastError());
   }

@@ -2,9 +2,14 @@
 //! the access itself.
 //!
 //! On the GPU, `tile[r][c ^ r]` costs the XOR of the column with the row (`LOP3`) and the
-//! address it gives (`LEA` or `IMAD`): [`SWIZZLE_ADDRESS`] integer instructions, where an
-//! unswizzled tile's offsets fold into the access's immediate (calibration/README.md,
-//! section 9: transpose<0,true> issues 62 instructions a warp, 16 more than the padded one).
+//! address it gives (`LEA` or `IMAD`): two integer instructions, where an unswizzled tile's
+//! offsets fold into the access's immediate (calibration/README.md, section 9:
+//! transpose<0,true> issues 62 instructions a warp, 13 more than the unswizzled one). A
+//! swizzle of groups of `g` > 1 elements moves the row's bits into place first: column `c` of
+//! row `r` is `c ^ ((r % G) * g)` (`G` groups a row), two more (the mask and the shift; the
+//! H200 issues ~4.4 an access for `g` = 2 written as the file format's formula). See
+//! [`instructions`].
+//!
 //! A compiler computes one address once: an address that depends only on thread and block
 //! indices, constants and the counters of loops it unrolls is hoisted out of the other loops
 //! and shared by the accesses that use it (the swizzled matmul issues no more instructions
@@ -17,14 +22,22 @@ use crate::trace::{Class, LoopMark, Regs, StaticInst};
 use warpsim_interp::ir::{Inst, Space};
 use warpsim_interp::Program;
 
-/// Integer instructions issued for the address of one swizzled shared access.
-pub const SWIZZLE_ADDRESS: usize = 2;
+/// Integer instructions issued for the address of one access to an array swizzled in groups
+/// of `group` elements: the XOR and the address, and for groups of more than one element the
+/// mask and shift that move the row's bits above the group's.
+pub fn instructions(group: u32) -> u8 {
+    if group > 1 {
+        4
+    } else {
+        2
+    }
+}
 
 /// The constant loops that index registers can depend on (a bit each).
 const MAX_LOOPS: usize = 64;
 
-/// Appends [`SWIZZLE_ADDRESS`] integer instructions for every access to an XOR-swizzled
-/// shared array: the first reads the access's index registers and writes a scratch register
+/// Appends [`instructions`] integer instructions for every access to an XOR-swizzled shared
+/// array: the first reads the access's index registers and writes a scratch register
 /// of its own (numbered from the program's last register up), each next one reads and
 /// writes it, and the access reads it in place of its indices. Marks the constant loops'
 /// starts and steps (`StaticInst::mark`) for the recorder to count their iterations.
@@ -37,23 +50,22 @@ pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
             Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
             _ => continue,
         };
-        let swizzled = m.space == Space::Shared
-            && m.rank >= 2
-            && prog
-                .shared
-                .get(m.array as usize)
-                .is_some_and(|s| s.swizzle > 0);
+        let group = match prog.shared.get(m.array as usize) {
+            Some(s) if m.space == Space::Shared && m.rank >= 2 => s.swizzle,
+            _ => 0,
+        };
         let Ok(x) = u16::try_from(scratch) else {
             return;
         };
-        if !swizzled || code[pc].class == Class::Free {
+        if group == 0 || code[pc].class == Class::Free {
             continue;
         }
         scratch += 1;
         let first = code.len() as u32;
         let rank = (m.rank as usize).min(3);
         let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();
-        for k in 0..SWIZZLE_ADDRESS {
+        let n = instructions(group);
+        for k in 0..n {
             let srcs = if k == 0 { idx.clone() } else { vec![(x, 1)] };
             let mut a = StaticInst::new(Class::Int, Some((x, 1)), &srcs);
             a.serves = Some(pc as u32);
@@ -64,7 +76,7 @@ pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
             .try_fold(0u64, |acc, r| Some(acc | deps.get(r.0 as usize).copied()??));
         let access = &mut code[pc];
         access.srcs.splice(..rank, [(x, 1)]);
-        access.pre = Some(first);
+        access.pre = Some((first, n));
         access.hoist = hoist;
     }
     for (id, &(start, next)) in loops.iter().enumerate() {
@@ -197,6 +209,7 @@ mod tests {
         assert_eq!(hoist, [Some(0), Some(1), Some(3), None, None], "{hoist:?}");
         assert!(a.iter().all(|&pc| code[pc].pre.is_some()));
         assert_eq!(code.len(), p.code.len() + 2 * a.len());
+        assert_eq!(super::instructions(2), 4);
     }
 
     #[test]

@@ -56,9 +56,10 @@ pub struct StaticInst {
     /// The branch back of a loop that ptxas unrolls by 4: the loop's first pc
     /// ([`crate::unroll`]).
     pub unroll: Option<u32>,
-    /// An access to an XOR-swizzled shared array: the first of the [`crate::swizzle::SWIZZLE_ADDRESS`]
-    /// address instructions the GPU issues just before it (appended after the program's code).
-    pub pre: Option<u32>,
+    /// An access to an XOR-swizzled shared array: the first pc and the number of the address
+    /// instructions the GPU issues just before it ([`crate::swizzle`]; appended after the
+    /// program's code).
+    pub pre: Option<(u32, u8)>,
     /// One of those address instructions: the pc of the access it serves (its stalls are
     /// reported at that access's line).
     pub serves: Option<u32>,
@@ -416,7 +417,7 @@ impl<'a> Recorder<'a> {
         let Some(t) = self.block.warps.get_mut(w) else {
             return;
         };
-        if let Some(q) = s.pre {
+        if let Some((q, n)) = s.pre {
             let again = s.hoist.is_some_and(|loops| {
                 let iters = &self.iters[w * self.nloops..(w + 1) * self.nloops];
                 let key = (0..self.nloops)
@@ -427,7 +428,7 @@ impl<'a> Recorder<'a> {
                 !self.seen.insert((w as u32, pc as u32, key))
             });
             if !again {
-                for k in 0..crate::swizzle::SWIZZLE_ADDRESS as u32 {
+                for k in 0..n as u32 {
                     t.ev.push(Ev {
                         pc: q + k,
                         ..Ev::default()
