@@ -44,6 +44,8 @@ def h200(prefix, launches):
 
 def warps(name):
     n = int(name.split("_n")[1].split("_")[0])
+    if name.startswith("sgemm"):
+        return (n // 64) ** 2 * 8
     if name.startswith("matmul"):
         t = int(name.split("_t")[1].split("_")[0])
         return (n // t) ** 2 * t * t // 32
@@ -73,10 +75,11 @@ def compare(title, meas, model_file):
     print(f"mean |log ratio|: elapsed {sum(le) / k:.3f}, SM active {sum(ls) / k:.3f}; within 15%: {w[0]} and {w[1]} of {k}")
     extra = []
     for n, h in meas:
-        twin = dict(meas).get(n.replace("_xor", "").replace("_swzA", ""))
-        if twin is None or not n.endswith(("_xor", "_swzA")) or n not in m:
+        base = n.replace("_xor", "").replace("_swzA", "").replace("_swz4", "")
+        twin = dict(meas).get(base)
+        if twin is None or base == n or n not in m or base not in m:
             continue
-        mt = m[n.replace("_xor", "").replace("_swzA", "")]
+        mt = m[base]
         hw = (h["inst"] - twin["inst"]) / warps(n)
         mw = (float(m[n]["inst_executed"]) - float(mt["inst_executed"])) / warps(n)
         extra.append(f"  {n:34} H200 {hw:6.1f}  model {mw:6.1f}")
@@ -88,11 +91,14 @@ def compare(title, meas, model_file):
 
 d1 = h200("ncu", "launches.tsv")
 d2 = h200("ncu2", "launches2.tsv")
+d3 = h200("ncu3", "launches3.tsv")
 with open(os.path.join(HERE, "measured.tsv"), "w") as f:
     f.write("name\tinst_executed\telapsed_cycles\tsm_active_cycles_avg\tregs_per_thread\n")
-    for n, h in d1 + d2:
+    for n, h in d1 + d2 + d3:
         f.write(f"{n}\t{int(h['inst'])}\t{h['elapsed']:.1f}\t{h['sm']:.1f}\t{int(h['regs'])}\n")
 compare("draw 1, first rule (every access, every time), predicted before the run", d1, "model.tsv")
 compare("draw 1, hoisting rule (fitted to this draw's matmuls), registers as measured", d1, "model_v2_regs.tsv")
 compare("draw 2, hoisting rule, predicted before the run (registers 30)", d2, "model2.tsv")
 compare("draw 2, hoisting rule, registers as measured (the model's documented input)", d2, "model2_regs.tsv")
+compare("draw 3, group rule, predicted before the run (registers 30 and 56)", d3, "model3.tsv")
+compare("draw 3, group rule, registers as measured", d3, "model3_regs.tsv")

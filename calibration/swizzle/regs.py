@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""calibration/swizzle: launches_regs.tsv and launches2_regs.tsv, the launch lists with the
+"""calibration/swizzle: launches_regs.tsv, launches2_regs.tsv and launches3_regs.tsv, the launch lists with the
 registers per thread ptxas gave each kernel (ncu's launch__registers_per_thread in raw/): the
 model's documented input, for predictions made after the run (predict.py ... launches_regs.tsv).
 A launch the H200 refused (matmul_swz2<32,1,1>: 93 registers x 1024 threads) is left out.
@@ -27,7 +27,7 @@ def regs(path):
     return {i: v for i, v in out.items() if i in elapsed}
 
 
-for launches, ncu in (("launches", "ncu_1.csv"), ("launches2", "ncu2_1.csv")):
+for launches, ncu in (("launches", "ncu_1.csv"), ("launches2", "ncu2_1.csv"), ("launches3", "ncu3_1.csv")):
     r = regs(os.path.join(HERE, "raw", ncu))
     rows = list(csv.DictReader(open(os.path.join(HERE, launches + ".tsv")), delimiter="\t"))
     with open(os.path.join(HERE, launches + "_regs.tsv"), "w") as f:

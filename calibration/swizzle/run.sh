@@ -11,7 +11,7 @@ cuobjdump -sass "$W/swz" > "$R/swz.sass"
 M=gpu__time_duration.sum,gpc__cycles_elapsed.max,sm__cycles_active.avg,smsp__inst_executed.sum,smsp__average_warp_latency_per_inst_issued.ratio,launch__registers_per_thread
 for s in barrier short_scoreboard mio_throttle long_scoreboard wait; do M=$M,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio; done
 for r in 1 2; do
-  ncu --clock-control none --cache-control all --print-units base --csv --metrics $M -k regex:'transpose|matmul' \
+  ncu --clock-control none --cache-control all --print-units base --csv --metrics $M -k regex:'transpose|matmul|sgemm' \
     "$W/swz" $D/$L.tsv > "$R/ncu${P}_$r.csv" 2> "$R/launches${P}_$r.txt"
   echo "ncu $r rc=$?" >> "$R/run.txt"
 done
