@@ -17,6 +17,11 @@
 //! constant loops the address depends on ([`StaticInst::hoist`]), and at every execution when
 //! it depends on anything else (loaded data, a loop whose trip count is not a constant, a
 //! value chosen under an `If`, or a register a loop accumulates into).
+//!
+//! Both are rules on the layout alone, and the H200 does not always follow them: groups of 4
+//! and 8 written with `/` and `%` cost ~8 instructions an access, and a kernel short of
+//! registers (sgemm4x4 at 71) recomputes hoistable addresses every trip (calibration/README.md,
+//! section 9, third draw).
 
 use crate::trace::{Class, LoopMark, Regs, StaticInst};
 use warpsim_interp::ir::{Inst, Space};
