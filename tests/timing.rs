@@ -44,8 +44,6 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     ("transpose_n1024_tile32x32_xor", "stall_mio_throttle"),
     ("transpose_n1024_tile32x32_xor", "stall_barrier"),
     ("matmul_n256_t32", "stall_mio_throttle"),
-    ("matmul_n256_t32_transA", "stall_mio_throttle"),
-    ("matmul_n256_t32_transA", "stall_short_scoreboard"),
     ("transpose64_n512_tile32x32", "stall_mio_throttle"),
 ];
 

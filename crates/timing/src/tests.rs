@@ -668,3 +668,43 @@ fn a_sector_on_its_way_from_dram_is_waited_for() {
         "{later:?}: the late load should hit in L2"
     );
 }
+
+/// `acc + a * b` is one fused multiply-add (the multiply not issued, the add reading its
+/// operands); a product read twice stays a multiply.
+#[test]
+fn a_product_only_an_add_reads_is_contracted() {
+    use warpsim_interp::ir::Inst;
+    let load = |body: &str| {
+        let src = format!(
+            "Program(name: \"t\", launch: (grid: [1], block: [32]),
+             buffers: [(name: \"out\", ty: F32, len: 64)], body: [{body}])"
+        );
+        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+    };
+    let classes = |p: &warpsim_interp::Program| -> Vec<(bool, Class, usize)> {
+        let code = static_code(p);
+        (0..p.code.len())
+            .filter(|&pc| matches!(p.code[pc], Inst::FMul { .. } | Inst::FAdd { .. }))
+            .map(|pc| {
+                (
+                    matches!(p.code[pc], Inst::FMul { .. }),
+                    code[pc].class,
+                    code[pc].srcs.len(),
+                )
+            })
+            .collect()
+    };
+    let fused = load(
+        r#"Let("a", "out[tid.x]"), Let("b", "out[tid.x + 32]"), Let("acc", "0.0"),
+           Set("acc", "acc + a * b"), Store("out[tid.x]", "acc")"#,
+    );
+    assert_eq!(
+        classes(&fused),
+        [(true, Class::Free, 2), (false, Class::Fp32, 3)]
+    );
+    let twice = load(
+        r#"Let("a", "out[tid.x]"), Let("p", "a * a"), Let("acc", "p + 1.0"),
+           Store("out[tid.x]", "acc + p")"#,
+    );
+    assert!(classes(&twice).iter().all(|&(_, c, _)| c == Class::Fp32));
+}

@@ -141,6 +141,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
             _ => {}
         }
     }
+    contract(prog, &mut code);
     crate::unroll::mark_counted_loops(prog, &mut code, &constant);
     crate::swizzle::address(prog, &mut code);
     code
@@ -153,6 +154,53 @@ pub fn scoreboard_regs(code: &[StaticInst], nregs: usize) -> usize {
     code.iter()
         .flat_map(|s| s.dst.iter().chain(&s.srcs).map(top))
         .fold(nregs, usize::max)
+}
+
+/// A multiply whose product only the next instruction reads, an add or subtract of it, is one
+/// fused multiply-add on the GPU (nvcc contracts `a * b + c` by default, `-fmad=true`: matmul's
+/// `acc + As[..] * Bs[..]` is one FFMA in its SASS): the multiply is not issued and the add
+/// reads the multiply's operands. (Results are the executor's, rounded twice as written.)
+fn contract(prog: &Program, code: &mut [StaticInst]) {
+    use Inst::*;
+    let mut reads = vec![0u32; prog.nregs];
+    for s in code.iter() {
+        for &(r, n) in &s.srcs {
+            for k in r as usize..r as usize + n as usize {
+                if let Some(c) = reads.get_mut(k) {
+                    *c += 1;
+                }
+            }
+        }
+    }
+    for pc in 1..prog.code.len() {
+        let (t, x, y) = match prog.code[pc - 1] {
+            FMul { dst, a, b } | DMul { dst, a, b } => (dst, a, b),
+            _ => continue,
+        };
+        let double = matches!(prog.code[pc - 1], DMul { .. });
+        let other = match prog.code[pc] {
+            FAdd { a, b, .. } if !double && (a == t) != (b == t) => {
+                [a, b].into_iter().find(|&r| r != t)
+            }
+            FSub { a, b, .. } if !double && (a == t) != (b == t) => {
+                [a, b].into_iter().find(|&r| r != t)
+            }
+            DAdd { a, b, .. } | DSub { a, b, .. } if double && (a == t) != (b == t) => {
+                [a, b].into_iter().find(|&r| r != t)
+            }
+            _ => continue,
+        };
+        let Some(other) = other else { continue };
+        // Only this add reads the product (each of its registers: two for a double).
+        let width = if double { 2 } else { 1 };
+        let only = (t.0 as usize..t.0 as usize + width).all(|k| reads.get(k) == Some(&1));
+        if !only || x == t || y == t || code[pc - 1].class == Class::Free {
+            continue;
+        }
+        let w = width as u8;
+        code[pc - 1].class = Class::Free;
+        code[pc].srcs = vec![(other.0, w), (x.0, w), (y.0, w)];
+    }
 }
 
 fn r1(r: Reg) -> Regs {
