@@ -8,10 +8,8 @@ Writes launches2.tsv (same columns as launches.tsv).
 
     python3 calibration/swizzle/draw2.py
 """
-import os, random
+from drawing import draw
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-rng = random.Random(20261206)
 # (template, name pattern, N step, N min, N max, draws, regs, twin template or None)
 T = [
     ("tr_g2", "transpose_n{}_tile32x32_g2", 32, 256, 4096, 2, 28, None),
@@ -21,15 +19,4 @@ T = [
     ("mm16_ab", "matmul_n{}_t16_transA_swzAB", 16, 128, 1024, 1, 30, None),
     ("mm32_ab", "matmul_n{}_t32_transA_swzAB", 32, 128, 1024, 1, 30, None),
 ]
-rows = []
-for tpl, name, step, lo, hi, k, regs, twin in T:
-    for _ in range(k):
-        n = rng.randrange(lo // step, hi // step + 1) * step
-        rows.append((name.format(n), tpl, n, regs))
-        if twin:
-            rows.append((name.format(n).replace("_swzA", ""), twin, n, regs))
-with open(os.path.join(HERE, "launches2.tsv"), "w") as f:
-    f.write("name\ttemplate\tn\tregs_per_thread\n")
-    for r in rows:
-        f.write("%s\t%s\t%d\t%d\n" % r)
-print("\n".join("%s\t%s\t%d\t%d" % r for r in rows))
+draw(20261206, T, "_swzA", "launches2.tsv")

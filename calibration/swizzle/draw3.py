@@ -7,25 +7,12 @@ its unswizzled twin). Writes launches3.tsv (same columns as launches.tsv).
 
     python3 calibration/swizzle/draw3.py
 """
-import os, random
+from drawing import draw
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-rng = random.Random(20261207)
 # (template, name pattern, N step, N min, N max, draws, regs, twin template or None)
 T = [
     ("tr_g4", "transpose_n{}_tile32x32_g4", 32, 256, 4096, 2, 30, None),
     ("tr_g8", "transpose_n{}_tile32x32_g8", 32, 256, 4096, 2, 30, None),
     ("sg_s4", "sgemm4x4_n{}_swz4", 64, 128, 1024, 2, 56, "sg0"),
 ]
-rows = []
-for tpl, name, step, lo, hi, k, regs, twin in T:
-    for _ in range(k):
-        n = rng.randrange(lo // step, hi // step + 1) * step
-        rows.append((name.format(n), tpl, n, regs))
-        if twin:
-            rows.append((name.format(n).replace("_swz4", ""), twin, n, regs))
-with open(os.path.join(HERE, "launches3.tsv"), "w") as f:
-    f.write("name\ttemplate\tn\tregs_per_thread\n")
-    for r in rows:
-        f.write("%s\t%s\t%d\t%d\n" % r)
-print("\n".join("%s\t%s\t%d\t%d" % r for r in rows))
+draw(20261207, T, "_swz4", "launches3.tsv")
