@@ -60,7 +60,7 @@ pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
             _ => 0,
         };
         let Ok(x) = u16::try_from(scratch) else {
-            return;
+            break; // (no register numbers left: the remaining accesses issue none)
         };
         if group == 0 || code[pc].class == Class::Free {
             continue;
