@@ -47,6 +47,10 @@ const MAX_LOOPS: usize = 64;
 /// writes it, and the access reads it in place of its indices. Marks the constant loops'
 /// starts and steps (`StaticInst::mark`) for the recorder to count their iterations.
 pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
+    // (Without a swizzled array there is nothing to price, and no loop to count.)
+    if prog.shared.iter().all(|s| s.swizzle == 0) {
+        return;
+    }
     let loops = constant_loops(prog, code);
     let deps = static_deps(prog, code, &loops);
     let mut scratch = prog.nregs;
