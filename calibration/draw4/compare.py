@@ -3,11 +3,16 @@
 against the H200 (raw/ncu_1.csv and raw/ncu_2.csv: two ncu runs, the median of the two taken
 where they differ), and the stamped transpose's barrier waits.
 
-    python3 calibration/draw4/compare.py [other_model.tsv ...]
+    python3 calibration/draw4/compare.py [--dir DIR] [other_model.tsv ...]
+
+--dir DIR: another draw's folder laid out the same (calibration/draw5).
 """
-import csv, gzip, math, os, sys
+import csv, glob, gzip, math, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+if sys.argv[1:2] == ["--dir"]:
+    HERE = os.path.abspath(sys.argv[2])
+    del sys.argv[1:3]
 RAW = os.path.join(HERE, "raw")
 
 
@@ -58,10 +63,8 @@ for path in models:
     print(f"mean |log ratio|: elapsed {sum(le) / n:.3f}, SM active {sum(ls) / n:.3f}; within 15%: {w15[0]} and {w15[1]} of {n}\n")
 
 print("== stamped padded transpose (L2 clean): wait for the block's last warp, cycles a warp")
-for n in (1024, 1536, 2048, 4096):
-    p = os.path.join(RAW, f"stamp_n{n}.csv.gz")
-    if not os.path.exists(p):
-        continue
+for p in sorted(glob.glob(os.path.join(RAW, "stamp_n*.csv.gz")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0])):
+    n = int(re.findall(r"\d+", os.path.basename(p))[0])
     blocks = {}
     for r in csv.DictReader(gzip.open(p, "rt")):
         blocks.setdefault(int(r["block"]), []).append(int(r["t0"]) + int(r["load_latency"]))

@@ -4,12 +4,16 @@ the DRAM-channel rule (192 channels, 256-byte interleave) was fixed, to test tha
 not fitted. Writes launches.tsv: name, template, N, registers per thread (ptxas -v of the same
 templates in raw1/ptxas_heldout.txt; N is a run-time argument, so it does not change them).
 
-    python3 calibration/draw4/draw.py
+    python3 calibration/draw4/draw.py [SEED DIR]
+
+With SEED and DIR it draws another set the same way into DIR/launches.tsv (calibration/draw5:
+seed 20261208, after the DRAM latency spread was fixed).
 """
-import os, random
+import os, random, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-rng = random.Random(20261204)
+SEED, OUT = (int(sys.argv[1]), sys.argv[2]) if len(sys.argv) > 2 else (20261204, HERE)
+rng = random.Random(SEED)
 # template -> (name pattern, N step, N min, N max, regs)
 T = {
     "tr00": ("transpose_n{}_tile32x32", 32, 384, 4096, 28),
@@ -30,8 +34,14 @@ for k in sorted(T):
     for _ in range(2):
         n = rng.randrange(lo // step, hi // step + 1) * step
         rows.append((name.format(n), k, n, regs))
-with open(os.path.join(HERE, "launches.tsv"), "w") as f:
+with open(os.path.join(OUT, "launches.tsv"), "w") as f:
     f.write("name\ttemplate\tn\tregs_per_thread\n")
     for r in rows:
         f.write("%s\t%s\t%d\t%d\n" % r)
 print("\n".join("%s\t%s\t%d\t%d" % r for r in rows))
+if OUT != HERE:
+    # Another draw also stamps the padded transpose at three sizes of its own.
+    sizes = sorted(n * 32 for n in random.Random(SEED + 1).sample(range(512 // 32, 4096 // 32 + 1), 3))
+    with open(os.path.join(OUT, "stamp_sizes.txt"), "w") as f:
+        f.write(" ".join(map(str, sizes)) + "\n")
+    print("stamp sizes:", *sizes)

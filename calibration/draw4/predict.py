@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """calibration/draw4: warpsim's predictions for launches.tsv, written before the H200 ran them.
 
-    python3 calibration/draw4/predict.py WARPSIM_BINARY model.tsv
+    python3 calibration/draw4/predict.py WARPSIM_BINARY model.tsv [DIR]
+
+DIR: another draw's folder (its launches.tsv), e.g. calibration/draw5.
 """
 import csv, json, os, re, subprocess, sys
 
@@ -27,7 +29,8 @@ def program(name):
 
 def main():
     binary, out = sys.argv[1], sys.argv[2]
-    rows = list(csv.DictReader(open(os.path.join(HERE, "launches.tsv")), delimiter="\t"))
+    where = sys.argv[3] if len(sys.argv) > 3 else HERE
+    rows = list(csv.DictReader(open(os.path.join(where, "launches.tsv")), delimiter="\t"))
     with open(out, "w") as f:
         f.write("\t".join(["name", "elapsed_cycles", "sm_active_cycles_avg", "warp_cycles_per_issued_inst"]
                           + ["stall_" + s for s in STALLS]) + "\n")

@@ -2,9 +2,11 @@
 
 use super::*;
 
-/// The H200 without launch costs, so that cycles are the instructions' own.
+/// The H200 without launch costs and with every DRAM read at the mean latency, so that cycles
+/// are the instructions' own.
 fn bare() -> Gpu {
     let mut g = Gpu::h200();
+    g.global.dram_spread.clear();
     g.launch.overhead_cycles = 0;
     g.launch.icache_cold_cycles = 0;
     g.launch.block_interval = 0;

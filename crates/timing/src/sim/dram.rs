@@ -21,6 +21,9 @@ pub(super) struct Dram {
     /// Sectors of consecutive addresses that go to one channel.
     grain: u64,
     chans: Vec<Chan>,
+    /// Cycles a read takes beyond the preset's `dram`, one entry per equally likely case
+    /// (empty: none).
+    spread: Vec<i32>,
     /// No request starts before this slot: a channel forgets the slots before it when next
     /// asked.
     now: u64,
@@ -47,8 +50,30 @@ impl Dram {
             per_slot: (per_slot / chans as f64).max(1e-3),
             grain: (g.dram_interleave_bytes / sb).max(1) as u64,
             chans: vec![Chan::default(); chans as usize],
+            spread: g.dram_spread.clone(),
             now: 0,
         }
+    }
+
+    /// The chunk of sector `id`: its buffer and its interleave-sized piece of it.
+    fn chunk(&self, id: u64) -> u64 {
+        ((id >> 48) << 44) ^ ((id & ((1 << 48) - 1)) / self.grain)
+    }
+
+    /// Cycles from the start of sector `id`'s read until its data is in L2: `base` plus the
+    /// spread entry a fixed hash of its chunk picks, so the sectors of one chunk arrive alike
+    /// and chunks next to each other are unrelated (`calibration/dramlat`: at an idle DRAM a
+    /// read takes 535 to 1,250 cycles, p1 to p99).
+    pub fn latency(&self, base: u32, id: u64) -> u64 {
+        if self.spread.is_empty() {
+            return base as u64;
+        }
+        // A second finaliser (not the channel's constants): the pick is unrelated to the channel.
+        let mut x = self.chunk(id) ^ 0xD6E8_FEB8_6659_FD93;
+        x = (x ^ (x >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        x = (x ^ (x >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let e = self.spread[((x ^ (x >> 32)) % self.spread.len() as u64) as usize];
+        (base as i64 + e as i64).max(0) as u64
     }
 
     /// Sectors slot `s` of a channel holds.
@@ -62,7 +87,7 @@ impl Dram {
         if n == 1 {
             return 0;
         }
-        let chunk = ((id >> 48) << 44) ^ ((id & ((1 << 48) - 1)) / self.grain);
+        let chunk = self.chunk(id);
         // splitmix64's finaliser: neighbouring chunks land on unrelated channels.
         let mut x = chunk.wrapping_add(0x9E37_79B9_7F4A_7C15);
         x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -149,6 +174,37 @@ mod tests {
         assert_eq!(d.take(120, 0), 128);
         assert_eq!(d.chans[0].base, 7);
         assert!(d.chans[0].used.len() < 10);
+    }
+
+    #[test]
+    fn a_chunk_takes_one_spread_entry_and_chunks_take_them_all() {
+        let g = Gpu::h200().global;
+        let d = Dram::new(&g);
+        let base = g.dram;
+        // The 8 sectors of one 256-byte chunk arrive alike.
+        let one: Vec<u64> = (8..16).map(|s| d.latency(base, s)).collect();
+        assert!(one.iter().all(|&l| l == one[0]), "{one:?}");
+        // Over many chunks every entry is taken about equally often: the mean stays `base`.
+        let n = 32 * 1000;
+        let lat: Vec<u64> = (0..n).map(|c| d.latency(base, c * 8)).collect();
+        let mean = lat.iter().sum::<u64>() as f64 / n as f64;
+        assert!((mean - base as f64).abs() < 10.0, "{mean}");
+        for e in &g.dram_spread {
+            let hits = lat
+                .iter()
+                .filter(|&&l| l as i64 == base as i64 + *e as i64)
+                .count();
+            assert!((600..1500).contains(&hits), "entry {e}: {hits} of {n}");
+        }
+        // Another buffer's chunk at the same offset takes its own entry.
+        let other = (0..16u64)
+            .filter(|b| d.latency(base, b << 48) == d.latency(base, 0))
+            .count();
+        assert!(other < 6, "{other}");
+        // No spread: every read takes `base`.
+        let mut flat = g.clone();
+        flat.dram_spread.clear();
+        assert_eq!(Dram::new(&flat).latency(base, 12_345), base as u64);
     }
 
     #[test]

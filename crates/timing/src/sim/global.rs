@@ -36,7 +36,11 @@ pub(super) fn shared(
             let start = dram.take(st.ceil() as u64, id);
             if *at == 0 {
                 // A store's data is in L2 when it arrives; a load's when DRAM returns it.
-                let arrive = if store { d } else { start + g.dram as u64 };
+                let arrive = if store {
+                    d
+                } else {
+                    start + dram.latency(g.dram, id)
+                };
                 *at = arrive.min(u32::MAX as u64 - 1) as u32 + 1;
             }
         }
