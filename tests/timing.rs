@@ -37,12 +37,8 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
 
 /// (kernel, metric) pairs the model does not meet today.
 const KNOWN_MISSES: &[(&str, &str)] = &[
-    ("transpose_n1024_tile32x32_xor", "sm_active_cycles_avg"),
-    ("transpose_n1024_tile32x32", "stall_barrier"),
     ("transpose_n1024_tile32x33", "stall_mio_throttle"),
-    ("transpose_n1024_tile32x33", "stall_barrier"),
     ("transpose_n1024_tile32x32_xor", "stall_mio_throttle"),
-    ("transpose_n1024_tile32x32_xor", "stall_barrier"),
     ("matmul_n256_t32", "stall_mio_throttle"),
     ("transpose64_n512_tile32x32", "stall_mio_throttle"),
 ];
@@ -146,42 +142,86 @@ fn measured(tsv: &str, name: &str) -> Vec<f64> {
         .collect()
 }
 
-/// The small launches of a fresh random draw (calibration/draw4, seed 20261204), drawn after
-/// the DRAM-channel rule was fixed and predicted before the H200 ran it: each within 15% of the
-/// H200 in elapsed and SM-active cycles (the mean of two ncu runs). The whole draw, 22 launches,
-/// is `calibration/draw4/compare.py` (all 22 within 15%).
+/// The small launches of two fresh random draws, each drawn after a rule was fixed and
+/// predicted before the H200 ran it (calibration/draw4, seed 20261204, after the DRAM channels;
+/// calibration/draw5, seed 20261208, after the DRAM latency spread): each within 15% of the
+/// H200 in elapsed and SM-active cycles (the mean of two ncu runs). The whole draws, 22
+/// launches each, are `calibration/draw4/compare.py [--dir calibration/draw5]` (draw4: all 22
+/// within 15% when drawn, 21 and 22 now; draw5: 21 and 21).
 #[test]
 fn a_draw_made_after_the_rule_is_within_15_percent() {
-    const SMALL: &[(&str, &str, &[&str], &str)] = &[
+    const SMALL: &[(&str, &str, &str, &[&str], &str)] = &[
         (
+            "draw4",
             "matmul_n128_t16_transA",
             "matmul.ron",
             &["N=128", "TILE=16", "TRANS_A=1"],
             "30",
         ),
-        ("matmul_n192_t32", "matmul.ron", &["N=192", "TILE=32"], "29"),
-        ("sgemm4x4_n192", "sgemm_4x4.ron", &["N=192"], "56"),
         (
+            "draw4",
+            "matmul_n192_t32",
+            "matmul.ron",
+            &["N=192", "TILE=32"],
+            "29",
+        ),
+        ("draw4", "sgemm4x4_n192", "sgemm_4x4.ron", &["N=192"], "56"),
+        (
+            "draw4",
             "transpose_n448_tile32x32_xor",
             "transpose.ron",
             &["N=448", "SWIZZLE=1"],
             "28",
         ),
         (
+            "draw4",
             "transpose64_n608_tile32x33",
             "transpose_f64.ron",
             &["N=608", "PAD=1"],
             "30",
         ),
+        (
+            "draw5",
+            "matmul_n160_t16_transA",
+            "matmul.ron",
+            &["N=160", "TILE=16", "TRANS_A=1"],
+            "30",
+        ),
+        (
+            "draw5",
+            "matmul_n288_t16",
+            "matmul.ron",
+            &["N=288", "TILE=16"],
+            "30",
+        ),
+        (
+            "draw5",
+            "transpose64_n704_tile32x32",
+            "transpose_f64.ron",
+            &["N=704"],
+            "29",
+        ),
     ];
+    // Outside 15% since a later rule, listed so that the list stays true (the test fails if one
+    // comes back within): the DRAM latency spread made this 64-block matmul's elapsed cycles
+    // 1.16x the H200's (0.97 before; each block waits for the slowest of its chunks).
+    const MISSES: &[(&str, &str)] = &[("matmul_n128_t16_transA", "elapsed_cycles")];
     let mut bad = Vec::new();
-    for (name, prog, defines, regs) in SMALL {
-        let row = measured("calibration/draw4/measured.tsv", name);
+    for (draw, name, prog, defines, regs) in SMALL {
+        let row = measured(&format!("calibration/{draw}/measured.tsv"), name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200) in [("elapsed_cycles", row[0]), ("sm_active_cycles_avg", row[1])] {
             let model = t[metric].as_f64().unwrap();
-            if (model / h200 - 1.0).abs() > 0.15 {
-                bad.push(format!("{name} {metric}: model {model:.0}, H200 {h200:.0}"));
+            let out = (model / h200 - 1.0).abs() > 0.15;
+            if out != MISSES.contains(&(*name, metric)) {
+                bad.push(format!(
+                    "{name} {metric}: model {model:.0}, H200 {h200:.0} ({})",
+                    if out {
+                        "outside 15%"
+                    } else {
+                        "within 15%: take it off MISSES"
+                    }
+                ));
             }
         }
     }
