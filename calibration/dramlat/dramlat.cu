@@ -17,7 +17,10 @@
 // 2026-12-02, 132x32 did not launch (1,024 threads with the 48 stamps in registers exceed the
 // register file, and the launch is not checked): its rows in raw/ are stale, analyze.py drops them.
 // Output: one line per (config, warp, pass, hop): cycles.
-// Usage: dramlat OUTFILE
+// Usage: dramlat OUTFILE [REGION_MIB]
+//   REGION_MIB (second call, 2026-12-02): chains draw their lines from the first REGION_MIB
+//   MiB of the buffer only, and only the idle configurations (1x1, 132x1) run: does the spread
+//   of a read depend on how far apart the reads are (the TLB), or is it the DRAM's own?
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -77,7 +80,8 @@ __global__ void chase(const unsigned* buf, const unsigned* starts, long long* ou
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) { fprintf(stderr, "usage: dramlat OUTFILE\n"); return 1; }
+  if (argc < 2) { fprintf(stderr, "usage: dramlat OUTFILE [REGION_MIB]\n"); return 1; }
+  const size_t region = argc > 2 ? (size_t)atoi(argv[2]) << 20 : (1ull << 30);
   FILE* f = fopen(argv[1], "w");
   const size_t bytes = 1ull << 30, pages = bytes >> 21;
   unsigned *buf, *sink, *starts;
@@ -87,16 +91,18 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&starts, 8192 * 4));
   CK(cudaMalloc(&out, (size_t)2 * 8192 * HOPS * 8));
   std::vector<unsigned> host(bytes / 4, 0);
-  struct Cfg { int g, w; } cfgs[] = {{1, 1}, {132, 1}, {64, 8}, {132, 32}};
+  struct Cfg { int g, w; } all[] = {{1, 1}, {132, 1}, {64, 8}, {132, 32}};
+  const int ncfg = argc > 2 ? 2 : 4;
   std::mt19937_64 rng(20261202);
   fprintf(f, "config\twarp\tpass\thop\tcycles\n");
-  for (auto c : cfgs) {
+  for (int ci = 0; ci < ncfg; ci++) {
+    Cfg c = all[ci];
     int warps = c.g * c.w;
     // Each warp's chain: HOPS distinct random lines, none in the first 64 KiB of a page, no
     // line used by another warp or another configuration (fresh lines: cold in L2).
     std::vector<unsigned> st(warps);
     static std::vector<char> used(bytes / 128, 0);
-    std::uniform_int_distribution<size_t> pick(0, bytes / 128 - 1);
+    std::uniform_int_distribution<size_t> pick(0, region / 128 - 1);
     for (int gw = 0; gw < warps; gw++) {
       std::vector<size_t> chain;
       while ((int)chain.size() < HOPS + 1) {
@@ -110,6 +116,7 @@ int main(int argc, char** argv) {
     }
     CK(cudaMemcpy(buf, host.data(), bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(starts, st.data(), warps * 4, cudaMemcpyHostToDevice));
+    if (argc > 2) std::fill(used.begin(), used.end(), 0);  // each configuration its own fresh lines
     // Empty the L2 of the chains' lines: write a 256 MiB buffer elsewhere (not the chain buffer).
     void* flush; CK(cudaMalloc(&flush, 256u << 20)); CK(cudaMemset(flush, c.g, 256u << 20));
     CK(cudaDeviceSynchronize()); CK(cudaFree(flush));
