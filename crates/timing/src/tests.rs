@@ -123,6 +123,44 @@ fn thirty_two_warps_of_lds_chains_are_pipe_bound() {
     assert!((per_load - 85.0).abs() < 1.5, "{per_load}");
 }
 
+/// A warp held by its sub-partition's one memory instruction per 4 cycles is booked as the
+/// queue's throttle, as the H200 books it (its queue probes: `dispatch_stall` at most 0.02 a
+/// instruction), `mio_throttle` for shared instructions and `lg_throttle` for global ones.
+#[test]
+fn the_memory_issue_interval_is_booked_as_the_queue_throttle() {
+    let g = bare();
+    // 4 warps on one sub-partition (slots 0, 4, 8, 12 of 13), 8 independent loads each.
+    let shared = || WarpTrace {
+        ev: (0..8).map(|_| ev(4, 1, 1)).chain([ev(3, 0, 0)]).collect(),
+        sectors: Vec::new(),
+    };
+    let idle = || WarpTrace {
+        ev: vec![ev(3, 0, 0)],
+        sectors: Vec::new(),
+    };
+    let warps = |f: &dyn Fn() -> WarpTrace| -> Vec<WarpTrace> {
+        (0..13)
+            .map(|i| if i % 4 == 0 { f() } else { idle() })
+            .collect()
+    };
+    let t = run(&g, vec![block(warps(&shared))], 13 * 32);
+    assert!(t.stalls.get(Reason::MioThrottle) > 1.0, "{:?}", t.stalls);
+    assert_eq!(t.stalls.get(Reason::DispatchStall), 0.0, "{:?}", t.stalls);
+    let global = || WarpTrace {
+        ev: (0..8u32)
+            .map(|i| Ev {
+                s: i,
+                ..ev(6, 1, 0)
+            })
+            .chain([ev(3, 0, 0)])
+            .collect(),
+        sectors: (0..8).map(|i| i * 4).collect(),
+    };
+    let t = run(&g, vec![block(warps(&global))], 13 * 32);
+    assert!(t.stalls.get(Reason::LgThrottle) > 1.0, "{:?}", t.stalls);
+    assert_eq!(t.stalls.get(Reason::DispatchStall), 0.0, "{:?}", t.stalls);
+}
+
 #[test]
 fn independent_loads_fill_the_queue_mio_throttle() {
     let mut g = bare();
