@@ -21,9 +21,6 @@ pub(super) struct Dram {
     /// Sectors of consecutive addresses that go to one channel.
     grain: u64,
     chans: Vec<Chan>,
-    /// Cycles a read takes beyond the preset's `dram`, one entry per equally likely case
-    /// (empty: none).
-    spread: Vec<i32>,
     /// No request starts before this slot: a channel forgets the slots before it when next
     /// asked.
     now: u64,
@@ -50,7 +47,6 @@ impl Dram {
             per_slot: (per_slot / chans as f64).max(1e-3),
             grain: (g.dram_interleave_bytes / sb).max(1) as u64,
             chans: vec![Chan::default(); chans as usize],
-            spread: g.dram_spread.clone(),
             now: 0,
         }
     }
@@ -60,19 +56,20 @@ impl Dram {
         ((id >> 48) << 44) ^ ((id & ((1 << 48) - 1)) / self.grain)
     }
 
-    /// Cycles from the start of sector `id`'s read until its data is in L2: `base` plus the
-    /// spread entry a fixed hash of its chunk picks, so the sectors of one chunk arrive alike
-    /// and chunks next to each other are unrelated (`calibration/dramlat`: at an idle DRAM a
-    /// read takes 535 to 1,250 cycles, p1 to p99).
-    pub fn latency(&self, base: u32, id: u64) -> u64 {
-        if self.spread.is_empty() {
+    /// Cycles from the start of sector `id`'s read until its data is in L2: `g.dram` plus the
+    /// `g.dram_spread` entry a fixed hash of its chunk picks, so the sectors of one chunk
+    /// arrive alike and chunks next to each other are unrelated (`calibration/dramlat`: at an
+    /// idle DRAM a read takes 535 to 1,250 cycles, p1 to p99).
+    pub fn latency(&self, g: &GlobalMem, id: u64) -> u64 {
+        let (base, spread) = (g.dram, &g.dram_spread);
+        if spread.is_empty() {
             return base as u64;
         }
         // A second finaliser (not the channel's constants): the pick is unrelated to the channel.
         let mut x = self.chunk(id) ^ 0xD6E8_FEB8_6659_FD93;
         x = (x ^ (x >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
         x = (x ^ (x >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        let e = self.spread[((x ^ (x >> 32)) % self.spread.len() as u64) as usize];
+        let e = spread[((x ^ (x >> 32)) % spread.len() as u64) as usize];
         (base as i64 + e as i64).max(0) as u64
     }
 
@@ -182,11 +179,11 @@ mod tests {
         let d = Dram::new(&g);
         let base = g.dram;
         // The 8 sectors of one 256-byte chunk arrive alike.
-        let one: Vec<u64> = (8..16).map(|s| d.latency(base, s)).collect();
+        let one: Vec<u64> = (8..16).map(|s| d.latency(&g, s)).collect();
         assert!(one.iter().all(|&l| l == one[0]), "{one:?}");
         // Over many chunks every entry is taken about equally often: the mean stays `base`.
         let n = 32 * 1000;
-        let lat: Vec<u64> = (0..n).map(|c| d.latency(base, c * 8)).collect();
+        let lat: Vec<u64> = (0..n).map(|c| d.latency(&g, c * 8)).collect();
         let mean = lat.iter().sum::<u64>() as f64 / n as f64;
         assert!((mean - base as f64).abs() < 10.0, "{mean}");
         for e in &g.dram_spread {
@@ -198,13 +195,13 @@ mod tests {
         }
         // Another buffer's chunk at the same offset takes its own entry.
         let other = (0..16u64)
-            .filter(|b| d.latency(base, b << 48) == d.latency(base, 0))
+            .filter(|b| d.latency(&g, b << 48) == d.latency(&g, 0))
             .count();
         assert!(other < 6, "{other}");
         // No spread: every read takes `base`.
         let mut flat = g.clone();
         flat.dram_spread.clear();
-        assert_eq!(Dram::new(&flat).latency(base, 12_345), base as u64);
+        assert_eq!(Dram::new(&flat).latency(&flat, 12_345), base as u64);
     }
 
     #[test]

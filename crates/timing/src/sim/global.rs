@@ -39,7 +39,7 @@ pub(super) fn shared(
                 let arrive = if store {
                     d
                 } else {
-                    start + dram.latency(g.dram, id)
+                    start + dram.latency(g, id)
                 };
                 *at = arrive.min(u32::MAX as u64 - 1) as u32 + 1;
             }
