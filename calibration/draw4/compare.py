@@ -63,8 +63,8 @@ for path in models:
     print(f"mean |log ratio|: elapsed {sum(le) / n:.3f}, SM active {sum(ls) / n:.3f}; within 15%: {w15[0]} and {w15[1]} of {n}\n")
 
 print("== stamped padded transpose (L2 clean): wait for the block's last warp, cycles a warp")
-for p in sorted(glob.glob(os.path.join(RAW, "stamp_n*.csv.gz")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0])):
-    n = int(re.findall(r"\d+", os.path.basename(p))[0])
+stamps = sorted((int(re.search(r"stamp_n(\d+)", p)[1]), p) for p in glob.glob(os.path.join(RAW, "stamp_n*.csv.gz")))
+for n, p in stamps:
     blocks = {}
     for r in csv.DictReader(gzip.open(p, "rt")):
         blocks.setdefault(int(r["block"]), []).append(int(r["t0"]) + int(r["load_latency"]))
