@@ -555,7 +555,8 @@ fn fast_scheduler_matches_the_reference_scan() {
 }
 
 /// Stepping each SM alone through windows gives the event loop's outcome, number for number,
-/// fed all at once or a few blocks at a time, on the fast path and the reference scan.
+/// fed all at once or a few blocks at a time, on the fast path and the reference scan, with
+/// the SMs that may receive blocks stepped with the dispatcher in turn or side by side.
 #[test]
 fn windows_match_the_event_loop() {
     let code = code();
@@ -571,7 +572,7 @@ fn windows_match_the_event_loop() {
         (23, 3, 90, 16, false, 4),
     ] {
         let (g, launch) = mixed_launch(sms, blocks, warps);
-        let outcome = |windows: bool, reference: bool| {
+        let outcome = |windows: bool, reference: bool, side: bool| {
             let mut s = Sim::new(&g, &code, launch.clone(), false, Some(0)).unwrap();
             if !windows {
                 s = s.unwindowed();
@@ -579,6 +580,7 @@ fn windows_match_the_event_loop() {
             if reference {
                 s = s.reference();
             }
+            s = s.side_by_side(side);
             for (i, b) in mixed_blocks(seed, blocks as usize, warps, alike)
                 .into_iter()
                 .enumerate()
@@ -590,8 +592,12 @@ fn windows_match_the_event_loop() {
             }
             s.finish()
         };
+        let oracle = [false, true].map(|reference| outcome(false, reference, false));
         for reference in [false, true] {
-            assert_same(&outcome(true, reference), &outcome(false, reference), seed);
+            for side in [false, true] {
+                let windows = outcome(true, reference, side);
+                assert_same(&windows, &oracle[reference as usize], seed);
+            }
         }
     }
 }

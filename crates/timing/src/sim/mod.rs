@@ -387,6 +387,8 @@ pub struct Sim<'a> {
     /// takes blocks.
     viewed: Vec<bool>,
     view: Vec<(bool, u64)>,
+    /// `view` when a window's SMs stepped side by side start ([`window`]).
+    view0: Vec<(bool, u64)>,
     /// A window's departures of blocks from SMs that run alone: cycle, SM, and `view` after.
     frees: Vec<(u64, u32, bool, u64)>,
     /// A window's global accesses in order: SM, place in its log; and where each cycle's
@@ -395,6 +397,24 @@ pub struct Sim<'a> {
     at: Vec<u32>,
     /// Workers stepping SMs of a window side by side ([`window`]), each with its own sums.
     crew: Vec<window::Hand<'a>>,
+    /// In a window, the SMs that may still receive a block, stepped side by side up to each
+    /// cycle the dispatcher acts ([`window`]), and those set aside to be stepped to its end.
+    live: Vec<bool>,
+    aside: Vec<bool>,
+    /// Per SM, the cycle a batch steps it to (0: not stepped).
+    bound: Vec<u64>,
+    /// Departures of blocks not yet shown to the dispatcher, soonest first, and all of the
+    /// window's.
+    due: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32, bool, u64)>>,
+    departed: Vec<(u64, u32, bool, u64)>,
+    /// The window's placements on SMs stepped side by side: cycle, SM, its `view` after,
+    /// and whether the block went into a freed slot; and while the dispatcher replays the
+    /// window, the next to replay.
+    placed: Vec<(u64, u32, bool, u64, bool)>,
+    replay: Option<usize>,
+    /// Step the SMs that may receive blocks side by side (`None`: when there are threads for
+    /// it; tests choose).
+    side_by_side: Option<bool>,
 }
 
 impl<'a> Sim<'a> {
@@ -510,10 +530,19 @@ impl<'a> Sim<'a> {
             width: window::width(gpu),
             viewed: vec![false; gpu.sms as usize],
             view: vec![(false, 0); gpu.sms as usize],
+            view0: Vec::new(),
             frees: Vec::new(),
             keys: Vec::new(),
             at: Vec::new(),
             crew: Vec::new(),
+            live: vec![false; gpu.sms as usize],
+            aside: vec![false; gpu.sms as usize],
+            bound: vec![0; gpu.sms as usize],
+            due: Default::default(),
+            departed: Vec::new(),
+            placed: Vec::new(),
+            replay: None,
+            side_by_side: None,
         })
     }
 
@@ -601,6 +630,14 @@ impl<'a> Sim<'a> {
         self
     }
 
+    /// Steps the SMs that may receive a block in a window side by side (`true`, even on one
+    /// thread) or with the dispatcher in turn (the oracle is the event loop).
+    #[cfg(test)]
+    pub(crate) fn side_by_side(mut self, on: bool) -> Self {
+        self.side_by_side = Some(on);
+        self
+    }
+
     /// Steps every SM by the reference scan of every warp (the fast path's oracle in tests).
     #[cfg(test)]
     pub(crate) fn reference(mut self) -> Self {
@@ -640,6 +677,12 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Blocks fed and not placed (while the dispatcher replays a window, those it placed
+    /// count).
+    fn waiting(&self) -> usize {
+        self.pending.len() + self.placed.len() - self.replay.unwrap_or(0)
+    }
+
     /// Dispatches blocks at cycle `t`: to each SM (in breadth-first order) that has room and
     /// takes blocks now, one block.
     fn dispatch(&mut self, t: u64) {
@@ -647,7 +690,7 @@ impl<'a> Sim<'a> {
         let mut soonest = NEVER;
         for k in 0..n {
             let sm = (self.rr + k) % n;
-            if self.pending.is_empty() || self.next_dispatch > t as f64 {
+            if self.waiting() == 0 || self.next_dispatch > t as f64 {
                 return;
             }
             let (fits, at) = self.seen(sm);
@@ -658,13 +701,31 @@ impl<'a> Sim<'a> {
                 soonest = soonest.min(at);
                 continue;
             }
-            let Some(trace) = self.pending.pop_front() else {
-                return;
-            };
-            let id = self.next_block;
             self.next_block += 1;
-            let refill = self.sms[sm].refilling;
-            self.place(sm, id, trace, t);
+            let refill = match self.replay {
+                Some(i) => {
+                    // The placement as made when the window was stepped.
+                    let (pt, k, fits, at, refill) = self.placed[i];
+                    debug_assert_eq!((pt, k), (t, sm as u32), "a replayed placement");
+                    self.replay = Some(i + 1);
+                    self.view[sm] = (fits, at);
+                    refill
+                }
+                None => {
+                    let Some(trace) = self.pending.pop_front() else {
+                        return;
+                    };
+                    let refill = self.sms[sm].refilling;
+                    self.place(sm, self.next_block - 1, trace, t);
+                    if self.viewed[sm] {
+                        // An SM stepped side by side in a window ([`window`]).
+                        let v = (self.fits(&self.sms[sm]), self.sms[sm].next_accept);
+                        self.view[sm] = v;
+                        self.placed.push((t, sm as u32, v.0, v.1, refill));
+                    }
+                    refill
+                }
+            };
             if refill {
                 // Blocks into freed slots leave the dispatcher one at a time.
                 self.next_dispatch =

@@ -18,6 +18,7 @@ use super::cycle::step;
 use super::pick::next_inst;
 use super::*;
 use rayon::prelude::*;
+use std::cmp::Reverse;
 
 /// A load's registers wait for `MARK + i` (`i`: its place in its SM's log) until the window
 /// ends: a cycle later than any the model reaches.
@@ -77,7 +78,9 @@ impl<'a> Sim<'a> {
             self.cx.window = Some(end);
             self.alone(end);
             self.frees.sort_unstable();
-            self.dispatch_window(end);
+            if !self.receivers(end) {
+                self.dispatch_window(end);
+            }
             self.cx.window = None;
             self.price(t0, end);
             for k in 0..n {
@@ -157,6 +160,179 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Steps the SMs that can receive a block in the window (those not `viewed`) side by
+    /// side, with the dispatcher, in three passes; the result is [`Self::dispatch_window`]'s.
+    ///
+    /// 1. Before the dispatcher acts at a cycle, each SM that may still receive a block is
+    ///    stepped up to that cycle, or on to the first at which it takes blocks if later (no
+    ///    block can reach it sooner), and its departures before the cycle are shown to the
+    ///    dispatcher. The dispatcher sees these SMs through `view`, kept by their departures
+    ///    and its placements, so an SM stepped ahead shows its state at the dispatcher's
+    ///    cycle. An SM that can no longer receive a block in the window (full, or closed by
+    ///    a departure for `refill_cycles`) is set aside.
+    /// 2. The SMs set aside are stepped to the end.
+    /// 3. The dispatcher replays the window from its start with every departure, its
+    ///    placements taken from the first pass. The departures of SMs set aside change none
+    ///    of them: such an SM shows the dispatcher only a cycle it takes blocks at or past
+    ///    the window's end, and while an SM may still receive one, the dispatcher does not
+    ///    wait for a departure; they change only the dispatcher's own state (whether it waits
+    ///    for a departure, and until when), which the replay makes right.
+    ///
+    /// False (nothing done) on one thread or when no SM can receive a block.
+    fn receivers(&mut self, end: u64) -> bool {
+        let n = self.sms.len();
+        let side = self.side_by_side;
+        if !side.unwrap_or(rayon::current_num_threads() > 1) || self.viewed.iter().all(|&v| v) {
+            return false;
+        }
+        self.departed.clear();
+        self.departed.append(&mut self.frees);
+        self.due.extend(self.departed.iter().copied().map(Reverse));
+        for k in 0..n {
+            self.live[k] = !self.viewed[k];
+            if self.live[k] {
+                // Its `view` is as the window starts ([`Self::candidates`]).
+                self.viewed[k] = true;
+                self.order.set(k, NEVER);
+            }
+        }
+        let start = (self.next_dispatch, self.blocked, self.next_block, self.rr);
+        self.view0.clone_from(&self.view);
+        self.placed.clear();
+        let need = self.block();
+        loop {
+            let more = self.next_block < self.launch.blocks;
+            let td = self.dispatch_due();
+            let r = &self.cx.gpu.residency;
+            let mut any = false;
+            for k in 0..n {
+                if !self.live[k] {
+                    continue;
+                }
+                let sm = &self.sms[k];
+                if more && need.fits(r, sm) && sm.next_accept < end {
+                    any = true;
+                    self.bound[k] = td.max(sm.next_accept).min(end);
+                } else {
+                    // It fits again only after a departure, which closes it past `end`.
+                    self.live[k] = false;
+                    self.aside[k] = true;
+                }
+            }
+            if !any {
+                break;
+            }
+            // An SM with room keeps the dispatcher from waiting for a departure.
+            debug_assert!(!self.blocked);
+            self.batch(end);
+            self.log(true);
+            self.drain(td.min(end));
+            if td >= end {
+                break;
+            }
+            debug_assert!(!self.pending.is_empty(), "a window's blocks are fed");
+            self.dispatch(td);
+        }
+        for k in 0..n {
+            if self.aside[k] || self.live[k] {
+                self.bound[k] = end;
+            }
+        }
+        self.aside.fill(false);
+        self.live.fill(false);
+        self.batch(end);
+        self.log(false);
+        (self.next_dispatch, self.blocked, self.next_block, self.rr) = start;
+        self.view.clone_from(&self.view0);
+        self.due.clear();
+        self.due.extend(self.departed.iter().copied().map(Reverse));
+        self.replay = Some(0);
+        self.drain(end);
+        debug_assert_eq!(
+            self.replay,
+            Some(self.placed.len()),
+            "every placement replayed"
+        );
+        self.replay = None;
+        self.placed.clear();
+        true
+    }
+
+    /// Steps each SM to its `bound` (then cleared), side by side when there are threads
+    /// and several SMs for it; their departures are appended to `frees`. The SM whose
+    /// timeline is kept is stepped here (its spans in order).
+    fn batch(&mut self, end: u64) {
+        let n = self.sms.len();
+        let need = self.block();
+        let behind = (0..n).filter(|&k| self.sms[k].next < self.bound[k]).count();
+        let threads = rayon::current_num_threads();
+        let side = self.side_by_side.unwrap_or(threads > 1);
+        let kept = self.cx.timeline_sm.map_or(usize::MAX, |k| k as usize);
+        if side && behind > 2 {
+            let parts = (2 * threads).clamp(2, n.max(2));
+            while self.crew.len() < parts {
+                let h = self.hand();
+                self.crew.push(h);
+            }
+            let chunk = n.div_ceil(parts);
+            let bound = &self.bound;
+            self.sms
+                .par_chunks_mut(chunk)
+                .zip(self.crew.par_iter_mut())
+                .enumerate()
+                .for_each(|(c, (sms, hand))| {
+                    hand.cx.window = Some(end);
+                    for (j, sm) in sms.iter_mut().enumerate() {
+                        let k = c * chunk + j;
+                        if k != kept && sm.next < bound[k] {
+                            run(&mut hand.cx, sm, k, bound[k], need, &mut hand.frees);
+                        }
+                    }
+                });
+            for h in &mut self.crew {
+                self.frees.append(&mut h.frees);
+            }
+        }
+        for k in 0..n {
+            if (k == kept || !side || behind <= 2) && self.sms[k].next < self.bound[k] {
+                let to = self.bound[k];
+                run(&mut self.cx, &mut self.sms[k], k, to, need, &mut self.frees);
+            }
+        }
+        self.bound.fill(0);
+    }
+
+    /// Moves the departures in `frees` to the window's log and, if `show`, to `due`.
+    fn log(&mut self, show: bool) {
+        if show {
+            self.due.extend(self.frees.iter().copied().map(Reverse));
+        }
+        self.departed.append(&mut self.frees);
+    }
+
+    /// Shows the dispatcher the departures in `due` and lets it act, in the event loop's
+    /// order, through the cycles before `limit`.
+    fn drain(&mut self, limit: u64) {
+        loop {
+            let t = self.due.peek().map_or(NEVER, |f| f.0 .0);
+            let td = self.dispatch_due();
+            if td < limit && td <= t {
+                debug_assert!(self.waiting() > 0, "a window's blocks are fed");
+                self.dispatch(td);
+                continue;
+            }
+            if t >= limit {
+                return;
+            }
+            let Some(Reverse((t, k, fits, at))) = self.due.pop() else {
+                return;
+            };
+            self.view[k as usize] = (fits, at);
+            self.blocked = false;
+            self.next_dispatch = self.next_dispatch.max(t as f64);
+        }
+    }
+
     /// Prices the window's global accesses in the event loop's order and hands loads' cycles
     /// to their warps.
     fn price(&mut self, t0: u64, end: u64) {
@@ -225,64 +401,14 @@ impl<'a> Sim<'a> {
     /// side when there are threads for it, and lists their blocks' departures in `frees`
     /// in order. The SM whose timeline is kept is stepped here (its spans in order).
     fn alone(&mut self, end: u64) {
-        let n = self.sms.len();
         self.frees.clear();
-        for k in 0..n {
+        for k in 0..self.sms.len() {
             if self.viewed[k] {
                 self.order.set(k, NEVER);
+                self.bound[k] = end;
             }
         }
-        let need = self.block();
-        let threads = rayon::current_num_threads();
-        let kept = self.cx.timeline_sm.map_or(usize::MAX, |k| k as usize);
-        if threads > 1 && n > 1 {
-            let parts = (2 * threads).min(n);
-            while self.crew.len() < parts {
-                let h = self.hand();
-                self.crew.push(h);
-            }
-            let chunk = n.div_ceil(parts);
-            let viewed = &self.viewed;
-            self.sms
-                .par_chunks_mut(chunk)
-                .zip(self.crew.par_iter_mut())
-                .enumerate()
-                .for_each(|(c, (sms, hand))| {
-                    hand.cx.window = Some(end);
-                    for (j, sm) in sms.iter_mut().enumerate() {
-                        let k = c * chunk + j;
-                        if viewed[k] && k != kept {
-                            run(&mut hand.cx, sm, k, end, need, &mut hand.frees);
-                        }
-                    }
-                });
-            for h in &mut self.crew {
-                self.frees.append(&mut h.frees);
-            }
-            if kept < n && self.viewed[kept] {
-                run(
-                    &mut self.cx,
-                    &mut self.sms[kept],
-                    kept,
-                    end,
-                    need,
-                    &mut self.frees,
-                );
-            }
-        } else {
-            for k in 0..n {
-                if self.viewed[k] {
-                    run(
-                        &mut self.cx,
-                        &mut self.sms[k],
-                        k,
-                        end,
-                        need,
-                        &mut self.frees,
-                    );
-                }
-            }
-        }
+        self.batch(end);
     }
 
     /// A worker's context: this one's, without global memory and with sums of zero.
