@@ -715,6 +715,9 @@ impl<'a> Sim<'a> {
                     let Some(trace) = self.pending.pop_front() else {
                         return;
                     };
+                    // Only an SM stepped with the dispatcher, or side by side no further than
+                    // this cycle, can receive a block ([`window`]).
+                    debug_assert!(!self.viewed[sm] || self.live[sm], "a block for SM {sm}");
                     let refill = self.sms[sm].refilling;
                     self.place(sm, self.next_block - 1, trace, t);
                     if self.viewed[sm] {
