@@ -680,7 +680,7 @@ impl<'a> Sim<'a> {
     /// Blocks fed and not placed (while the dispatcher replays a window, those it placed
     /// count).
     fn waiting(&self) -> usize {
-        self.pending.len() + self.placed.len() - self.replay.unwrap_or(0)
+        self.pending.len() + self.replay.map_or(0, |i| self.placed.len() - i)
     }
 
     /// Dispatches blocks at cycle `t`: to each SM (in breadth-first order) that has room and
@@ -701,13 +701,13 @@ impl<'a> Sim<'a> {
                 soonest = soonest.min(at);
                 continue;
             }
-            self.next_block += 1;
             let refill = match self.replay {
                 Some(i) => {
                     // The placement as made when the window was stepped.
                     let (pt, k, fits, at, refill) = self.placed[i];
                     debug_assert_eq!((pt, k), (t, sm as u32), "a replayed placement");
                     self.replay = Some(i + 1);
+                    self.next_block += 1;
                     self.view[sm] = (fits, at);
                     refill
                 }
@@ -715,11 +715,13 @@ impl<'a> Sim<'a> {
                     let Some(trace) = self.pending.pop_front() else {
                         return;
                     };
+                    let id = self.next_block;
+                    self.next_block += 1;
                     // Only an SM stepped with the dispatcher, or side by side no further than
                     // this cycle, can receive a block ([`window`]).
                     debug_assert!(!self.viewed[sm] || self.live[sm], "a block for SM {sm}");
                     let refill = self.sms[sm].refilling;
-                    self.place(sm, self.next_block - 1, trace, t);
+                    self.place(sm, id, trace, t);
                     if self.viewed[sm] {
                         // An SM stepped side by side in a window ([`window`]).
                         let v = (self.fits(&self.sms[sm]), self.sms[sm].next_accept);

@@ -181,8 +181,7 @@ impl<'a> Sim<'a> {
     /// False (nothing done) on one thread or when no SM can receive a block.
     fn receivers(&mut self, end: u64) -> bool {
         let n = self.sms.len();
-        let side = self.side_by_side;
-        if !side.unwrap_or(rayon::current_num_threads() > 1) || self.viewed.iter().all(|&v| v) {
+        if !self.parallel() || self.viewed.iter().all(|&v| v) {
             return false;
         }
         self.departed.clear();
@@ -266,7 +265,7 @@ impl<'a> Sim<'a> {
         let need = self.block();
         let behind = (0..n).filter(|&k| self.sms[k].next < self.bound[k]).count();
         let threads = rayon::current_num_threads();
-        let side = self.side_by_side.unwrap_or(threads > 1);
+        let side = self.parallel();
         let kept = self.cx.timeline_sm.map_or(usize::MAX, |k| k as usize);
         if side && behind > 2 {
             let parts = (2 * threads).clamp(2, n.max(2));
@@ -300,6 +299,12 @@ impl<'a> Sim<'a> {
             }
         }
         self.bound.fill(0);
+    }
+
+    /// Whether SMs are stepped side by side (on more than one thread, unless a test chose).
+    fn parallel(&self) -> bool {
+        self.side_by_side
+            .unwrap_or(rayon::current_num_threads() > 1)
     }
 
     /// Moves the departures in `frees` to the window's log and, if `show`, to `due`.
