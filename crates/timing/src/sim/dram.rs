@@ -53,7 +53,8 @@ impl Dram {
 
     /// The chunk of sector `id`: its buffer and its interleave-sized piece of it.
     fn chunk(&self, id: u64) -> u64 {
-        ((id >> 48) << 44) ^ ((id & ((1 << 48) - 1)) / self.grain)
+        let (buf, sec) = super::global::split(id);
+        ((buf as u64) << 44) ^ (sec / self.grain)
     }
 
     /// Cycles from the start of sector `id`'s read until its data is in L2: `g.dram` plus the

@@ -24,8 +24,7 @@ pub(super) fn shared(
     let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
     let mut done = d + g.l2_hit as u64;
     for &id in secs {
-        let buf = (id >> 48) as usize;
-        let sec = id & ((1 << 48) - 1);
+        let (buf, sec) = split(id);
         // When the sector's data is in L2 (+1; 0: nothing has asked for it yet).
         let Some(at) = l2.get_mut(buf).and_then(|b| b.get_mut(sec as usize)) else {
             continue;
@@ -50,4 +49,10 @@ pub(super) fn shared(
         }
     }
     done
+}
+
+/// A sector's buffer and its place in the buffer (the trace records `buffer << 48 | sector`).
+#[inline]
+pub(super) fn split(id: u64) -> (usize, u64) {
+    ((id >> 48) as usize, id & ((1 << 48) - 1))
 }

@@ -383,7 +383,7 @@ impl<'a> Sim<'a> {
                     .get(i as usize)
                     .and_then(|a| sm.acc_secs.get(a.from as usize));
                 if let Some(&id) = first {
-                    let (buf, sec) = ((id >> 48) as usize, id & ((1 << 48) - 1));
+                    let (buf, sec) = global::split(id);
                     if let Some(b) = cx.l2.get(buf) {
                         prefetch(b.as_ptr().wrapping_add(sec as usize));
                     }
