@@ -19,6 +19,7 @@
 // `Diag` is large but only on the cold error path (as in warpsim-interp).
 #![allow(clippy::result_large_err)]
 
+pub mod nvcc;
 pub mod preset;
 pub mod reason;
 pub mod sim;

@@ -23,7 +23,7 @@
 //! registers (sgemm4x4 at 71) recomputes hoistable addresses every trip (calibration/README.md,
 //! section 9, third draw).
 
-use crate::trace::{Class, LoopMark, Regs, StaticInst};
+use crate::trace::{Class, Regs, StaticInst};
 use warpsim_interp::ir::{Inst, Space};
 use warpsim_interp::Program;
 
@@ -46,13 +46,11 @@ const MAX_LOOPS: usize = 64;
 /// of its own (numbered from the program's last register up), each next one reads and
 /// writes it, and the access reads it in place of its indices. Marks the constant loops'
 /// starts and steps (`StaticInst::mark`) for the recorder to count their iterations.
-pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
-    // (Without a swizzled array there is nothing to price, and no loop to count.)
+pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
+    // (Without a swizzled array there is nothing to price.)
     if prog.shared.iter().all(|s| s.swizzle == 0) {
         return;
     }
-    let loops = constant_loops(prog, code);
-    let deps = static_deps(prog, code, &loops);
     let mut scratch = prog.nregs;
     for (pc, inst) in prog.code.iter().enumerate() {
         let m = match *inst {
@@ -88,15 +86,11 @@ pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>) {
         access.pre = Some((first, n));
         access.hoist = hoist;
     }
-    for (id, &(start, next)) in loops.iter().enumerate() {
-        code[start].mark = Some(LoopMark::Start(id as u8));
-        code[next].mark = Some(LoopMark::Next(id as u8));
-    }
 }
 
 /// The `For` loops the GPU's compiler unrolls (their test and step are `Free`): the pcs of
 /// their `LoopStart` and `ForNext` (at most [`MAX_LOOPS`]).
-fn constant_loops(prog: &Program, code: &[StaticInst]) -> Vec<(usize, usize)> {
+pub(crate) fn constant_loops(prog: &Program, code: &[StaticInst]) -> Vec<(usize, usize)> {
     let mut loops = Vec::new();
     for (pc, inst) in prog.code.iter().enumerate() {
         let Inst::ForNext { head_pc, .. } = *inst else {
@@ -116,7 +110,11 @@ fn constant_loops(prog: &Program, code: &[StaticInst]) -> Vec<(usize, usize)> {
 /// Per register: `Some(loops)` when every value it takes is known to the compiler for given
 /// iterations of those constant loops (a bit per loop of `loops`) and thread and block
 /// indices; `None` otherwise.
-fn static_deps(prog: &Program, code: &[StaticInst], loops: &[(usize, usize)]) -> Vec<Option<u64>> {
+pub(crate) fn static_deps(
+    prog: &Program,
+    code: &[StaticInst],
+    loops: &[(usize, usize)],
+) -> Vec<Option<u64>> {
     let mut deps: Vec<Option<u64>> = vec![Some(0); prog.nregs];
     // Registers written where the compiler cannot know the value: under an `If`, or in a
     // loop it does not unroll.

@@ -69,6 +69,12 @@ pub struct StaticInst {
     pub hoist: Option<u64>,
     /// The start or step of a constant loop, for counting its iterations.
     pub mark: Option<LoopMark>,
+    /// Issued only at the first iteration of this constant loop: address arithmetic the
+    /// compiler hoists out of it ([`crate::nvcc`]).
+    pub once: Option<u8>,
+    /// One of the kernel prologue's instructions ([`crate::nvcc`]), issued before a warp's
+    /// first.
+    pub prologue: bool,
 }
 
 /// Where a constant loop (one the GPU's compiler unrolls) starts a run of trips, or steps.
@@ -92,6 +98,8 @@ impl StaticInst {
             serves: None,
             hoist: None,
             mark: None,
+            once: None,
+            prologue: false,
         }
     }
 }
@@ -143,7 +151,19 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
     }
     contract(prog, &mut code);
     crate::unroll::mark_counted_loops(prog, &mut code, &constant);
-    crate::swizzle::address(prog, &mut code);
+    let loops = crate::swizzle::constant_loops(prog, &code);
+    let deps = crate::swizzle::static_deps(prog, &code, &loops);
+    crate::swizzle::address(prog, &mut code, &deps);
+    crate::nvcc::apply(prog, &mut code, &constant, &loops, &deps);
+    if code
+        .iter()
+        .any(|s| s.once.is_some() || s.hoist.is_some_and(|h| h != 0))
+    {
+        for (id, &(start, next)) in loops.iter().enumerate() {
+            code[start].mark = Some(LoopMark::Start(id as u8));
+            code[next].mark = Some(LoopMark::Next(id as u8));
+        }
+    }
     code
 }
 
@@ -403,6 +423,11 @@ pub struct Recorder<'a> {
     iters: Vec<u32>,
     /// The (warp, access pc, iterations) whose hoisted address instructions were issued.
     seen: HashSet<(u32, u32, u64)>,
+    /// Per warp, a bit per pc: the address instructions of accesses hoisted out of every loop
+    /// (`hoist` `Some(0)`) were issued.
+    once: Vec<u64>,
+    /// The prologue's pcs ([`StaticInst::prologue`]).
+    prologue: Vec<u32>,
 }
 
 impl<'a> Recorder<'a> {
@@ -424,6 +449,10 @@ impl<'a> Recorder<'a> {
                 .unwrap_or(0),
             iters: Vec::new(),
             seen: HashSet::new(),
+            once: Vec::new(),
+            prologue: (0..code.len() as u32)
+                .filter(|&pc| code[pc as usize].prologue)
+                .collect(),
         };
         r.reset(threads);
         r
@@ -436,14 +465,27 @@ impl<'a> Recorder<'a> {
         self.iters
             .resize(threads.div_ceil(32) as usize * self.nloops, 0);
         self.seen.clear();
+        self.once.clear();
+        self.once.resize(
+            threads.div_ceil(32) as usize * self.code.len().div_ceil(64),
+            0,
+        );
         self.block.threads = threads;
         self.block.warps.clear();
         let (ev, sectors) = self.room;
+        let prologue = &self.prologue;
         self.block
             .warps
-            .resize_with(threads.div_ceil(32) as usize, || WarpTrace {
-                ev: Vec::with_capacity(ev),
-                sectors: Vec::with_capacity(sectors),
+            .resize_with(threads.div_ceil(32) as usize, || {
+                let mut t = WarpTrace {
+                    ev: Vec::with_capacity(ev),
+                    sectors: Vec::with_capacity(sectors),
+                };
+                t.ev.extend(prologue.iter().map(|&pc| Ev {
+                    pc,
+                    ..Ev::default()
+                }));
+                t
             });
     }
 
@@ -462,11 +504,25 @@ impl<'a> Recorder<'a> {
         if s.class == Class::Free {
             return;
         }
+        if let Some(n) = s.once {
+            if self.iters.get(w * self.nloops + n as usize) != Some(&0) {
+                return;
+            }
+        }
         let Some(t) = self.block.warps.get_mut(w) else {
             return;
         };
         if let Some((q, n)) = s.pre {
             let again = s.hoist.is_some_and(|loops| {
+                if loops == 0 {
+                    let words = self.code.len().div_ceil(64);
+                    let Some(b) = self.once.get_mut(w * words + pc / 64) else {
+                        return true;
+                    };
+                    let seen = *b >> (pc % 64) & 1 != 0;
+                    *b |= 1 << (pc % 64);
+                    return seen;
+                }
                 let iters = &self.iters[w * self.nloops..(w + 1) * self.nloops];
                 let key = (0..self.nloops)
                     .filter(|l| loops >> l & 1 != 0)
