@@ -46,7 +46,7 @@ models = [os.path.join(HERE, "model.tsv")] + sys.argv[1:]
 for path in models:
     m = list(csv.DictReader(open(path), delimiter="\t"))
     print(f"== {os.path.relpath(path, HERE)}: model / H200 (elapsed, SM active: the mean of 2 ncu runs); stalls model vs H200")
-    le, ls, w15 = [], [], [0, 0]
+    le, ls, li, w15 = [], [], [], [0, 0]
     for i, r in enumerate(m):
         el = sum(x[i]["gpc__cycles_elapsed.max"] for x in runs) / 2
         sm = sum(x[i]["sm__cycles_active.avg"] for x in runs) / 2
@@ -58,9 +58,15 @@ for path in models:
         w15[1] += abs(s - 1) <= 0.15
         h = stalls(runs[0][i])
         st = " ".join(f"{k[:5]} {float(r['stall_' + k]):.1f}/{v:.1f}" for k, v in h.items() if v >= 1 or float(r["stall_" + k]) >= 1)
+        # (Issued instructions, where the model's table has them: draw7 on.)
+        inst = runs[0][i].get("smsp__inst_executed.sum")
+        if r.get("issued_warp_instructions") and inst:
+            li.append(abs(math.log(float(r["issued_warp_instructions"]) / inst)))
+            st = f"inst {float(r['issued_warp_instructions']) / inst:4.2f}  " + st
         print(f"{r['name']:30} {e:5.2f} {s:5.2f}   {st}")
     n = len(m)
-    print(f"mean |log ratio|: elapsed {sum(le) / n:.3f}, SM active {sum(ls) / n:.3f}; within 15%: {w15[0]} and {w15[1]} of {n}\n")
+    print(f"mean |log ratio|: elapsed {sum(le) / n:.3f}, SM active {sum(ls) / n:.3f}; within 15%: {w15[0]} and {w15[1]} of {n}"
+          + (f"; issued instructions {sum(li) / len(li):.3f}" if li else "") + "\n")
 
 print("== stamped padded transpose (L2 clean): wait for the block's last warp, cycles a warp")
 stamps = sorted((int(re.search(r"stamp_n(\d+)", p)[1]), p) for p in glob.glob(os.path.join(RAW, "stamp_n*.csv.gz")))

@@ -33,7 +33,7 @@ def main():
     rows = list(csv.DictReader(open(os.path.join(where, "launches.tsv")), delimiter="\t"))
     with open(out, "w") as f:
         f.write("\t".join(["name", "elapsed_cycles", "sm_active_cycles_avg", "warp_cycles_per_issued_inst"]
-                          + ["stall_" + s for s in STALLS]) + "\n")
+                          + ["stall_" + s for s in STALLS] + ["issued_warp_instructions"]) + "\n")
         for r in rows:
             prog, defines = program(r["name"])
             cmd = [binary, "run", os.path.join(ROOT, "programs", prog), "--format", "json", "--no-verify",
@@ -42,7 +42,8 @@ def main():
                 cmd += ["-D", d]
             t = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)["timing"]
             vals = [t["elapsed_cycles"], round(t["sm_active_cycles_avg"], 1),
-                    round(t["warp_cycles_per_issued_instruction"], 2)] + [round(t["stalls"].get(s, 0), 2) for s in STALLS]
+                    round(t["warp_cycles_per_issued_instruction"], 2)] + [round(t["stalls"].get(s, 0), 2) for s in STALLS] \
+                + [t["issued_warp_instructions"]]
             f.write("\t".join([r["name"]] + [str(v) for v in vals]) + "\n")
             print(r["name"], vals, flush=True)
 

@@ -251,6 +251,17 @@ fn fold_offsets(
     }
 }
 
+/// Whether register `r` holds one constant for the whole run (set from one at the start and
+/// never written).
+fn constant_reg(prog: &Program, code: &[StaticInst], r: Reg) -> bool {
+    prog.init
+        .iter()
+        .any(|&(x, v)| x == r && matches!(v, RegInit::Const(_)))
+        && !code[..prog.code.len()]
+            .iter()
+            .any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)))
+}
+
 /// Whether `inst` reads `r` only as an access's index (not as data).
 fn index_only(inst: &Inst, r: Reg) -> bool {
     match *inst {
@@ -263,6 +274,46 @@ fn index_only(inst: &Inst, r: Reg) -> bool {
 /// The second rule: address instructions before every global access and every access to an
 /// unswizzled shared array.
 fn addresses(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
+    // The address instructions static accesses to one shared array share when their indices
+    // differ by constants (which fold into the immediates): by array and the indices' roots.
+    let mut base: Vec<(u16, [u16; 3], (u32, u8))> = Vec::new();
+    let code_ro: &[StaticInst] = code;
+    let constant = |r: Reg| constant_reg(prog, code_ro, r);
+    // The register `r` read at `pc` is an offset of, through adds of constants and moves.
+    let root = |pc: usize, r: Reg| {
+        let mut r = r;
+        for q in (0..pc).rev() {
+            match prog.code[q] {
+                Inst::Add { dst, a, b } if dst == r && constant(b) => r = a,
+                Inst::Add { dst, a, b } if dst == r && constant(a) => r = b,
+                Inst::Sub { dst, a, b } if dst == r && constant(b) => r = a,
+                Inst::Mov { dst, a } if dst == r => r = a,
+                _ if code_ro[q]
+                    .dst
+                    .is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)) =>
+                {
+                    break
+                }
+                _ => {}
+            }
+        }
+        r.0
+    };
+    let keys: Vec<[u16; 3]> = prog
+        .code
+        .iter()
+        .enumerate()
+        .map(|(pc, inst)| {
+            let mut key = [u16::MAX; 3];
+            if let Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } = *inst {
+                let rank = (m.rank as usize).min(3);
+                for (k, &r) in m.idx[..rank].iter().enumerate() {
+                    key[k] = root(pc, r);
+                }
+            }
+            key
+        })
+        .collect();
     for (pc, inst) in prog.code.iter().enumerate() {
         let m: Mem = match *inst {
             Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
@@ -281,6 +332,15 @@ fn addresses(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
                 // (Computed at run time, the index is computed in bytes: the scaling folds
                 // into the instruction computing it, and only combining dimensions costs.)
                 if static_ {
+                    let key = keys[pc];
+                    if let Some(&(_, _, shared)) =
+                        base.iter().find(|b| b.0 == m.array && b.1 == key)
+                    {
+                        code[pc].pre = Some(shared);
+                        code[pc].hoist = Some(0);
+                        continue;
+                    }
+                    base.push((m.array, key, (code.len() as u32, rank as u8)));
                     (rank as u8, Some(0))
                 } else if rank > 1 {
                     (rank as u8 - 1, None)
@@ -300,6 +360,61 @@ fn addresses(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
         let access = &mut code[pc];
         access.pre = Some((first, n));
         access.hoist = hoist;
+    }
+    fold_constant_offsets(prog, code, deps);
+}
+
+/// An integer add or subtract of a constant whose result only indexes shared arrays at static
+/// addresses (`tile[ty + 1][tx + 2]`) or global buffers (`x[p + 256]`) is the access's
+/// immediate offset from an address the compiler has already formed: neither it nor a global
+/// access's `IMAD.WIDE` is issued.
+fn fold_constant_offsets(prog: &Program, code: &mut [StaticInst], deps: &[Option<u64>]) {
+    let constant = |r: Reg| constant_reg(prog, code, r);
+    let static_shared = |q: usize| match prog.code.get(q) {
+        Some(&Inst::Load(m)) | Some(&Inst::Store(m)) => {
+            m.space == Space::Shared
+                && m.rank >= 1
+                && m.idx[..m.rank as usize]
+                    .iter()
+                    .all(|r| deps.get(r.0 as usize).copied().flatten().is_some())
+        }
+        _ => false,
+    };
+    let global = |q: usize| match prog.code.get(q) {
+        Some(&Inst::Load(m)) | Some(&Inst::Store(m)) => m.space == Space::Global && m.rank >= 1,
+        _ => false,
+    };
+    let mut fold = Vec::new();
+    for (pc, inst) in prog.code.iter().enumerate() {
+        let (d, a, b) = match *inst {
+            Inst::Add { dst, a, b } | Inst::Sub { dst, a, b } => (dst, a, b),
+            _ => continue,
+        };
+        if code[pc].class != Class::Int || !(constant(a) || constant(b)) {
+            continue;
+        }
+        let reads = |q: usize| {
+            code[q]
+                .srcs
+                .iter()
+                .any(|&(r, n)| (r..r + n as u16).contains(&d.0))
+        };
+        let only = (0..code.len()).filter(|&q| q != pc && reads(q)).all(|q| {
+            let at = code[q].serves.map_or(q, |x| x as usize);
+            (static_shared(at) || global(at)) && index_only(&prog.code[at], d)
+        });
+        if only {
+            fold.push(pc);
+        }
+    }
+    for pc in fold {
+        code[pc].class = Class::Free;
+        let d = code[pc].dst.map_or(u16::MAX, |(r, _)| r);
+        for q in 0..prog.code.len() {
+            if global(q) && code[q].srcs.first().is_some_and(|&(r, _)| r == d) {
+                code[q].pre = None;
+            }
+        }
     }
 }
 

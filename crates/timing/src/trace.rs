@@ -515,12 +515,13 @@ impl<'a> Recorder<'a> {
         if let Some((q, n)) = s.pre {
             let again = s.hoist.is_some_and(|loops| {
                 if loops == 0 {
-                    let words = self.code.len().div_ceil(64);
-                    let Some(b) = self.once.get_mut(w * words + pc / 64) else {
+                    // (By the first address instruction: accesses may share them.)
+                    let (words, q) = (self.code.len().div_ceil(64), q as usize);
+                    let Some(b) = self.once.get_mut(w * words + q / 64) else {
                         return true;
                     };
-                    let seen = *b >> (pc % 64) & 1 != 0;
-                    *b |= 1 << (pc % 64);
+                    let seen = *b >> (q % 64) & 1 != 0;
+                    *b |= 1 << (q % 64);
                     return seen;
                 }
                 let iters = &self.iters[w * self.nloops..(w + 1) * self.nloops];
