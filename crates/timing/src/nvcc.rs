@@ -17,9 +17,12 @@
 //!   (`IMAD.WIDE`, one integer instruction at every execution), a shared access's indices a
 //!   byte offset in the block's window (a `LEA` per dimension), computed once per warp when
 //!   the indices depend only on thread and block indices, constants and the counters of
-//!   unrolled loops (which fold into the access's immediate); an index computed at run time
-//!   is computed in bytes (the scaling folds into the instruction computing it), so only
-//!   combining two or three dimensions costs, one instruction each at every execution.
+//!   unrolled loops (which fold into the access's immediate), and shared by the accesses to
+//!   one array whose indices differ by constants; an index computed at run time is computed in
+//!   bytes (the scaling folds into the instruction computing it), so only combining two or
+//!   three dimensions costs, one instruction each at every execution. An add of a constant
+//!   that only feeds such addresses (`tile[ty + 1][tx + 2]`, `x[p + 256]`) is the access's
+//!   immediate offset, and a global access at one needs no `IMAD.WIDE` of its own.
 //! * **Offsets of unrolled loops fold**: in a `For` loop with constant bounds (unrolled) that
 //!   holds no barrier, inner loop or branch, integer arithmetic that only feeds addresses and
 //!   is affine in the loop's counter costs nothing per iteration for the counter's part (an
