@@ -9,23 +9,13 @@ where they differ), and the stamped transpose's barrier waits.
 """
 import csv, glob, gzip, math, os, re, sys
 
+from ncu import measured
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 if sys.argv[1:2] == ["--dir"]:
     HERE = os.path.abspath(sys.argv[2])
     del sys.argv[1:3]
 RAW = os.path.join(HERE, "raw")
-
-
-def measured(path):
-    rows = [r for r in csv.reader(open(path)) if len(r) > 10]
-    ids = {}
-    for r in rows[1:]:
-        d = dict(zip(rows[0], r))
-        try:
-            ids.setdefault(int(d["ID"]), {})[d["Metric Name"]] = float(d["Metric Value"].replace(",", ""))
-        except ValueError:
-            pass
-    return [ids[i] for i in sorted(ids)]
 
 
 def stalls(x):

@@ -48,4 +48,5 @@ def main():
             print(r["name"], vals, flush=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -14,38 +14,12 @@ import csv, json, math, os, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "calibration", "draw4"))
+from ncu import measured  # noqa: E402
+from predict import program  # noqa: E402
+
 STALLS = ["mio_throttle", "short_scoreboard", "long_scoreboard", "barrier"]
 M = {"elapsed": "gpc__cycles_elapsed.max", "active": "sm__cycles_active.avg", "inst": "smsp__inst_executed.sum",
      **{s: f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS}}
-
-
-def program(name):
-    import re
-    m = re.match(r"transpose_n(\d+)_tile32x3(\d)(_xor)?$", name)
-    if m:
-        return "transpose.ron", ["N=" + m[1]] + (["PAD=1"] if m[2] == "3" else []) + (["SWIZZLE=1"] if m[3] else [])
-    m = re.match(r"transpose64_n(\d+)_tile32x3(\d)$", name)
-    if m:
-        return "transpose_f64.ron", ["N=" + m[1]] + (["PAD=1"] if m[2] == "3" else [])
-    m = re.match(r"matmul_n(\d+)_t(\d+)(_transA)?(_pad1)?$", name)
-    if m:
-        return "matmul.ron", ["N=" + m[1], "TILE=" + m[2]] + (["TRANS_A=1"] if m[3] else []) + (["PAD=1"] if m[4] else [])
-    m = re.match(r"sgemm4x4_n(\d+)(_pad4)?$", name)
-    if m:
-        return "sgemm_4x4.ron", ["N=" + m[1]] + (["PAD=4"] if m[2] else [])
-    return None
-
-
-def measured(path):
-    rows = [r for r in csv.reader(open(path)) if len(r) > 10]
-    ids = {}
-    for r in rows[1:]:
-        d = dict(zip(rows[0], r))
-        try:
-            ids.setdefault(int(d["ID"]), {})[d["Metric Name"]] = float(d["Metric Value"].replace(",", ""))
-        except ValueError:
-            pass
-    return [ids[i] for i in sorted(ids)]
 
 
 def launches():
@@ -56,7 +30,7 @@ def launches():
         for k, r in enumerate(L):
             yield d, r["name"], r["regs_per_thread"], {key: sum(x[k][v] for x in runs) / 2 for key, v in M.items()}
     for r in csv.DictReader(open(os.path.join(ROOT, "calibration", "heldout_timing.tsv")), delimiter="\t"):
-        if program(r["name"]):
+        if r["name"].startswith(("transpose", "matmul", "sgemm4x4")):
             yield "heldout", r["name"], r["regs_per_thread"], {
                 "elapsed": float(r["elapsed_cycles"]), "active": float(r["sm_active_cycles_avg"]),
                 "inst": float(r["inst_executed"]), **{s: float(r["stall_" + s]) for s in STALLS}}

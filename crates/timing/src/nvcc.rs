@@ -516,6 +516,13 @@ mod tests {
         pcs
     }
 
+    /// The pc of `p`'s first integer add.
+    fn first_add(p: &Program) -> usize {
+        (0..p.code.len())
+            .find(|&pc| matches!(p.code[pc], Inst::Add { .. }))
+            .unwrap()
+    }
+
     const TILE: &str = "(name: \"tile\", ty: F32, dims: [32, 32])";
     const LOAD: &str = r#"Let("x", "ctaid.x * 32 + tid.x"), Let("y", "ctaid.y * 32 + tid.y"),
         For(var: "j", from: 0, to: 32, step: 8, body: [
@@ -557,9 +564,7 @@ mod tests {
                ])"#,
         );
         let code = static_code(&p);
-        let add = (0..p.code.len())
-            .find(|&pc| matches!(p.code[pc], Inst::Add { .. }))
-            .unwrap();
+        let add = first_add(&p);
         assert_eq!((code[add].class, code[add].once), (Class::Int, None));
     }
 
@@ -573,9 +578,7 @@ mod tests {
                ])"#,
         );
         let code = static_code(&p);
-        let add = (0..p.code.len())
-            .find(|&pc| matches!(p.code[pc], Inst::Add { .. }))
-            .unwrap();
+        let add = first_add(&p);
         assert_eq!(code[add].class, Class::Int);
         assert!(code.iter().all(|s| s.once.is_none()));
     }
