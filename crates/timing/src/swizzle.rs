@@ -44,8 +44,8 @@ const MAX_LOOPS: usize = 64;
 /// Appends [`instructions`] integer instructions for every access to an XOR-swizzled shared
 /// array: the first reads the access's index registers and writes a scratch register
 /// of its own (numbered from the program's last register up), each next one reads and
-/// writes it, and the access reads it in place of its indices. Marks the constant loops'
-/// starts and steps (`StaticInst::mark`) for the recorder to count their iterations.
+/// writes it, and the access reads it in place of its indices. (`trace::static_code` marks
+/// the constant loops' starts and steps for the recorder to count their iterations.)
 pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
     // (Without a swizzled array there is nothing to price.)
     if prog.shared.iter().all(|s| s.swizzle == 0) {

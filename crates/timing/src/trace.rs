@@ -423,8 +423,8 @@ pub struct Recorder<'a> {
     iters: Vec<u32>,
     /// The (warp, access pc, iterations) whose hoisted address instructions were issued.
     seen: HashSet<(u32, u32, u64)>,
-    /// Per warp, a bit per pc: the address instructions of accesses hoisted out of every loop
-    /// (`hoist` `Some(0)`) were issued.
+    /// Per warp, a bit per pc of a first address instruction: those of accesses hoisted out of
+    /// every loop (`hoist` `Some(0)`; several accesses may share them) were issued.
     once: Vec<u64>,
     /// The prologue's pcs ([`StaticInst::prologue`]).
     prologue: Vec<u32>,
