@@ -61,7 +61,7 @@ pub(crate) fn apply(
     for (id, &(start, next)) in loops.iter().enumerate() {
         fold_offsets(prog, code, constant, id as u8, start, next);
     }
-    addresses(prog, code, deps);
+    addresses(prog, code, constant, deps);
     prologue(prog, code);
 }
 
@@ -254,17 +254,6 @@ fn fold_offsets(
     }
 }
 
-/// Whether register `r` holds one constant for the whole run (set from one at the start and
-/// never written).
-fn constant_reg(prog: &Program, code: &[StaticInst], r: Reg) -> bool {
-    prog.init
-        .iter()
-        .any(|&(x, v)| x == r && matches!(v, RegInit::Const(_)))
-        && !code[..prog.code.len()]
-            .iter()
-            .any(|s| s.dst.is_some_and(|(d, n)| (d..d + n as u16).contains(&r.0)))
-}
-
 /// Whether `inst` reads `r` only as an access's index (not as data).
 fn index_only(inst: &Inst, r: Reg) -> bool {
     match *inst {
@@ -276,12 +265,16 @@ fn index_only(inst: &Inst, r: Reg) -> bool {
 
 /// The second rule: address instructions before every global access and every access to an
 /// unswizzled shared array.
-fn addresses(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
+fn addresses(
+    prog: &Program,
+    code: &mut Vec<StaticInst>,
+    constant: &dyn Fn(Reg) -> bool,
+    deps: &[Option<u64>],
+) {
     // The address instructions static accesses to one shared array share when their indices
     // differ by constants (which fold into the immediates): by array and the indices' roots.
     let mut base: Vec<(u16, [u16; 3], (u32, u8))> = Vec::new();
     let code_ro: &[StaticInst] = code;
-    let constant = |r: Reg| constant_reg(prog, code_ro, r);
     // The register `r` read at `pc` is an offset of, through adds of constants and moves.
     let root = |pc: usize, r: Reg| {
         let mut r = r;
@@ -364,15 +357,19 @@ fn addresses(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option<u64>]) {
         access.pre = Some((first, n));
         access.hoist = hoist;
     }
-    fold_constant_offsets(prog, code, deps);
+    fold_constant_offsets(prog, code, constant, deps);
 }
 
 /// An integer add or subtract of a constant whose result only indexes shared arrays at static
 /// addresses (`tile[ty + 1][tx + 2]`) or global buffers (`x[p + 256]`) is the access's
 /// immediate offset from an address the compiler has already formed: neither it nor a global
 /// access's `IMAD.WIDE` is issued.
-fn fold_constant_offsets(prog: &Program, code: &mut [StaticInst], deps: &[Option<u64>]) {
-    let constant = |r: Reg| constant_reg(prog, code, r);
+fn fold_constant_offsets(
+    prog: &Program,
+    code: &mut [StaticInst],
+    constant: &dyn Fn(Reg) -> bool,
+    deps: &[Option<u64>],
+) {
     let static_shared = |q: usize| match prog.code.get(q) {
         Some(&Inst::Load(m)) | Some(&Inst::Store(m)) => {
             m.space == Space::Shared
