@@ -254,6 +254,14 @@ fn fold_offsets(
     }
 }
 
+/// Whether every index of `m` is known to the compiler from thread and block indices,
+/// constants and unrolled counters (`deps`: `swizzle::static_deps`).
+fn static_index(m: &Mem, deps: &[Option<u64>]) -> bool {
+    m.idx[..(m.rank as usize).min(3)]
+        .iter()
+        .all(|r| deps.get(r.0 as usize).copied().flatten().is_some())
+}
+
 /// Whether `inst` reads `r` only as an access's index (not as data).
 fn index_only(inst: &Inst, r: Reg) -> bool {
     match *inst {
@@ -322,9 +330,7 @@ fn addresses(
         let (n, hoist) = match m.space {
             Space::Global => (1u8, None),
             Space::Shared => {
-                let static_ = m.idx[..rank]
-                    .iter()
-                    .all(|r| deps.get(r.0 as usize).copied().flatten().is_some());
+                let static_ = static_index(&m, deps);
                 // (Computed at run time, the index is computed in bytes: the scaling folds
                 // into the instruction computing it, and only combining dimensions costs.)
                 if static_ {
@@ -372,11 +378,7 @@ fn fold_constant_offsets(
 ) {
     let static_shared = |q: usize| match prog.code.get(q) {
         Some(&Inst::Load(m)) | Some(&Inst::Store(m)) => {
-            m.space == Space::Shared
-                && m.rank >= 1
-                && m.idx[..m.rank as usize]
-                    .iter()
-                    .all(|r| deps.get(r.0 as usize).copied().flatten().is_some())
+            m.space == Space::Shared && m.rank >= 1 && static_index(&m, deps)
         }
         _ => false,
     };
