@@ -355,6 +355,48 @@ fn timing_changes_no_result_and_is_deterministic() {
     assert_eq!(one["per_instruction"], two["per_instruction"]);
 }
 
+/// Sampled timing (`--sample K`) on a grid of about four waves: within 3% of the full model on
+/// elapsed and SM-active cycles, the issued instructions of the whole grid (every block issues
+/// alike here, so exactly), the functional results untouched; `sampled` in the JSON only then.
+#[test]
+fn sampled_timing_is_close_to_the_full_model() {
+    for pad in ["PAD=0", "PAD=1"] {
+        let full = run_json("transpose.ron", &["N=2048", pad], &[]);
+        assert!(full["timing"]["sampled"].is_null());
+        for k in ["4", "12"] {
+            let s = run_json("transpose.ron", &["N=2048", pad], &["--sample", k]);
+            for key in ["shared", "per_bank", "verified"] {
+                assert_eq!(s[key], full[key], "{pad} --sample {k}: {key}");
+            }
+            let (f, t) = (&full["timing"], &s["timing"]);
+            assert_eq!(t["sampled"], k.parse::<u64>().unwrap());
+            assert_eq!(t["sms"], f["sms"]);
+            assert_eq!(t["issued_warp_instructions"], f["issued_warp_instructions"]);
+            for key in [
+                "elapsed_cycles",
+                "sm_active_cycles_avg",
+                "warp_cycles_per_issued_instruction",
+            ] {
+                let (a, b) = (f[key].as_f64().unwrap(), t[key].as_f64().unwrap());
+                assert!(
+                    (b / a - 1.0).abs() < 0.03,
+                    "{pad} --sample {k}: {key} {b} vs {a}"
+                );
+            }
+        }
+    }
+    let out = crate::util::warpsim()
+        .args(["run", "programs/transpose.ron", "--sample", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("132 SMs") && err.contains("2, 3, 4, 6, 11"),
+        "{err}"
+    );
+}
+
 /// A bad GPU description is an error with its file, line and column (exit code 2).
 #[test]
 fn bad_gpu_file_points_at_the_line() {

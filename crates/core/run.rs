@@ -104,6 +104,11 @@ pub struct TimingArgs {
     /// Also write one SM's warps over time as Chrome trace-event JSON (open in Perfetto).
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
+    /// Sampled timing, for large grids: simulate one SM in K and one group of 16 blocks in K
+    /// (K divides the GPU's SMs: 2, 3, 4, 6, 11, 12 ... on the H200); about K times less
+    /// model time, a few percent off the full model (README, "Sampled timing").
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    sample: u32,
 }
 
 impl TimingArgs {
@@ -113,10 +118,26 @@ impl TimingArgs {
         &self,
     ) -> Result<(warpsim_runner::Gpu, Option<warpsim_runner::TimingOptions>), Diag> {
         let gpu = warpsim_runner::Gpu::named_or_file(&self.gpu)?;
+        if gpu.sms % self.sample != 0 {
+            let divisors: Vec<String> = (1..=gpu.sms)
+                .filter(|d| gpu.sms % d == 0)
+                .map(|d| d.to_string())
+                .collect();
+            return Err(Diag::file(
+                Phase::Check,
+                &self.gpu,
+                format!(
+                    "--sample {}: the GPU's {} SMs do not split into {} equal parts",
+                    self.sample, gpu.sms, self.sample
+                ),
+                Some(format!("use one of {}", divisors.join(", "))),
+            ));
+        }
         let opts = (!self.no_timing).then(|| warpsim_runner::TimingOptions {
             gpu: gpu.clone(),
             regs_per_thread: self.regs,
             timeline: self.timeline.is_some(),
+            sample: self.sample,
         });
         Ok((gpu, opts))
     }

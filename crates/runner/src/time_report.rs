@@ -98,9 +98,18 @@ pub(crate) fn section(r: &Report, style: &TableStyle) -> String {
     };
     let mut o = String::new();
     let mu = if style.unicode { "µs" } else { "us" };
+    let sampled = if t.sampled > 1 {
+        format!(
+            "; sampled: {} of the SMs simulated, for one block in {}",
+            t.sms / t.sampled,
+            t.sampled
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         o,
-        "time ({} model: {} SMs at {} MHz, {} registers per thread)",
+        "time ({} model: {} SMs at {} MHz, {} registers per thread{sampled})",
         t.gpu, t.sms, t.clock_mhz, t.detail.regs_per_thread
     );
     let mut tb = new_table(style);

@@ -21,7 +21,14 @@ pub struct TimingOptions {
     pub regs_per_thread: Option<u32>,
     /// Keep SM 0's timeline (for `--timeline`).
     pub timeline: bool,
+    /// Simulate one SM in this many, for one group of [`SAMPLE_GROUP`] blocks in this many
+    /// (`--sample`; 1: all; it divides the GPU's SMs).
+    pub sample: u32,
 }
+
+/// Consecutive blocks (grid order) that sampled timing simulates or skips together, so that
+/// neighbouring blocks, which share DRAM chunks, stay together.
+pub const SAMPLE_GROUP: u64 = 16;
 
 impl Default for TimingOptions {
     fn default() -> Self {
@@ -29,6 +36,7 @@ impl Default for TimingOptions {
             gpu: Gpu::h200(),
             regs_per_thread: None,
             timeline: false,
+            sample: 1,
         }
     }
 }
@@ -48,6 +56,13 @@ fn chunk_blocks(gpu: &Gpu) -> u64 {
     (gpu.sms as u64 * 8).max(256)
 }
 
+/// Blocks of a grid of `blocks` that sampled timing with `k` simulates.
+fn simulated_blocks(blocks: u64, k: u32) -> u64 {
+    let (g, k) = (SAMPLE_GROUP, k.max(1) as u64);
+    let whole = blocks / (g * k);
+    whole * g + (blocks - whole * g * k).min(g)
+}
+
 /// What [`grid`] gives: the statistics, the lowest faulting block's fault, the timing.
 pub(crate) type Grid = (Stats, Option<(u64, Fault)>, Option<Timing>);
 
@@ -62,11 +77,15 @@ pub(crate) fn grid(
     topt: &TimingOptions,
     bar: Option<&Progress>,
 ) -> Result<Grid, Diag> {
-    let gpu = &topt.gpu;
+    let k = topt.sample.max(1);
+    let sgpu = topt.gpu.sampled(k);
+    let gpu = &sgpu;
+    let sampled = |b: u64| (b / SAMPLE_GROUP).is_multiple_of(k as u64);
+    let nsampled = simulated_blocks(blocks, k);
     let code = static_code(prog);
     let regs = topt.regs(prog);
     let launch = Launch {
-        blocks,
+        blocks: nsampled,
         threads: prog.threads_per_block(),
         shared_bytes: prog.shared_bytes,
         regs_per_thread: regs,
@@ -88,7 +107,7 @@ pub(crate) fn grid(
     let threads = prog.threads_per_block();
     let sb = gpu.global.sector_bytes;
     let mut stats = Stats::new(prog, &cfg.geometry);
-    let chunk = chunk_blocks(gpu);
+    let chunk = chunk_blocks(&topt.gpu);
     // Chunk k runs on the executor while the model replays chunk k - 1.
     let mut fed: Vec<(u64, BlockTrace)> = Vec::new();
     let mut first = 0u64;
@@ -110,10 +129,14 @@ pub(crate) fn grid(
                             return ((st, tr, fault), rec);
                         }
                         let ctaid = crate::ctaid_of(prog, b);
-                        rec.reset(threads);
-                        match v.run_block_with(ctaid, &mut st, &mut rec) {
-                            Ok(()) => tr.push((b, rec.take())),
-                            Err(f) => fault = Some((b, f)),
+                        if sampled(b) {
+                            rec.reset(threads);
+                            match v.run_block_with(ctaid, &mut st, &mut rec) {
+                                Ok(()) => tr.push((b, rec.take())),
+                                Err(f) => fault = Some((b, f)),
+                            }
+                        } else if let Err(f) = v.run_block(ctaid, &mut st) {
+                            fault = Some((b, f));
                         }
                         if let Some(bar) = bar {
                             bar.tick();
@@ -148,6 +171,28 @@ pub(crate) fn grid(
         model.feed(t);
     }
     let mut timing = model.finish();
+    if k > 1 {
+        timing = timing.for_grid(k, topt.gpu.sms, blocks as f64 / nsampled.max(1) as f64);
+    }
     timing.detail.regs_per_thread = regs;
     Ok((stats, None, Some(timing)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_takes_one_group_in_k() {
+        // 16 blocks a group: groups 0, 4, 8, ... of a grid.
+        assert_eq!(simulated_blocks(1000, 1), 1000);
+        assert_eq!(simulated_blocks(64, 4), 16);
+        assert_eq!(simulated_blocks(65, 4), 17);
+        assert_eq!(simulated_blocks(90, 4), 32);
+        assert_eq!(simulated_blocks(10, 4), 10);
+        for (n, k) in [(1000, 4), (4096, 12), (77, 3), (5, 2)] {
+            let walk = (0..n).filter(|b| (b / SAMPLE_GROUP) % k == 0).count() as u64;
+            assert_eq!(simulated_blocks(n, k as u32), walk, "{n} {k}");
+        }
+    }
 }

@@ -85,9 +85,35 @@ pub struct Timing {
     /// Elapsed cycles minus those of the same events with every shared access at its
     /// conflict-free wavefronts.
     pub conflict_cost_cycles: i64,
+    /// Sampled timing (`--sample K`): one SM in `K` simulated, for one block in `K`
+    /// ([`Gpu::sampled`], [`Timing::for_grid`]); absent (1) when every block was.
+    #[serde(skip_serializing_if = "is_one")]
+    pub sampled: u32,
     /// What the report shows besides (not in the JSON object).
     #[serde(skip)]
     pub detail: Detail,
+}
+
+fn is_one(k: &u32) -> bool {
+    *k == 1
+}
+
+impl Timing {
+    /// The timing of the whole grid from a sampled run's ([`Gpu::sampled`] with `k`) on a GPU
+    /// of `sms` SMs: what counts instructions or warp-cycles (the issued instructions, in all
+    /// and per instruction, and the stall cycles) times `f`, the grid's blocks over those
+    /// simulated; the cycles, the SM average and the ratios stand as simulated.
+    pub fn for_grid(mut self, k: u32, sms: u32, f: f64) -> Timing {
+        let scale = |v: &mut u64| *v = (*v as f64 * f).round() as u64;
+        scale(&mut self.issued_warp_instructions);
+        self.detail.cycles.iter_mut().for_each(scale);
+        self.detail.per_pc.iter_mut().flatten().for_each(scale);
+        self.detail.issued_pc.iter_mut().for_each(scale);
+        scale(&mut self.detail.shared_stall_cycles);
+        self.sms = sms;
+        self.sampled = k;
+        self
+    }
 }
 
 /// Totals behind [`Timing`].
@@ -273,6 +299,7 @@ fn timing(gpu: &Gpu, o: Outcome, ideal: &Outcome) -> Timing {
             o.pipe_busy as f64 / active as f64
         },
         conflict_cost_cycles: elapsed as i64 - ideal_elapsed as i64,
+        sampled: 1,
         detail: Detail {
             cycles: o.cycles,
             shared_stall_cycles: o.cycles[Reason::MioThrottle as usize]

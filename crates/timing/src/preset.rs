@@ -155,6 +155,11 @@ pub struct GlobalMem {
     /// `calibration/dramlat`). Empty: every read takes `dram`.
     #[serde(default)]
     pub dram_spread: Vec<i32>,
+    /// Sampled timing ([`Gpu::sampled`]): DRAM transfers booked besides each one, on other
+    /// channels, standing for the blocks not simulated (0: every block is simulated). Not
+    /// part of a description.
+    #[serde(skip)]
+    pub phantoms: u32,
     /// Cycles the SM's global path spends per line of a load.
     pub load_cycles_per_line: u32,
     /// Cycles the SM's global path spends per line of a store.
@@ -200,6 +205,20 @@ pub struct LaunchCost {
 }
 
 impl Gpu {
+    /// The GPU that sampled timing simulates (`--sample k`, `k` dividing `sms`): one SM in
+    /// `k`, for one block in `k`. What all SMs share is kept whole: the DRAM keeps its channels
+    /// and bandwidth, and each transfer books `k - 1` more standing for the blocks not simulated
+    /// (`GlobalMem::phantoms`); the dispatcher hands out blocks `k` times as far apart.
+    pub fn sampled(&self, k: u32) -> Gpu {
+        let mut g = self.clone();
+        if k > 1 {
+            g.sms = self.sms / k;
+            g.global.phantoms = k - 1;
+            g.launch.dispatch_cycles_per_block *= k as f64;
+        }
+        g
+    }
+
     /// The built-in H200.
     pub fn h200() -> Gpu {
         Gpu::parse("presets/h200.ron", H200_RON).expect("the built-in preset parses")

@@ -52,7 +52,7 @@ impl Dram {
     }
 
     /// The chunk of sector `id`: its buffer and its interleave-sized piece of it.
-    fn chunk(&self, id: u64) -> u64 {
+    pub(super) fn chunk(&self, id: u64) -> u64 {
         let (buf, sec) = super::global::split(id);
         ((buf as u64) << 44) ^ (sec / self.grain)
     }
@@ -129,6 +129,41 @@ impl Dram {
         d.max(s * SLOT)
     }
 
+    /// Takes room for `n` sectors of the chunk of sector `id` from cycle `d` on, as `n` calls
+    /// of [`Dram::take`] would, without saying when.
+    pub fn take_n(&mut self, d: u64, id: u64, mut n: u32) {
+        let k = self.channel(id);
+        let c = self.per_slot;
+        let now = self.now;
+        let ch = &mut self.chans[k];
+        while ch.base < now && !ch.used.is_empty() {
+            ch.used.pop_front();
+            ch.base += 1;
+        }
+        if ch.used.is_empty() {
+            ch.base = ch.base.max(now);
+        }
+        let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
+        while n > 0 {
+            let i = (s - ch.base) as usize;
+            if i >= ch.used.len() {
+                ch.used.resize(i + 1, 0);
+            }
+            let room = Self::cap(c, s).saturating_sub(ch.used[i]);
+            let t = room.min(n);
+            ch.used[i] += t;
+            n -= t;
+            s += 1;
+        }
+        loop {
+            let f = ch.first_free.max(ch.base);
+            match ch.used.get((f - ch.base) as usize) {
+                Some(&u) if u >= Self::cap(c, f) => ch.first_free = f + 1,
+                _ => break,
+            }
+        }
+    }
+
     /// Forgets the slots before cycle `t`: no request starts before the cycle the model has
     /// reached (each channel drops them when next asked).
     pub fn forget_before(&mut self, t: u64) {
@@ -203,6 +238,25 @@ mod tests {
         let mut flat = g.clone();
         flat.dram_spread.clear();
         assert_eq!(Dram::new(&flat).latency(&flat, 12_345), base as u64);
+    }
+
+    #[test]
+    fn taking_n_at_once_books_what_n_takes_would() {
+        let (mut one, mut many) = (dram(12.0, 4), dram(12.0, 4));
+        for (d, id, n) in [(0, 0, 5), (20, 8, 9), (3, 0, 2), (200, 16, 30), (40, 0, 1)] {
+            one.take_n(d, id, n);
+            for _ in 0..n {
+                many.take(d, id);
+            }
+            // The next request of each channel starts alike.
+            for c in [0, 8, 16, 24] {
+                assert_eq!(
+                    one.clone().take(0, c),
+                    many.clone().take(0, c),
+                    "{d} {id} {n}"
+                );
+            }
+        }
     }
 
     #[test]

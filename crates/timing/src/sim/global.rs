@@ -23,6 +23,7 @@ pub(super) fn shared(
     // ask ([`super::dram`]), for reads and write-backs alike.
     let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
     let mut done = d + g.l2_hit as u64;
+    let mut phantom = Phantoms::default();
     for &id in secs {
         let (buf, sec) = split(id);
         // When the sector's data is in L2 (+1; 0: nothing has asked for it yet).
@@ -33,6 +34,9 @@ pub(super) fn shared(
             let st = read_free.max(d as f64);
             *read_free = st + per_sector_sm;
             let start = dram.take(st.ceil() as u64, id);
+            if g.phantoms > 0 {
+                phantom.add(dram, g.phantoms, id, st.ceil() as u64);
+            }
             if *at == 0 {
                 // A store's data is in L2 when it arrives; a load's when DRAM returns it.
                 let arrive = if store {
@@ -48,7 +52,46 @@ pub(super) fn shared(
             done = done.max(*at as u64 - 1);
         }
     }
+    phantom.flush(dram, g.phantoms);
     done
+}
+
+/// Sampled timing ([`crate::Gpu::sampled`]): each DRAM transfer of a simulated block stands
+/// for `phantoms` more by the blocks not simulated, asked at the same cycle of chunks
+/// elsewhere (sector `id + j << 40` for the j-th: another chunk, so another channel by the
+/// hash). The transfers of one access to one chunk are booked together, at the cycle its
+/// first is asked.
+#[derive(Default)]
+struct Phantoms {
+    /// The run's first sector, its chunk, the cycle it was asked, and the sectors of the run.
+    first: u64,
+    chunk: Option<u64>,
+    at: u64,
+    n: u32,
+}
+
+impl Phantoms {
+    fn add(&mut self, dram: &mut Dram, phantoms: u32, id: u64, at: u64) {
+        let chunk = dram.chunk(id);
+        if self.chunk == Some(chunk) {
+            self.n += 1;
+        } else {
+            self.flush(dram, phantoms);
+            *self = Phantoms {
+                first: id,
+                chunk: Some(chunk),
+                at,
+                n: 1,
+            };
+        }
+    }
+
+    fn flush(&mut self, dram: &mut Dram, phantoms: u32) {
+        for j in 1..=phantoms as u64 {
+            dram.take_n(self.at, self.first + (j << 40), self.n);
+        }
+        self.n = 0;
+    }
 }
 
 /// A sector's buffer and its place in the buffer (the trace records `buffer << 48 | sector`).
