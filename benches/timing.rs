@@ -5,8 +5,10 @@
 //! [`warpsim_runner::run`] without verification on the global rayon pool; then, for those and
 //! the transpose with PAD=0 (whose bank conflicts make the model run its conflict-free pass
 //! too), the two runs alternate, three rounds, and the medians give the ratio timing on /
-//! timing off it prints (the one to read on a shared, noisy machine). Under `cargo test --benches` only a small
-//! check runs (the two reports agree on every functional number).
+//! timing off it prints (the one to read on a shared, noisy machine); the transposes also with
+//! sampled timing (`--sample 4` and `--sample 12`, README "Sampled timing") in the same rounds.
+//! Under `cargo test --benches` only a small check runs (the two reports agree on every
+//! functional number).
 
 use criterion::{BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
@@ -23,21 +25,27 @@ fn load(file: &str, defines: &[(&str, i64)]) -> Program {
 }
 
 fn options(timing: bool) -> RunOptions {
+    sampled(timing.then_some(1))
+}
+
+/// Timing off (`None`) or on, sampled with `k` (1: every block).
+fn sampled(k: Option<u32>) -> RunOptions {
     let mut o = RunOptions {
         verify: false,
         ..RunOptions::default()
     };
-    if !timing {
-        o.timing = None;
+    match (&mut o.timing, k) {
+        (Some(t), Some(k)) => t.sample = k,
+        _ => o.timing = None,
     }
     o
 }
 
 /// Runs `prog` once; returns the wall-clock seconds.
-fn once(prog: &Program, timing: bool) -> f64 {
+fn once(prog: &Program, k: Option<u32>) -> f64 {
     let t = Instant::now();
-    let r = run(prog, &options(timing)).expect("runs");
-    assert_eq!(r.timing.is_some(), timing);
+    let r = run(prog, &sampled(k)).expect("runs");
+    assert_eq!(r.timing.is_some(), k.is_some());
     t.elapsed().as_secs_f64()
 }
 
@@ -92,15 +100,31 @@ fn main() {
         rayon::current_num_threads()
     );
     for (name, p) in &kernels {
-        let (mut on, mut off) = (Vec::new(), Vec::new());
+        // Off, on, and for the transposes (16,384 blocks, 15.5 waves) sampled.
+        let modes: &[Option<u32>] = if name.starts_with("transpose") {
+            &[None, Some(1), Some(4), Some(12)]
+        } else {
+            &[None, Some(1)]
+        };
+        let mut secs = vec![Vec::new(); modes.len()];
         for _ in 0..3 {
-            off.push(once(p, false));
-            on.push(once(p, true));
+            for (m, s) in modes.iter().zip(&mut secs) {
+                s.push(once(p, *m));
+            }
         }
-        let (a, b) = (median(on), median(off));
+        let med: Vec<f64> = secs.into_iter().map(median).collect();
         println!(
-            "  {name:24} timing on {a:7.3} s, off {b:7.3} s: on / off = {:.2}x",
-            a / b
+            "  {name:24} timing on {:7.3} s, off {:7.3} s: on / off = {:.2}x",
+            med[1],
+            med[0],
+            med[1] / med[0]
         );
+        for (m, s) in modes.iter().zip(&med).skip(2) {
+            let k = m.unwrap_or(1);
+            println!(
+                "  {name:24} --sample {k:<2}    {s:7.3} s: on / off = {:.2}x",
+                s / med[0]
+            );
+        }
     }
 }
