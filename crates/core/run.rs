@@ -104,11 +104,32 @@ pub struct TimingArgs {
     /// Also write one SM's warps over time as Chrome trace-event JSON (open in Perfetto).
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
-    /// Sampled timing, for large grids: simulate one SM in K and one group of 16 blocks in K
-    /// (K divides the GPU's SMs: 2, 3, 4, 6, 11, 12 ... on the H200); about K times less
-    /// model time, a few percent off the full model (README, "Sampled timing").
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    sample: u32,
+    /// Sampled timing: simulate one SM in K and every K-th block, whose global accesses also
+    /// stand for the next K-1 blocks' (K divides the GPU's SMs: 2, 3, 4, 6, 11, 12 ... on the
+    /// H200); within a few percent of the full model. auto: K = 12 for grids of at least 8
+    /// waves, else 1 (every block). README, "Sampled timing".
+    #[arg(long, value_name = "K|auto", default_value = "auto", value_parser = parse_sample)]
+    sample: Sample,
+}
+
+/// `--sample`: a number, or the launch decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sample {
+    /// As `Gpu::auto_sample` says.
+    #[default]
+    Auto,
+    /// One in K.
+    K(u32),
+}
+
+fn parse_sample(s: &str) -> Result<Sample, String> {
+    if s == "auto" {
+        return Ok(Sample::Auto);
+    }
+    match s.parse::<u32>() {
+        Ok(k) if k >= 1 => Ok(Sample::K(k)),
+        _ => Err(format!("expected a whole number from 1 or auto, got {s:?}")),
+    }
 }
 
 impl TimingArgs {
@@ -118,7 +139,11 @@ impl TimingArgs {
         &self,
     ) -> Result<(warpsim_runner::Gpu, Option<warpsim_runner::TimingOptions>), Diag> {
         let gpu = warpsim_runner::Gpu::named_or_file(&self.gpu)?;
-        if gpu.sms % self.sample != 0 {
+        let sample = match self.sample {
+            Sample::Auto => None,
+            Sample::K(k) => Some(k),
+        };
+        if let Some(k) = sample.filter(|k| !gpu.sms.is_multiple_of(*k)) {
             let divisors: Vec<String> = (1..=gpu.sms)
                 .filter(|d| gpu.sms % d == 0)
                 .map(|d| d.to_string())
@@ -127,8 +152,8 @@ impl TimingArgs {
                 Phase::Check,
                 &self.gpu,
                 format!(
-                    "--sample {}: the GPU's {} SMs do not split into {} equal parts",
-                    self.sample, gpu.sms, self.sample
+                    "--sample {k}: the GPU's {} SMs do not split into {k} equal parts",
+                    gpu.sms
                 ),
                 Some(format!("use one of {}", divisors.join(", "))),
             ));
@@ -137,7 +162,7 @@ impl TimingArgs {
             gpu: gpu.clone(),
             regs_per_thread: self.regs,
             timeline: self.timeline.is_some(),
-            sample: self.sample,
+            sample,
         });
         Ok((gpu, opts))
     }

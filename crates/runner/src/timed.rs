@@ -21,14 +21,11 @@ pub struct TimingOptions {
     pub regs_per_thread: Option<u32>,
     /// Keep SM 0's timeline (for `--timeline`).
     pub timeline: bool,
-    /// Simulate one SM in this many, for one group of [`SAMPLE_GROUP`] blocks in this many
-    /// (`--sample`; 1: all; it divides the GPU's SMs).
-    pub sample: u32,
+    /// Simulate one SM in this many, and one block in this many, standing for the next ones
+    /// (`--sample`; 1: all; it divides the GPU's SMs). `None`: as [`Gpu::auto_sample`] says
+    /// for the launch (large grids sampled, others not).
+    pub sample: Option<u32>,
 }
-
-/// Consecutive blocks (grid order) that sampled timing simulates or skips together, so that
-/// neighbouring blocks, which share DRAM chunks, stay together.
-pub const SAMPLE_GROUP: u64 = 16;
 
 impl Default for TimingOptions {
     fn default() -> Self {
@@ -36,7 +33,7 @@ impl Default for TimingOptions {
             gpu: Gpu::h200(),
             regs_per_thread: None,
             timeline: false,
-            sample: 1,
+            sample: None,
         }
     }
 }
@@ -56,11 +53,35 @@ fn chunk_blocks(gpu: &Gpu) -> u64 {
     (gpu.sms as u64 * 8).max(256)
 }
 
-/// Blocks of a grid of `blocks` that sampled timing with `k` simulates.
+/// Blocks of a grid of `blocks` that sampled timing with `k` simulates: every `k`-th.
 fn simulated_blocks(blocks: u64, k: u32) -> u64 {
-    let (g, k) = (SAMPLE_GROUP, k.max(1) as u64);
-    let whole = blocks / (g * k);
-    whole * g + (blocks - whole * g * k).min(g)
+    blocks.div_ceil(k.max(1) as u64)
+}
+
+/// Sampled timing: of a chunk's traces (in block order, whole runs of `k` but for the grid's
+/// last), those of the simulated blocks (every `k`-th), each given the global accesses of the
+/// `k - 1` blocks after it, which it stands for ([`BlockTrace::take_shadows`]). In the whole
+/// GPU those are dispatched right after it, so they run at about its time.
+fn with_shadows(
+    traces: Vec<(u64, BlockTrace)>,
+    k: u32,
+    code: &[warpsim_timing::StaticInst],
+) -> Vec<(u64, BlockTrace)> {
+    let mut sets: Vec<((u64, BlockTrace), Vec<BlockTrace>)> = Vec::new();
+    for (b, t) in traces {
+        if b.is_multiple_of(k as u64) {
+            sets.push(((b, t), Vec::new()));
+        } else if let Some((_, shadows)) = sets.last_mut() {
+            // (The chunk holds every block of its range, in order, from a simulated one.)
+            shadows.push(t);
+        }
+    }
+    sets.into_par_iter()
+        .map(|((b, mut t), shadows)| {
+            t.take_shadows(&shadows, code);
+            (b, t)
+        })
+        .collect()
 }
 
 /// What [`grid`] gives: the statistics, the lowest faulting block's fault, the timing.
@@ -77,13 +98,19 @@ pub(crate) fn grid(
     topt: &TimingOptions,
     bar: Option<&Progress>,
 ) -> Result<Grid, Diag> {
-    let k = topt.sample.max(1);
+    let regs = topt.regs(prog);
+    let threads = prog.threads_per_block();
+    let k = topt
+        .sample
+        .unwrap_or_else(|| {
+            let per_sm = topt.gpu.blocks_per_sm(threads, regs, prog.shared_bytes);
+            topt.gpu.auto_sample(blocks, per_sm)
+        })
+        .max(1);
     let sgpu = topt.gpu.sampled(k);
     let gpu = &sgpu;
-    let sampled = |b: u64| (b / SAMPLE_GROUP).is_multiple_of(k as u64);
     let nsampled = simulated_blocks(blocks, k);
     let code = static_code(prog);
-    let regs = topt.regs(prog);
     let launch = Launch {
         blocks: nsampled,
         threads: prog.threads_per_block(),
@@ -104,10 +131,10 @@ pub(crate) fn grid(
             ),
         )
     })?;
-    let threads = prog.threads_per_block();
     let sb = gpu.global.sector_bytes;
     let mut stats = Stats::new(prog, &cfg.geometry);
-    let chunk = chunk_blocks(&topt.gpu);
+    // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.
+    let chunk = chunk_blocks(&topt.gpu).div_ceil(k as u64) * k as u64;
     // Chunk k runs on the executor while the model replays chunk k - 1.
     let mut fed: Vec<(u64, BlockTrace)> = Vec::new();
     let mut first = 0u64;
@@ -129,14 +156,10 @@ pub(crate) fn grid(
                             return ((st, tr, fault), rec);
                         }
                         let ctaid = crate::ctaid_of(prog, b);
-                        if sampled(b) {
-                            rec.reset(threads);
-                            match v.run_block_with(ctaid, &mut st, &mut rec) {
-                                Ok(()) => tr.push((b, rec.take())),
-                                Err(f) => fault = Some((b, f)),
-                            }
-                        } else if let Err(f) = v.run_block(ctaid, &mut st) {
-                            fault = Some((b, f));
+                        rec.reset(threads);
+                        match v.run_block_with(ctaid, &mut st, &mut rec) {
+                            Ok(()) => tr.push((b, rec.take())),
+                            Err(f) => fault = Some((b, f)),
                         }
                         if let Some(bar) = bar {
                             bar.tick();
@@ -165,6 +188,9 @@ pub(crate) fn grid(
         }
         fed = traces;
         fed.sort_unstable_by_key(|(b, _)| *b);
+        if k > 1 {
+            fed = with_shadows(fed, k, &code);
+        }
         first = last;
     }
     for (_, t) in fed {
@@ -183,16 +209,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sampling_takes_one_group_in_k() {
-        // 16 blocks a group: groups 0, 4, 8, ... of a grid.
+    fn each_simulated_block_stands_for_the_next_k_minus_1() {
         assert_eq!(simulated_blocks(1000, 1), 1000);
-        assert_eq!(simulated_blocks(64, 4), 16);
-        assert_eq!(simulated_blocks(65, 4), 17);
-        assert_eq!(simulated_blocks(90, 4), 32);
-        assert_eq!(simulated_blocks(10, 4), 10);
-        for (n, k) in [(1000, 4), (4096, 12), (77, 3), (5, 2)] {
-            let walk = (0..n).filter(|b| (b / SAMPLE_GROUP) % k == 0).count() as u64;
-            assert_eq!(simulated_blocks(n, k as u32), walk, "{n} {k}");
-        }
+        assert_eq!(simulated_blocks(784, 4), 196);
+        assert_eq!(simulated_blocks(10, 4), 3);
+        let block = |n: u32| BlockTrace {
+            threads: n,
+            warps: Vec::new(),
+        };
+        // Blocks 8..18 of a grid of 18, k = 4: 8 stands for 9-11, 12 for 13-15, 16 for 17.
+        let traces: Vec<(u64, BlockTrace)> = (8..18).map(|b| (b, block(b as u32))).collect();
+        let kept = with_shadows(traces, 4, &[]);
+        let firsts: Vec<u64> = kept.iter().map(|(b, _)| *b).collect();
+        assert_eq!(firsts, vec![8, 12, 16]);
     }
 }

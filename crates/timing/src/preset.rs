@@ -155,11 +155,6 @@ pub struct GlobalMem {
     /// `calibration/dramlat`). Empty: every read takes `dram`.
     #[serde(default)]
     pub dram_spread: Vec<i32>,
-    /// Sampled timing ([`Gpu::sampled`]): DRAM transfers booked besides each one, on other
-    /// channels, standing for the blocks not simulated (0: every block is simulated). Not
-    /// part of a description.
-    #[serde(skip)]
-    pub phantoms: u32,
     /// Cycles the SM's global path spends per line of a load.
     pub load_cycles_per_line: u32,
     /// Cycles the SM's global path spends per line of a store.
@@ -206,14 +201,14 @@ pub struct LaunchCost {
 
 impl Gpu {
     /// The GPU that sampled timing simulates (`--sample k`, `k` dividing `sms`): one SM in
-    /// `k`, for one block in `k`. What all SMs share is kept whole: the DRAM keeps its channels
-    /// and bandwidth, and each transfer books `k - 1` more standing for the blocks not simulated
-    /// (`GlobalMem::phantoms`); the dispatcher hands out blocks `k` times as far apart.
+    /// `k`, for one block in `k`. What all SMs share is kept whole: the L2 and the DRAM, whose
+    /// channels and bandwidth also serve the global accesses of the blocks not simulated
+    /// ([`crate::BlockTrace::take_shadows`]); the dispatcher hands out blocks `k` times as far
+    /// apart.
     pub fn sampled(&self, k: u32) -> Gpu {
         let mut g = self.clone();
         if k > 1 {
             g.sms = self.sms / k;
-            g.global.phantoms = k - 1;
             g.launch.dispatch_cycles_per_block *= k as f64;
         }
         g
@@ -333,11 +328,68 @@ impl Gpu {
         let per_warp = (regs as u64 * 32).div_ceil(unit) * unit;
         per_warp * threads.div_ceil(32) as u64
     }
+
+    /// Blocks of `threads` threads at `regs` registers each and `shared_bytes` of shared
+    /// memory that one SM holds at once (0: none fits).
+    pub fn blocks_per_sm(&self, threads: u32, regs: u32, shared_bytes: u32) -> u64 {
+        let r = &self.residency;
+        let warps = threads.div_ceil(32).max(1) as u64;
+        let smem = shared_bytes as u64 + r.shared_per_block as u64;
+        [
+            r.blocks as u64,
+            r.warps as u64 / warps,
+            r.threads as u64 / threads.max(1) as u64,
+            r.registers as u64 / self.block_registers(threads, regs).max(1),
+            r.shared_bytes as u64 / smem.max(1),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
+    }
+
+    /// The `--sample` a launch of `blocks` blocks gets by default (README, "Sampled timing"):
+    /// when the grid fills the GPU at least [`AUTO_SAMPLE_WAVES`] times (`per_sm` blocks an SM),
+    /// the largest divisor of the SMs up to [`AUTO_SAMPLE_MAX`] that leaves at least
+    /// [`AUTO_SAMPLE_MIN_SMS`] SMs; else 1 (every block).
+    pub fn auto_sample(&self, blocks: u64, per_sm: u64) -> u32 {
+        if blocks < AUTO_SAMPLE_WAVES * self.sms as u64 * per_sm.max(1) {
+            return 1;
+        }
+        (1..=AUTO_SAMPLE_MAX)
+            .rev()
+            .find(|&k| self.sms.is_multiple_of(k) && self.sms / k >= AUTO_SAMPLE_MIN_SMS)
+            .unwrap_or(1)
+    }
 }
+
+/// Waves from which a grid is sampled by default.
+pub const AUTO_SAMPLE_WAVES: u64 = 8;
+/// The largest K the default sampling takes.
+pub const AUTO_SAMPLE_MAX: u32 = 12;
+/// The fewest SMs the default sampling simulates.
+pub const AUTO_SAMPLE_MIN_SMS: u32 = 8;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_grids_are_sampled_by_default() {
+        let g = Gpu::h200();
+        // The transpose: 256 threads, 28 registers, 4 KiB of shared memory: 8 an SM.
+        let per = g.blocks_per_sm(256, 28, 4096);
+        assert_eq!(per, 8);
+        // matmul TILE=32: 1,024 threads.
+        assert_eq!(g.blocks_per_sm(1024, 29, 8192), 2);
+        assert_eq!(g.auto_sample(8 * 132 * 8 - 1, per), 1);
+        assert_eq!(g.auto_sample(8 * 132 * 8, per), 12);
+        // Other machines: the largest divisor up to 12 leaving at least 8 SMs.
+        let mut other = g.clone();
+        other.sms = 20;
+        assert_eq!(other.auto_sample(1 << 30, per), 2);
+        other.sms = 8;
+        assert_eq!(other.auto_sample(1 << 30, per), 1);
+    }
 
     #[test]
     fn builtin_parses() {

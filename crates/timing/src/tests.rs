@@ -754,3 +754,81 @@ fn a_product_only_an_add_reads_is_contracted() {
     );
     assert!(classes(&twice).iter().all(|&(_, c, _)| c == Class::Fp32));
 }
+
+/// A global access of warp `pc` over `sectors` (starting at `s` in its warp's list).
+fn gev(pc: u32, n: u16, s: u32) -> Ev {
+    Ev { pc, a: n, b: 0, s }
+}
+
+#[test]
+fn shadows_follow_each_global_access_matched_by_order_and_pc() {
+    let c = code();
+    // The simulated warp: a global load (2 sectors), an add, a global store (1 sector).
+    let mut main = block(vec![WarpTrace {
+        ev: vec![gev(6, 2, 0), ev(5, 0, 0), gev(8, 1, 2), ev(3, 0, 0)],
+        sectors: vec![10, 11, 12],
+    }]);
+    // A shadow with the same accesses (and an extra add), and one whose second access is
+    // another instruction (not matched) and which has no third.
+    let same = block(vec![WarpTrace {
+        ev: vec![
+            ev(5, 0, 0),
+            gev(6, 1, 0),
+            ev(5, 0, 0),
+            gev(8, 2, 1),
+            ev(3, 0, 0),
+        ],
+        sectors: vec![20, 21, 22],
+    }]);
+    let other = block(vec![WarpTrace {
+        ev: vec![gev(6, 1, 0), gev(6, 1, 1), ev(3, 0, 0)],
+        sectors: vec![30, 31],
+    }]);
+    main.take_shadows(&[same, other], &c);
+    let w = &main.warps[0];
+    // Each shadow block's sectors after a mark (one per shadow, matched or not).
+    let m = crate::sim::SHADOW;
+    assert_eq!(w.sectors, vec![10, 11, m, 20, m, 30, 12, m, 21, 22, m]);
+    let globals: Vec<(u32, u16, u16, u32)> =
+        w.ev.iter()
+            .filter(|e| e.pc == 6 || e.pc == 8)
+            .map(|e| (e.pc, e.a, e.b, e.s))
+            .collect();
+    assert_eq!(globals, vec![(6, 2, 4, 0), (8, 1, 4, 6)]);
+    // The other events are untouched.
+    assert_eq!(w.ev[1], ev(5, 0, 0));
+    assert_eq!(w.ev.len(), 4);
+}
+
+#[test]
+fn shadow_sectors_take_dram_time_and_fill_l2_but_hold_nobody() {
+    let gpu = bare();
+    let c = code();
+    // One warp loading 4 sectors, then storing to shared what it read and exiting.
+    let load = |first: u64| WarpTrace {
+        ev: vec![gev(6, 4, 0), ev(7, 1, 1), ev(3, 0, 0)],
+        sectors: (first..first + 4).collect(),
+    };
+    let alone = run_code(&gpu, &c, vec![block(vec![load(0)])], 32);
+    // With shadows of 4 other chunks' sectors: the same time (nobody waits for them).
+    let mut shadowed = block(vec![load(0)]);
+    shadowed.take_shadows(&[block(vec![load(1000)]), block(vec![load(2000)])], &c);
+    let with = run_code(&gpu, &c, vec![shadowed.clone()], 32);
+    assert_eq!(with.elapsed_cycles, alone.elapsed_cycles);
+    // A later block reading the shadows' sectors finds them in L2 (an L2 hit, not DRAM).
+    let late = |first| {
+        block(vec![WarpTrace {
+            ev: (0..40)
+                .map(|i| ev((i % 2) as u32, 1, 1))
+                .chain([gev(6, 4, 0), ev(7, 1, 1), ev(3, 0, 0)])
+                .collect(),
+            sectors: (first..first + 4).collect(),
+        }])
+    };
+    let cold = run_code(&gpu, &c, vec![block(vec![load(0)]), late(1000)], 32);
+    let warm = run_code(&gpu, &c, vec![shadowed, late(1000)], 32);
+    // As if the simulated block had read them itself.
+    let own = run_code(&gpu, &c, vec![block(vec![load(1000)]), late(1000)], 32);
+    assert!(warm.elapsed_cycles < cold.elapsed_cycles);
+    assert_eq!(warm.elapsed_cycles, own.elapsed_cycles);
+}

@@ -369,7 +369,9 @@ pub struct Ev {
     /// Shared access: its wavefronts. Global access: how many sectors it touched (they follow
     /// in [`WarpTrace::sectors`]).
     pub a: u16,
-    /// Shared access: its wavefronts without conflicts (one per busy phase).
+    /// Shared access: its wavefronts without conflicts (one per busy phase). Global access,
+    /// in sampled timing: how many sectors of the blocks it stands for follow its own
+    /// ([`BlockTrace::take_shadows`]).
     pub b: u16,
     /// Global access: where its sectors start in [`WarpTrace::sectors`].
     pub s: u32,
@@ -395,6 +397,54 @@ pub struct BlockTrace {
 }
 
 impl BlockTrace {
+    /// Sampled timing: gives each global access the sectors that the same access (the same
+    /// warp's n-th global access, at the same pc) touched in `shadows`, the blocks not
+    /// simulated that this one stands for. They follow its own sectors in
+    /// [`WarpTrace::sectors`], each block's after a [`crate::sim::SHADOW`] mark, their count
+    /// (marks included) in [`Ev::b`] (at most 65,535).
+    pub fn take_shadows(&mut self, shadows: &[BlockTrace], code: &[StaticInst]) {
+        let global = |e: &Ev| {
+            code.get(e.pc as usize)
+                .is_some_and(|c| matches!(c.class, Class::GlobalLd | Class::GlobalSt))
+        };
+        for (wi, w) in self.warps.iter_mut().enumerate() {
+            // Each shadow warp's global accesses, in order.
+            let others: Vec<(&WarpTrace, Vec<Ev>)> = shadows
+                .iter()
+                .filter_map(|b| b.warps.get(wi))
+                .map(|o| (o, o.ev.iter().copied().filter(global).collect()))
+                .collect();
+            let extra: usize = others.iter().map(|(o, _)| o.sectors.len()).sum();
+            let mut sectors = Vec::with_capacity(w.sectors.len() + extra);
+            let mut nth = 0;
+            for ev in w.ev.iter_mut().filter(|e| global(e)) {
+                let from = (ev.s as usize).min(w.sectors.len());
+                let to = (from + ev.a as usize).min(w.sectors.len());
+                ev.s = sectors.len() as u32;
+                sectors.extend_from_slice(&w.sectors[from..to]);
+                let mut n = 0usize;
+                for (o, evs) in &others {
+                    if n < u16::MAX as usize {
+                        sectors.push(crate::sim::SHADOW);
+                        n += 1;
+                    }
+                    let Some(oe) = evs.get(nth).filter(|oe| oe.pc == ev.pc) else {
+                        continue;
+                    };
+                    let from = (oe.s as usize).min(o.sectors.len());
+                    let to = (from + oe.a as usize)
+                        .min(o.sectors.len())
+                        .min(from + u16::MAX as usize - n);
+                    sectors.extend_from_slice(&o.sectors[from..to]);
+                    n += to - from;
+                }
+                ev.b = n as u16;
+                nth += 1;
+            }
+            w.sectors = sectors;
+        }
+    }
+
     /// Bytes it holds (for keeping memory in bounds).
     pub fn bytes(&self) -> usize {
         self.warps

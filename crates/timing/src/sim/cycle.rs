@@ -369,6 +369,8 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             let secs = &w.trace.warps[w.wi as usize].sectors;
             let from = (ev.s as usize).min(secs.len());
             let to = (from + ev.a as usize).min(secs.len());
+            // Sampled timing: the same access by the blocks this one stands for.
+            let shadow = (to + ev.b as usize).min(secs.len());
             let g = &gpu.global;
             // Lines: sectors in one line are consecutive in the trace when the lanes are.
             let per_line = (g.line_bytes / g.sector_bytes).max(1) as u64;
@@ -411,14 +413,26 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                     dst: si.dst,
                     from: sm.acc_secs.len() as u32,
                     n: (to - from) as u32,
+                    shadow: (shadow - to) as u32,
                     done: 0,
                 });
-                sm.acc_secs.extend_from_slice(&secs[from..to]);
+                sm.acc_secs.extend_from_slice(&secs[from..shadow]);
                 debug_assert!(d + g.l2_hit as u64 >= end);
                 super::window::MARK + id
             } else {
                 let (l2, dram) = (&mut cx.l2, &mut cx.dram);
-                super::global::shared(g, l2, dram, &mut sm.read_free, d, store, &secs[from..to])
+                let (own, others) = secs[from..shadow].split_at(to - from);
+                super::global::shared(
+                    g,
+                    l2,
+                    dram,
+                    &mut sm.read_free,
+                    &mut sm.shadow_free,
+                    d,
+                    store,
+                    own,
+                    others,
+                )
             };
             if store {
                 w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);

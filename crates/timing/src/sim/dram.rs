@@ -130,8 +130,8 @@ impl Dram {
     }
 
     /// Takes room for `n` sectors of the chunk of sector `id` from cycle `d` on, as `n` calls
-    /// of [`Dram::take`] would, without saying when.
-    pub fn take_n(&mut self, d: u64, id: u64, mut n: u32) {
+    /// of [`Dram::take`] with it would, and returns the cycle the last one's transfer starts.
+    pub fn take_n(&mut self, d: u64, id: u64, mut n: u32) -> u64 {
         let k = self.channel(id);
         let c = self.per_slot;
         let now = self.now;
@@ -144,15 +144,18 @@ impl Dram {
             ch.base = ch.base.max(now);
         }
         let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
+        let mut last = s;
         while n > 0 {
             let i = (s - ch.base) as usize;
             if i >= ch.used.len() {
                 ch.used.resize(i + 1, 0);
             }
-            let room = Self::cap(c, s).saturating_sub(ch.used[i]);
-            let t = room.min(n);
-            ch.used[i] += t;
-            n -= t;
+            let took = Self::cap(c, s).saturating_sub(ch.used[i]).min(n);
+            if took > 0 {
+                ch.used[i] += took;
+                n -= took;
+                last = s;
+            }
             s += 1;
         }
         loop {
@@ -162,6 +165,7 @@ impl Dram {
                 _ => break,
             }
         }
+        d.max(last * SLOT)
     }
 
     /// Forgets the slots before cycle `t`: no request starts before the cycle the model has
@@ -244,10 +248,9 @@ mod tests {
     fn taking_n_at_once_books_what_n_takes_would() {
         let (mut one, mut many) = (dram(12.0, 4), dram(12.0, 4));
         for (d, id, n) in [(0, 0, 5), (20, 8, 9), (3, 0, 2), (200, 16, 30), (40, 0, 1)] {
-            one.take_n(d, id, n);
-            for _ in 0..n {
-                many.take(d, id);
-            }
+            let last = one.take_n(d, id, n);
+            let starts: Vec<u64> = (0..n).map(|_| many.take(d, id)).collect();
+            assert_eq!(Some(&last), starts.last(), "{d} {id} {n}");
             // The next request of each channel starts alike.
             for c in [0, 8, 16, 24] {
                 assert_eq!(

@@ -9,21 +9,27 @@ use crate::preset::GlobalMem;
 
 /// Prices the shared part of a global access sent at cycle `d` over sectors `secs` (a store
 /// if `store`) by an SM whose DRAM read cursor is `read_free`, and returns when a load's data
-/// is there (no sooner than `d` plus an L2 hit).
+/// is there (no sooner than `d` plus an L2 hit). `shadow` (sampled timing): the sectors of the
+/// same access by the blocks not simulated that this one stands for, each block's after a
+/// [`SHADOW`] mark, asked at the same cycle by the SMs those blocks would run on (each at its
+/// own read rate: `shadow_free`, a cursor per such block's place); nobody waits for them, but
+/// they take the DRAM's time and bring their sectors into L2.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn shared(
     g: &GlobalMem,
     l2: &mut [Vec<u32>],
     dram: &mut Dram,
     read_free: &mut f64,
+    shadow_free: &mut Vec<f64>,
     d: u64,
     store: bool,
     secs: &[u64],
+    shadow: &[u64],
 ) -> u64 {
     // This SM reads DRAM at most at its own rate; the GPU's bandwidth goes to whichever SMs
     // ask ([`super::dram`]), for reads and write-backs alike.
     let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
     let mut done = d + g.l2_hit as u64;
-    let mut phantom = Phantoms::default();
     for &id in secs {
         let (buf, sec) = split(id);
         // When the sector's data is in L2 (+1; 0: nothing has asked for it yet).
@@ -34,17 +40,8 @@ pub(super) fn shared(
             let st = read_free.max(d as f64);
             *read_free = st + per_sector_sm;
             let start = dram.take(st.ceil() as u64, id);
-            if g.phantoms > 0 {
-                phantom.add(dram, g.phantoms, id, st.ceil() as u64);
-            }
             if *at == 0 {
-                // A store's data is in L2 when it arrives; a load's when DRAM returns it.
-                let arrive = if store {
-                    d
-                } else {
-                    start + dram.latency(g, id)
-                };
-                *at = arrive.min(u32::MAX as u64 - 1) as u32 + 1;
+                *at = arrival(g, dram, id, store, d, start);
             }
         }
         if !store {
@@ -52,46 +49,104 @@ pub(super) fn shared(
             done = done.max(*at as u64 - 1);
         }
     }
-    phantom.flush(dram, g.phantoms);
+    if shadow.is_empty() {
+        return done;
+    }
+    // The sectors of one chunk that one block sends to DRAM are booked together.
+    let mut run: Option<Run> = None;
+    let mut j = 0usize;
+    for (i, &id) in shadow.iter().enumerate() {
+        if id == SHADOW {
+            book(g, l2, dram, shadow_free, d, store, shadow, run.take());
+            j = if i == 0 { 0 } else { j + 1 };
+            continue;
+        }
+        let (buf, sec) = split(id);
+        let Some(&at) = l2.get(buf).and_then(|b| b.get(sec as usize)) else {
+            continue;
+        };
+        if at != 0 && !store {
+            continue;
+        }
+        let chunk = dram.chunk(id);
+        match &mut run {
+            Some(r) if r.chunk == chunk => r.n += 1,
+            _ => {
+                book(g, l2, dram, shadow_free, d, store, shadow, run.take());
+                run = Some(Run {
+                    first: id,
+                    chunk,
+                    n: 1,
+                    at: i,
+                    block: j,
+                });
+            }
+        }
+    }
+    book(g, l2, dram, shadow_free, d, store, shadow, run);
     done
 }
 
-/// Sampled timing ([`crate::Gpu::sampled`]): each DRAM transfer of a simulated block stands
-/// for `phantoms` more by the blocks not simulated, asked at the same cycle of chunks
-/// elsewhere (sector `id + j << 40` for the j-th: another chunk, so another channel by the
-/// hash). The transfers of one access to one chunk are booked together, at the cycle its
-/// first is asked.
-#[derive(Default)]
-struct Phantoms {
-    /// The run's first sector, its chunk, the cycle it was asked, and the sectors of the run.
+/// Marks the start of each shadow block's sectors in an access's shadow list
+/// ([`crate::BlockTrace::take_shadows`]).
+pub const SHADOW: u64 = u64::MAX;
+
+/// Sectors of one chunk that one shadow block sends to DRAM ([`shared`]).
+struct Run {
     first: u64,
-    chunk: Option<u64>,
-    at: u64,
+    chunk: u64,
     n: u32,
+    /// Where the run starts in the shadow list.
+    at: usize,
+    /// The shadow block's place (its read cursor).
+    block: usize,
 }
 
-impl Phantoms {
-    fn add(&mut self, dram: &mut Dram, phantoms: u32, id: u64, at: u64) {
-        let chunk = dram.chunk(id);
-        if self.chunk == Some(chunk) {
-            self.n += 1;
-        } else {
-            self.flush(dram, phantoms);
-            *self = Phantoms {
-                first: id,
-                chunk: Some(chunk),
-                at,
-                n: 1,
-            };
+/// Books `run` at the DRAM, no sooner than its block's read cursor allows, and records the
+/// arrival of its sectors in L2 (the run's last transfer's).
+#[allow(clippy::too_many_arguments)]
+fn book(
+    g: &GlobalMem,
+    l2: &mut [Vec<u32>],
+    dram: &mut Dram,
+    shadow_free: &mut Vec<f64>,
+    d: u64,
+    store: bool,
+    shadow: &[u64],
+    run: Option<Run>,
+) {
+    let Some(r) = run else {
+        return;
+    };
+    if shadow_free.len() <= r.block {
+        shadow_free.resize(r.block + 1, 0.0);
+    }
+    let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
+    let st = shadow_free[r.block].max(d as f64);
+    shadow_free[r.block] = st + per_sector_sm * r.n as f64;
+    let start = dram.take_n(st.ceil() as u64, r.first, r.n);
+    for &id in &shadow[r.at..] {
+        if id == SHADOW || dram.chunk(id) != r.chunk {
+            break;
+        }
+        let (buf, sec) = split(id);
+        if let Some(at) = l2.get_mut(buf).and_then(|b| b.get_mut(sec as usize)) {
+            if *at == 0 {
+                *at = arrival(g, dram, id, store, d, start);
+            }
         }
     }
+}
 
-    fn flush(&mut self, dram: &mut Dram, phantoms: u32) {
-        for j in 1..=phantoms as u64 {
-            dram.take_n(self.at, self.first + (j << 40), self.n);
-        }
-        self.n = 0;
-    }
+/// The L2 record of sector `id` asked at `d` whose DRAM transfer starts at `start`: a store's
+/// data is in L2 when it arrives, a load's when DRAM returns it (+1: 0 is "never asked").
+fn arrival(g: &GlobalMem, dram: &Dram, id: u64, store: bool, d: u64, start: u64) -> u32 {
+    let arrive = if store {
+        d
+    } else {
+        start + dram.latency(g, id)
+    };
+    arrive.min(u32::MAX as u64 - 1) as u32 + 1
 }
 
 /// A sector's buffer and its place in the buffer (the trace records `buffer << 48 | sector`).

@@ -24,6 +24,7 @@ mod order;
 mod pick;
 mod sched;
 mod window;
+pub use global::SHADOW;
 
 use cycle::step;
 
@@ -267,6 +268,9 @@ struct Sm {
     gpath_free: u64,
     /// This SM's DRAM read cursor.
     read_free: f64,
+    /// Sampled timing: the read cursors of the SMs the blocks this one's stand for run on
+    /// ([`global::shared`]).
+    shadow_free: Vec<f64>,
     /// The first cycle it takes another block.
     next_accept: u64,
     /// A block has left: the next one goes into a freed slot.
@@ -480,6 +484,7 @@ impl<'a> Sim<'a> {
                 mem_last: 0,
                 gpath_free: 0,
                 read_free: 0.0,
+                shadow_free: Vec::new(),
                 next_accept: 0,
                 refilling: false,
                 icache_ready: None,

@@ -40,9 +40,11 @@ pub(super) struct Access {
     pub store: bool,
     /// A load's registers.
     pub dst: (u16, u8),
-    /// Its sectors: `acc_secs[from..from + n]` of its SM.
+    /// Its sectors: `acc_secs[from..from + n]` of its SM, then (sampled timing) the `shadow`
+    /// sectors of the same access by the blocks it stands for.
     pub from: u32,
     pub n: u32,
+    pub shadow: u32,
     /// When a load's data is there (once priced).
     pub done: u64,
 }
@@ -394,15 +396,18 @@ impl<'a> Sim<'a> {
             // As the event loop does at each visit: the calendar then skips the past's slots
             // left unfilled (the result is the same; the search for a free slot is short).
             cx.dram.forget_before(a.t);
-            let secs = &sm.acc_secs[a.from as usize..(a.from + a.n) as usize];
+            let secs = &sm.acc_secs[a.from as usize..(a.from + a.n + a.shadow) as usize];
+            let (own, others) = secs.split_at(a.n as usize);
             let done = global::shared(
                 g,
                 &mut cx.l2,
                 &mut cx.dram,
                 &mut sm.read_free,
+                &mut sm.shadow_free,
                 a.d,
                 a.store,
-                secs,
+                own,
+                others,
             );
             sm.acc[i as usize].done = done;
         }
