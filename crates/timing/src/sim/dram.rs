@@ -96,41 +96,12 @@ impl Dram {
     /// Takes room for sector `id` (buffer << 48 | sector) from cycle `d` on and returns the
     /// cycle its transfer starts.
     pub fn take(&mut self, d: u64, id: u64) -> u64 {
-        let k = self.channel(id);
-        let c = self.per_slot;
-        let now = self.now;
-        let ch = &mut self.chans[k];
-        while ch.base < now && !ch.used.is_empty() {
-            ch.used.pop_front();
-            ch.base += 1;
-        }
-        if ch.used.is_empty() {
-            ch.base = ch.base.max(now);
-        }
-        let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
-        loop {
-            let i = (s - ch.base) as usize;
-            if i >= ch.used.len() {
-                ch.used.resize(i + 1, 0);
-            }
-            if ch.used[i] < Self::cap(c, s) {
-                ch.used[i] += 1;
-                break;
-            }
-            s += 1;
-        }
-        loop {
-            let f = ch.first_free.max(ch.base);
-            match ch.used.get((f - ch.base) as usize) {
-                Some(&u) if u >= Self::cap(c, f) => ch.first_free = f + 1,
-                _ => break,
-            }
-        }
-        d.max(s * SLOT)
+        self.take_n(d, id, 1)
     }
 
-    /// Takes room for `n` sectors of the chunk of sector `id` from cycle `d` on, as `n` calls
-    /// of [`Dram::take`] with it would, and returns the cycle the last one's transfer starts.
+    /// Takes room for `n` sectors of the chunk of sector `id` from cycle `d` on, each in the
+    /// channel's first slot from `d` on that has any, and returns the cycle the last one's
+    /// transfer starts.
     pub fn take_n(&mut self, d: u64, id: u64, mut n: u32) -> u64 {
         let k = self.channel(id);
         let c = self.per_slot;
