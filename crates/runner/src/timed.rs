@@ -113,7 +113,7 @@ pub(crate) fn grid(
     let code = static_code(prog);
     let launch = Launch {
         blocks: nsampled,
-        threads: prog.threads_per_block(),
+        threads,
         shared_bytes: prog.shared_bytes,
         regs_per_thread: regs,
         nregs: scoreboard_regs(&code, prog.nregs),
@@ -210,17 +210,39 @@ mod tests {
 
     #[test]
     fn each_simulated_block_stands_for_the_next_k_minus_1() {
+        use warpsim_timing::{Class, Ev, StaticInst, WarpTrace};
         assert_eq!(simulated_blocks(1000, 1), 1000);
         assert_eq!(simulated_blocks(784, 4), 196);
         assert_eq!(simulated_blocks(10, 4), 3);
-        let block = |n: u32| BlockTrace {
-            threads: n,
-            warps: Vec::new(),
+        // One warp loading one sector: block b's is sector b.
+        let code = [StaticInst::new(Class::GlobalLd, None, &[])];
+        let block = |b: u64| BlockTrace {
+            threads: 32,
+            warps: vec![WarpTrace {
+                ev: vec![Ev {
+                    pc: 0,
+                    a: 1,
+                    b: 0,
+                    s: 0,
+                }],
+                sectors: vec![b],
+            }],
         };
         // Blocks 8..18 of a grid of 18, k = 4: 8 stands for 9-11, 12 for 13-15, 16 for 17.
-        let traces: Vec<(u64, BlockTrace)> = (8..18).map(|b| (b, block(b as u32))).collect();
-        let kept = with_shadows(traces, 4, &[]);
-        let firsts: Vec<u64> = kept.iter().map(|(b, _)| *b).collect();
-        assert_eq!(firsts, vec![8, 12, 16]);
+        let traces: Vec<(u64, BlockTrace)> = (8..18).map(|b| (b, block(b))).collect();
+        let kept = with_shadows(traces, 4, &code);
+        let m = warpsim_timing::sim::SHADOW;
+        let got: Vec<(u64, Vec<u64>)> = kept
+            .into_iter()
+            .map(|(b, t)| (b, t.warps[0].sectors.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (8, vec![8, m, 9, m, 10, m, 11]),
+                (12, vec![12, m, 13, m, 14, m, 15]),
+                (16, vec![16, m, 17]),
+            ]
+        );
     }
 }
