@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use warpsim_interp::exec::{self, Config, Fault, Stats};
 use warpsim_interp::{Diag, Phase, Program};
 use warpsim_timing::{
-    scoreboard_regs, static_code, BlockTrace, Gpu, Launch, Model, Recorder, Timing,
+    scoreboard_regs, static_code, BlockTrace, GlobalsOnly, Gpu, Launch, Model, Recorder, Timing,
 };
 
 /// What the timing model runs with.
@@ -148,23 +148,35 @@ pub(crate) fn grid(
             (first..last)
                 .into_par_iter()
                 // One recorder for a worker's run of blocks: each block's trace starts with the
-                // room the last one took.
+                // room the last one took (a second one for the blocks sampled timing does not
+                // simulate, which record their global accesses only).
                 .fold(
-                    || (empty(), Recorder::new(&code, sb, threads)),
-                    |((mut st, mut tr, mut fault), mut rec), b| {
+                    || {
+                        let r = || Recorder::new(&code, sb, threads);
+                        (empty(), (r(), r()))
+                    },
+                    |((mut st, mut tr, mut fault), (mut rec, mut light)), b| {
                         if fault.is_some() {
-                            return ((st, tr, fault), rec);
+                            return ((st, tr, fault), (rec, light));
                         }
                         let ctaid = crate::ctaid_of(prog, b);
-                        rec.reset(threads);
-                        match v.run_block_with(ctaid, &mut st, &mut rec) {
-                            Ok(()) => tr.push((b, rec.take())),
+                        let r = if b.is_multiple_of(k as u64) {
+                            rec.reset(threads);
+                            v.run_block_with(ctaid, &mut st, &mut rec)
+                                .map(|()| rec.take())
+                        } else {
+                            light.reset(threads);
+                            v.run_block_with(ctaid, &mut st, &mut GlobalsOnly(&mut light))
+                                .map(|()| light.take())
+                        };
+                        match r {
+                            Ok(t) => tr.push((b, t)),
                             Err(f) => fault = Some((b, f)),
                         }
                         if let Some(bar) = bar {
                             bar.tick();
                         }
-                        ((st, tr, fault), rec)
+                        ((st, tr, fault), (rec, light))
                     },
                 )
                 .map(|(acc, _)| acc)

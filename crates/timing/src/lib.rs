@@ -32,7 +32,8 @@ pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
 pub use sim::{Launch, Outcome, Sim, Span};
 pub use trace::{
-    scoreboard_regs, static_code, BlockTrace, Class, Ev, LoopMark, Recorder, StaticInst, WarpTrace,
+    scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, LoopMark, Recorder,
+    StaticInst, WarpTrace,
 };
 
 use serde::{Serialize, Serializer};

@@ -832,3 +832,44 @@ fn shadow_sectors_take_dram_time_and_fill_l2_but_hold_nobody() {
     assert!(warm.elapsed_cycles < cold.elapsed_cycles);
     assert_eq!(warm.elapsed_cycles, own.elapsed_cycles);
 }
+
+#[test]
+fn blocks_not_simulated_record_their_global_accesses_only() {
+    use warpsim_interp::exec::Hook;
+    let c = code();
+    let mut full = Recorder::new(&c, 32, 32);
+    let mut light_rec = Recorder::new(&c, 32, 32);
+    let idx: [u32; 32] = std::array::from_fn(|l| l as u32);
+    {
+        let mut light = GlobalsOnly(&mut light_rec);
+        for pc in [5, 6, 0, 8, 3] {
+            Hook::inst(&mut full, 0, pc);
+            Hook::inst(&mut light, 0, pc);
+            match pc {
+                6 | 8 => {
+                    Hook::global(&mut full, 0, 0, &idx, 4, u32::MAX);
+                    Hook::global(&mut light, 0, 0, &idx, 4, u32::MAX);
+                }
+                0 => {
+                    Hook::shared(&mut full, 0, 2, 1);
+                    Hook::shared(&mut light, 0, 2, 1);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (full, light) = (full.take(), light_rec.take());
+    let globals = |t: &BlockTrace| -> Vec<(u32, u16)> {
+        t.warps[0]
+            .ev
+            .iter()
+            .filter(|e| e.pc == 6 || e.pc == 8)
+            .map(|e| (e.pc, e.a))
+            .collect()
+    };
+    assert_eq!(globals(&light), vec![(6, 4), (8, 4)]);
+    assert_eq!(globals(&light), globals(&full));
+    assert_eq!(light.warps[0].sectors, full.warps[0].sectors);
+    assert_eq!(light.warps[0].ev.len(), 2);
+    assert!(full.warps[0].ev.len() > 2);
+}

@@ -768,3 +768,36 @@ impl warpsim_interp::exec::Hook for Recorder<'_> {
         Recorder::local(self, w, offset, bytes, active);
     }
 }
+
+/// The executor's hook for a block that sampled timing does not simulate: of its warps'
+/// instructions it records the global (and local) accesses only, with their sectors, which is
+/// all [`BlockTrace::take_shadows`] reads of it.
+pub struct GlobalsOnly<'r, 'a>(pub &'r mut Recorder<'a>);
+
+impl warpsim_interp::exec::Hook for GlobalsOnly<'_, '_> {
+    const ON: bool = true;
+    #[inline]
+    fn inst(&mut self, w: usize, pc: usize) {
+        let r = &mut *self.0;
+        let global = r
+            .code
+            .get(pc)
+            .is_some_and(|s| matches!(s.class, Class::GlobalLd | Class::GlobalSt));
+        if let (true, Some(t)) = (global, r.block.warps.get_mut(w)) {
+            t.ev.push(Ev {
+                pc: pc as u32,
+                ..Ev::default()
+            });
+        }
+    }
+    #[inline]
+    fn shared(&mut self, _: usize, _: u32, _: u32) {}
+    #[inline]
+    fn global(&mut self, w: usize, buffer: u16, index: &[u32; 32], bytes: u32, active: u32) {
+        self.0.global(w, buffer, index, bytes, active);
+    }
+    #[inline]
+    fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
+        self.0.local(w, offset, bytes, active);
+    }
+}
