@@ -86,8 +86,9 @@ pub struct Timing {
     /// Elapsed cycles minus those of the same events with every shared access at its
     /// conflict-free wavefronts.
     pub conflict_cost_cycles: i64,
-    /// Sampled timing (`--sample K`): one SM in `K` simulated, for one block in `K`
-    /// ([`Gpu::sampled`], [`Timing::for_grid`]); absent (1) when every block was.
+    /// Sampled timing (`--sample K`, by default for grids of 8 waves or more): one SM in `K`
+    /// simulated, for one block in `K` ([`Gpu::sampled`], [`Timing::for_grid`]); absent (1)
+    /// when every block was.
     #[serde(skip_serializing_if = "is_one")]
     pub sampled: u32,
     /// What the report shows besides (not in the JSON object).
