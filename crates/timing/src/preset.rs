@@ -332,19 +332,31 @@ impl Gpu {
     /// Blocks of `threads` threads at `regs` registers each and `shared_bytes` of shared
     /// memory that one SM holds at once (0: none fits).
     pub fn blocks_per_sm(&self, threads: u32, regs: u32, shared_bytes: u32) -> u64 {
+        self.block_needs(threads, regs, shared_bytes)
+            .iter()
+            .map(|&(need, have, _)| have / need.max(1))
+            .fold(self.residency.blocks as u64, u64::min)
+    }
+
+    /// What a block of `threads` threads at `regs` registers each with `shared_bytes` of
+    /// shared memory takes of an SM, against what the SM has: (need, have, what) for its
+    /// warps, threads, registers and shared memory (with the per-block reserve).
+    pub fn block_needs(&self, threads: u32, regs: u32, shared_bytes: u32) -> [(u64, u64, &str); 4] {
         let r = &self.residency;
-        let warps = threads.div_ceil(32).max(1) as u64;
-        let smem = shared_bytes as u64 + r.shared_per_block as u64;
         [
-            r.blocks as u64,
-            r.warps as u64 / warps,
-            r.threads as u64 / threads.max(1) as u64,
-            r.registers as u64 / self.block_registers(threads, regs).max(1),
-            r.shared_bytes as u64 / smem.max(1),
+            (threads.div_ceil(32) as u64, r.warps as u64, "warps"),
+            (threads as u64, r.threads as u64, "threads"),
+            (
+                self.block_registers(threads, regs),
+                r.registers as u64,
+                "registers",
+            ),
+            (
+                shared_bytes as u64 + r.shared_per_block as u64,
+                r.shared_bytes as u64,
+                "bytes of shared memory",
+            ),
         ]
-        .into_iter()
-        .min()
-        .unwrap_or(0)
     }
 
     /// The `--sample` a launch of `blocks` blocks gets by default (README, "Sampled timing"):

@@ -432,16 +432,9 @@ impl<'a> Sim<'a> {
         ideal: bool,
         timeline_sm: Option<u32>,
     ) -> Result<Self, String> {
-        let r = &gpu.residency;
+        let limits = gpu.block_needs(launch.threads, launch.regs_per_thread, launch.shared_bytes);
         let nwarps = launch.threads.div_ceil(32);
-        let block_regs = gpu.block_registers(launch.threads, launch.regs_per_thread);
-        let block_smem = launch.shared_bytes as u64 + r.shared_per_block as u64;
-        let limits = [
-            (nwarps as u64, r.warps as u64, "warps"),
-            (launch.threads as u64, r.threads as u64, "threads"),
-            (block_regs, r.registers as u64, "registers"),
-            (block_smem, r.shared_bytes as u64, "bytes of shared memory"),
-        ];
+        let (block_regs, block_smem) = (limits[2].0, limits[3].0);
         if launch.blocks > 0 {
             if let Some((need, have, what)) = limits.iter().find(|(n, h, _)| n > h) {
                 return Err(format!(
