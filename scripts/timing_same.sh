@@ -40,6 +40,11 @@ runs=(
   "histogram_inc.ron"
   "sgemm_4x4.ron"
   "sgemm_4x4.ron --regs 28"
+  # Sampled timing: by default (N=4096 is 16 waves) and asked for.
+  "transpose.ron -D N=4096"
+  "transpose.ron -D N=4096 -D PAD=1"
+  "transpose.ron -D N=2048 --sample 4"
+  "matmul.ron -D N=512 --sample 6"
 )
 for f in programs/classic/*.ron programs/examples/*.ron; do runs+=("${f#programs/}"); done
 for f in cg_reduce copySharedMem dbl_stencil float2_transpose_0 half_tile local_array matrixMul_32 prescan reduce6_f64 softmax_row transposeDiagonal uchar_hist xor_swizzle_transpose; do

@@ -76,7 +76,8 @@ impl Dram {
 
     /// Sectors slot `s` of a channel holds.
     fn cap(per_slot: f64, s: u64) -> u32 {
-        (((s + 1) as f64 * per_slot).floor() - (s as f64 * per_slot).floor()) as u32
+        // (Truncation is the floor of these non-negative values, without a call to libm's.)
+        (((s + 1) as f64 * per_slot) as u64 - (s as f64 * per_slot) as u64) as u32
     }
 
     /// The channel of sector `id` (buffer << 48 | sector in the buffer).

@@ -39,7 +39,7 @@ pub(super) fn shared(
         if *at == 0 || store {
             let st = read_free.max(d as f64);
             *read_free = st + per_sector_sm;
-            let start = dram.take(st.ceil() as u64, id);
+            let start = dram.take(ceil(st), id);
             if *at == 0 {
                 *at = arrival(g, dram, id, store, d, start);
             }
@@ -124,7 +124,9 @@ fn book(
     let per_sector_sm = g.sector_bytes as f64 / g.sm_read_bytes_per_cycle;
     let st = shadow_free[r.block].max(d as f64);
     shadow_free[r.block] = st + per_sector_sm * r.n as f64;
-    let start = dram.take_n(st.ceil() as u64, r.first, r.n);
+    let start = dram.take_n(ceil(st), r.first, r.n);
+    // (The sectors of one chunk arrive alike.)
+    let arrive = arrival(g, dram, r.first, store, d, start);
     for &id in &shadow[r.at..] {
         if id == SHADOW || dram.chunk(id) != r.chunk {
             break;
@@ -132,10 +134,18 @@ fn book(
         let (buf, sec) = split(id);
         if let Some(at) = l2.get_mut(buf).and_then(|b| b.get_mut(sec as usize)) {
             if *at == 0 {
-                *at = arrival(g, dram, id, store, d, start);
+                *at = arrive;
             }
         }
     }
+}
+
+/// The cycle a read cursor `t` (non-negative) has reached: its ceiling, without a call to
+/// libm's.
+#[inline]
+fn ceil(t: f64) -> u64 {
+    let c = t as u64;
+    c + u64::from((c as f64) < t)
 }
 
 /// The L2 record of sector `id` asked at `d` whose DRAM transfer starts at `start`: a store's

@@ -448,7 +448,14 @@ impl<'a> Sim<'a> {
         let l2 = launch
             .buffer_bytes
             .iter()
-            .map(|&b| vec![0u32; b.div_ceil(sb) as usize])
+            .map(|&b| {
+                // Written now, not left to the allocator's zeroed pages: the first write to a
+                // page of those read before costs a fault and a flush of every thread's TLB.
+                let n = b.div_ceil(sb) as usize;
+                let mut v = Vec::with_capacity(n);
+                v.resize(n, 0u32);
+                v
+            })
             .collect();
         let ncode = code.len();
         let scan_all = gpu.residency.warps as u64 > 64 * gpu.sub_partitions as u64;
