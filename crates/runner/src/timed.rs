@@ -6,6 +6,7 @@
 
 use crate::progress::Progress;
 use rayon::prelude::*;
+use std::ops::Range;
 use warpsim_interp::exec::{self, Config, Fault, Stats};
 use warpsim_interp::{Diag, Phase, Program};
 use warpsim_timing::{
@@ -58,30 +59,21 @@ fn simulated_blocks(blocks: u64, k: u32) -> u64 {
     blocks.div_ceil(k.max(1) as u64)
 }
 
-/// Sampled timing: of a chunk's traces (in block order, whole runs of `k` but for the grid's
-/// last), those of the simulated blocks (every `k`-th), each given the global accesses of the
-/// `k - 1` blocks after it, which it stands for ([`BlockTrace::take_shadows`]). In the whole
-/// GPU those are dispatched right after it, so they run at about its time.
-fn with_shadows(
-    traces: Vec<(u64, BlockTrace)>,
-    k: u32,
-    code: &[warpsim_timing::StaticInst],
-) -> Vec<(u64, BlockTrace)> {
-    let mut sets: Vec<((u64, BlockTrace), Vec<BlockTrace>)> = Vec::new();
-    for (b, t) in traces {
-        if b.is_multiple_of(k as u64) {
-            sets.push(((b, t), Vec::new()));
-        } else if let Some((_, shadows)) = sets.last_mut() {
-            // (The chunk holds every block of its range, in order, from a simulated one.)
-            shadows.push(t);
-        }
+/// Sampled timing: the blocks of a chunk `first..last` (`first` a multiple of `k`) in runs of
+/// `k`: each run's first block, which the model simulates, and those after it that it stands
+/// for (fewer for the chunk's last run if the grid ends there).
+fn runs(first: u64, last: u64, k: u32) -> impl ParallelIterator<Item = (u64, Range<u64>)> {
+    let k = k.max(1) as u64;
+    (first / k..last.div_ceil(k))
+        .into_par_iter()
+        .map(move |g| (g * k, g * k + 1..(g * k + k).min(last)))
+}
+
+/// Counts a block run on the progress bar.
+fn tick(bar: Option<&Progress>) {
+    if let Some(bar) = bar {
+        bar.tick();
     }
-    sets.into_par_iter()
-        .map(|((b, mut t), shadows)| {
-            t.take_shadows(&shadows, code);
-            (b, t)
-        })
-        .collect()
 }
 
 /// What [`grid`] gives: the statistics, the lowest faulting block's fault, the timing.
@@ -145,38 +137,48 @@ pub(crate) fn grid(
         type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
         let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };
         let run_chunk = || {
-            (first..last)
-                .into_par_iter()
-                // One recorder for a worker's run of blocks: each block's trace starts with the
-                // room the last one took (a second one for the blocks sampled timing does not
-                // simulate, which record their global accesses only).
+            runs(first, last, k)
+                // One recorder for a worker's simulated blocks: each block's trace starts with
+                // the room the last one took; and one for each block sampled timing does not
+                // simulate of a run, which record their global accesses only, kept until the
+                // simulated block has taken them (BlockTrace::take_shadows) and then reused.
                 .fold(
-                    || {
-                        let r = || Recorder::new(&code, sb, threads);
-                        (empty(), (r(), r()))
-                    },
-                    |((mut st, mut tr, mut fault), (mut rec, mut light)), b| {
+                    || (empty(), (Recorder::new(&code, sb, threads), Vec::new())),
+                    |((mut st, mut tr, mut fault), (mut rec, mut lights)), (lead, others)| {
                         if fault.is_some() {
-                            return ((st, tr, fault), (rec, light));
+                            return ((st, tr, fault), (rec, lights));
                         }
-                        let ctaid = crate::ctaid_of(prog, b);
-                        let r = if b.is_multiple_of(k as u64) {
+                        let shadows = others.clone().count();
+                        if lights.len() < shadows {
+                            lights.resize_with(shadows, || Recorder::new(&code, sb, threads));
+                        }
+                        let lit = &mut lights;
+                        let run = || -> Result<BlockTrace, (u64, Fault)> {
                             rec.reset(threads);
-                            v.run_block_with(ctaid, &mut st, &mut rec)
-                                .map(|()| rec.take())
-                        } else {
-                            light.reset(threads);
-                            v.run_block_with(ctaid, &mut st, &mut GlobalsOnly(&mut light))
-                                .map(|()| light.take())
+                            v.run_block_with(crate::ctaid_of(prog, lead), &mut st, &mut rec)
+                                .map_err(|f| (lead, f))?;
+                            tick(bar);
+                            let mut t = rec.take();
+                            for (b, light) in others.zip(lit.iter_mut()) {
+                                light.reset(threads);
+                                let ctaid = crate::ctaid_of(prog, b);
+                                v.run_block_with(ctaid, &mut st, &mut GlobalsOnly(light))
+                                    .map_err(|f| (b, f))?;
+                                light.finish();
+                                tick(bar);
+                            }
+                            if shadows > 0 {
+                                let blocks: Vec<&BlockTrace> =
+                                    lit[..shadows].iter().map(|l| &l.block).collect();
+                                t.take_shadows(&blocks, &code);
+                            }
+                            Ok(t)
                         };
-                        match r {
-                            Ok(t) => tr.push((b, t)),
-                            Err(f) => fault = Some((b, f)),
+                        match run() {
+                            Ok(t) => tr.push((lead, t)),
+                            Err(f) => fault = Some(f),
                         }
-                        if let Some(bar) = bar {
-                            bar.tick();
-                        }
-                        ((st, tr, fault), (rec, light))
+                        ((st, tr, fault), (rec, lights))
                     },
                 )
                 .map(|(acc, _)| acc)
@@ -200,9 +202,6 @@ pub(crate) fn grid(
         }
         fed = traces;
         fed.sort_unstable_by_key(|(b, _)| *b);
-        if k > 1 {
-            fed = with_shadows(fed, k, &code);
-        }
         first = last;
     }
     for (_, t) in fed {
@@ -222,39 +221,29 @@ mod tests {
 
     #[test]
     fn each_simulated_block_stands_for_the_next_k_minus_1() {
-        use warpsim_timing::{Class, Ev, StaticInst, WarpTrace};
         assert_eq!(simulated_blocks(1000, 1), 1000);
         assert_eq!(simulated_blocks(784, 4), 196);
         assert_eq!(simulated_blocks(10, 4), 3);
-        // One warp loading one sector: block b's is sector b.
-        let code = [StaticInst::new(Class::GlobalLd, None, &[])];
-        let block = |b: u64| BlockTrace {
-            threads: 32,
-            warps: vec![WarpTrace {
-                ev: vec![Ev {
-                    pc: 0,
-                    a: 1,
-                    b: 0,
-                    s: 0,
-                }],
-                sectors: vec![b],
-            }],
+        let got = |first, last, k| {
+            let mut v: Vec<(u64, Range<u64>)> = runs(first, last, k).collect();
+            v.sort_by_key(|r| r.0);
+            v
         };
         // Blocks 8..18 of a grid of 18, k = 4: 8 stands for 9-11, 12 for 13-15, 16 for 17.
-        let traces: Vec<(u64, BlockTrace)> = (8..18).map(|b| (b, block(b))).collect();
-        let kept = with_shadows(traces, 4, &code);
-        let m = warpsim_timing::sim::SHADOW;
-        let got: Vec<(u64, Vec<u64>)> = kept
-            .into_iter()
-            .map(|(b, t)| (b, t.warps[0].sectors.clone()))
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                (8, vec![8, m, 9, m, 10, m, 11]),
-                (12, vec![12, m, 13, m, 14, m, 15]),
-                (16, vec![16, m, 17]),
-            ]
-        );
+        assert_eq!(got(8, 18, 4), vec![(8, 9..12), (12, 13..16), (16, 17..18)]);
+        // Every block simulated.
+        assert_eq!(got(3, 6, 1), vec![(3, 4..4), (4, 5..5), (5, 6..6)]);
+        // Every block of a grid is in one run.
+        for (blocks, k, chunk) in [(18, 4, 8), (132, 12, 24), (7, 3, 3)] {
+            let mut seen = Vec::new();
+            for first in (0..blocks).step_by(chunk) {
+                for (lead, others) in got(first, (first + chunk as u64).min(blocks), k) {
+                    assert!(lead.is_multiple_of(k as u64));
+                    seen.push(lead);
+                    seen.extend(others);
+                }
+            }
+            assert_eq!(seen, (0..blocks).collect::<Vec<_>>());
+        }
     }
 }

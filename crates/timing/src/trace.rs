@@ -2,6 +2,7 @@
 //! order, with the dynamic facts of each (shared wavefronts, global sectors). Static facts
 //! (instruction class, registers read and written) come from the program, per pc.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 use warpsim_interp::ir::{Inst, Reg, Space};
 use warpsim_interp::Program;
@@ -402,7 +403,7 @@ impl BlockTrace {
     /// simulated that this one stands for. They follow its own sectors in
     /// [`WarpTrace::sectors`], each block's after a [`crate::sim::SHADOW`] mark, their count
     /// (marks included) in [`Ev::b`] (at most 65,535).
-    pub fn take_shadows(&mut self, shadows: &[BlockTrace], code: &[StaticInst]) {
+    pub fn take_shadows<B: Borrow<BlockTrace>>(&mut self, shadows: &[B], code: &[StaticInst]) {
         let global = |e: &Ev| {
             code.get(e.pc as usize)
                 .is_some_and(|c| matches!(c.class, Class::GlobalLd | Class::GlobalSt))
@@ -411,7 +412,7 @@ impl BlockTrace {
             // Each shadow warp's global accesses, in order.
             let others: Vec<(&WarpTrace, Vec<Ev>)> = shadows
                 .iter()
-                .filter_map(|b| b.warps.get(wi))
+                .filter_map(|b| b.borrow().warps.get(wi))
                 .map(|o| (o, o.ev.iter().copied().filter(global).collect()))
                 .collect();
             let extra: usize = others.iter().map(|(o, _)| o.sectors.len()).sum();
@@ -508,8 +509,9 @@ impl<'a> Recorder<'a> {
         r
     }
 
-    /// Starts a new block (the trace is handed over, so its vectors are new ones, with the room
-    /// the last block's warps took).
+    /// Starts a new block. A trace handed over ([`Recorder::take`]) left no vectors: the new
+    /// ones get the room the last block's warps took; one kept ([`Recorder::finish`]) is
+    /// emptied and its vectors reused.
     pub fn reset(&mut self, threads: u32) {
         self.iters.clear();
         self.iters
@@ -521,22 +523,29 @@ impl<'a> Recorder<'a> {
             0,
         );
         self.block.threads = threads;
-        self.block.warps.clear();
-        let (ev, sectors) = self.room;
+        let nwarps = threads.div_ceil(32) as usize;
         let prologue = &self.prologue;
-        self.block
-            .warps
-            .resize_with(threads.div_ceil(32) as usize, || {
-                let mut t = WarpTrace {
-                    ev: Vec::with_capacity(ev),
-                    sectors: Vec::with_capacity(sectors),
-                };
-                t.ev.extend(prologue.iter().map(|&pc| Ev {
-                    pc,
-                    ..Ev::default()
-                }));
-                t
-            });
+        let start = |t: &mut WarpTrace| {
+            t.ev.extend(prologue.iter().map(|&pc| Ev {
+                pc,
+                ..Ev::default()
+            }))
+        };
+        self.block.warps.truncate(nwarps);
+        for t in &mut self.block.warps {
+            t.ev.clear();
+            t.sectors.clear();
+            start(t);
+        }
+        let (ev, sectors) = self.room;
+        self.block.warps.resize_with(nwarps, || {
+            let mut t = WarpTrace {
+                ev: Vec::with_capacity(ev),
+                sectors: Vec::with_capacity(sectors),
+            };
+            start(&mut t);
+            t
+        });
     }
 
     /// Warp `w` issued instruction `pc`.
@@ -734,18 +743,24 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Hands over the block's trace (with the branches back of counted loops that ptxas
-    /// unrolls taken out: [`crate::unroll`]), leaving an empty one: [`Recorder::reset`] starts
-    /// the next.
-    pub fn take(&mut self) -> BlockTrace {
-        let mut b = std::mem::take(&mut self.block);
-        self.room = b.warps.iter().fold((0, 0), |(e, s), w| {
+    /// Finishes the block's trace (the branches back of counted loops that ptxas unrolls
+    /// taken out: [`crate::unroll`]) and lends it; [`Recorder::reset`] starts the next in its
+    /// vectors.
+    pub fn finish(&mut self) -> &BlockTrace {
+        self.room = self.block.warps.iter().fold((0, 0), |(e, s), w| {
             (e.max(w.ev.len()), s.max(w.sectors.len()))
         });
-        for w in &mut b.warps {
+        for w in &mut self.block.warps {
             crate::unroll::apply(&self.loops, w);
         }
-        b
+        &self.block
+    }
+
+    /// Hands over the block's trace, finished, leaving an empty one: [`Recorder::reset`]
+    /// starts the next.
+    pub fn take(&mut self) -> BlockTrace {
+        self.finish();
+        std::mem::take(&mut self.block)
     }
 }
 

@@ -29,10 +29,10 @@ pub(super) struct Dram {
 /// One channel's calendar.
 #[derive(Clone, Debug, Default)]
 struct Chan {
-    /// Slot number of `used[0]`.
+    /// Slot number of `room[0]`.
     base: u64,
-    /// Sectors taken in each slot from `base` on.
-    used: VecDeque<u32>,
+    /// Sectors each slot from `base` on has room for still (made when first asked for).
+    room: VecDeque<u32>,
     /// Every slot before this one is full.
     first_free: u64,
 }
@@ -108,23 +108,27 @@ impl Dram {
         let c = self.per_slot;
         let now = self.now;
         let ch = &mut self.chans[k];
-        while ch.base < now && !ch.used.is_empty() {
-            ch.used.pop_front();
-            ch.base += 1;
-        }
-        if ch.used.is_empty() {
-            ch.base = ch.base.max(now);
+        if ch.base < now {
+            let gone = ((now - ch.base) as usize).min(ch.room.len());
+            ch.room.drain(..gone);
+            ch.base = if ch.room.is_empty() {
+                now
+            } else {
+                ch.base + gone as u64
+            };
         }
         let mut s = (d / SLOT).max(ch.first_free).max(ch.base);
         let mut last = s;
         while n > 0 {
             let i = (s - ch.base) as usize;
-            if i >= ch.used.len() {
-                ch.used.resize(i + 1, 0);
+            while i >= ch.room.len() {
+                let t = ch.base + ch.room.len() as u64;
+                ch.room.push_back(Self::cap(c, t));
             }
-            let took = Self::cap(c, s).saturating_sub(ch.used[i]).min(n);
+            let r = &mut ch.room[i];
+            let took = (*r).min(n);
             if took > 0 {
-                ch.used[i] += took;
+                *r -= took;
                 n -= took;
                 last = s;
             }
@@ -132,8 +136,8 @@ impl Dram {
         }
         loop {
             let f = ch.first_free.max(ch.base);
-            match ch.used.get((f - ch.base) as usize) {
-                Some(&u) if u >= Self::cap(c, f) => ch.first_free = f + 1,
+            match ch.room.get((f - ch.base) as usize) {
+                Some(0) => ch.first_free = f + 1,
                 _ => break,
             }
         }
@@ -182,7 +186,7 @@ mod tests {
         // Slot 6 (96..112) and 7 were filled; what is left of the booking stays.
         assert_eq!(d.take(120, 0), 128);
         assert_eq!(d.chans[0].base, 7);
-        assert!(d.chans[0].used.len() < 10);
+        assert!(d.chans[0].room.len() < 10);
     }
 
     #[test]
