@@ -54,7 +54,14 @@ impl Dram {
     /// The chunk of sector `id`: its buffer and its interleave-sized piece of it.
     pub(super) fn chunk(&self, id: u64) -> u64 {
         let (buf, sec) = super::global::split(id);
-        ((buf as u64) << 44) ^ (sec / self.grain)
+        // (A shift where the interleave is a power of two sectors, as it is on real GPUs: a
+        // division here is a tenth of a sampled run's shadow pricing.)
+        let piece = if self.grain.is_power_of_two() {
+            sec >> self.grain.trailing_zeros()
+        } else {
+            sec / self.grain
+        };
+        ((buf as u64) << 44) ^ piece
     }
 
     /// Cycles from the start of sector `id`'s read until its data is in L2: `g.dram` plus the
