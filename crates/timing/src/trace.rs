@@ -408,30 +408,40 @@ impl BlockTrace {
             code.get(e.pc as usize)
                 .is_some_and(|c| matches!(c.class, Class::GlobalLd | Class::GlobalSt))
         };
+        // Each shadow warp, with where its next global access is looked for.
+        let mut others: Vec<(&WarpTrace, usize)> = Vec::with_capacity(shadows.len());
         for (wi, w) in self.warps.iter_mut().enumerate() {
-            // Each shadow warp's global accesses, in order.
-            let others: Vec<(&WarpTrace, Vec<Ev>)> = shadows
-                .iter()
-                .filter_map(|b| b.borrow().warps.get(wi))
-                .map(|o| (o, o.ev.iter().copied().filter(global).collect()))
-                .collect();
+            others.clear();
+            others.extend(
+                shadows
+                    .iter()
+                    .filter_map(|b| b.borrow().warps.get(wi))
+                    .map(|o| (o, 0)),
+            );
             let extra: usize = others.iter().map(|(o, _)| o.sectors.len()).sum();
-            let mut sectors = Vec::with_capacity(w.sectors.len() + extra);
-            let mut nth = 0;
+            let marks = others.len() * w.ev.iter().filter(|e| global(e)).count();
+            let mut sectors = Vec::with_capacity(w.sectors.len() + extra + marks);
             for ev in w.ev.iter_mut().filter(|e| global(e)) {
                 let from = (ev.s as usize).min(w.sectors.len());
                 let to = (from + ev.a as usize).min(w.sectors.len());
                 ev.s = sectors.len() as u32;
                 sectors.extend_from_slice(&w.sectors[from..to]);
                 let mut n = 0usize;
-                for (o, evs) in &others {
+                for (o, next) in &mut others {
                     if n < u16::MAX as usize {
                         sectors.push(crate::sim::SHADOW);
                         n += 1;
                     }
-                    let Some(oe) = evs.get(nth).filter(|oe| oe.pc == ev.pc) else {
+                    // Its access of the same rank, if at the same pc.
+                    let Some(i) = o.ev[*next..].iter().position(global) else {
+                        *next = o.ev.len();
                         continue;
                     };
+                    let oe = o.ev[*next + i];
+                    *next += i + 1;
+                    if oe.pc != ev.pc {
+                        continue;
+                    }
                     let from = (oe.s as usize).min(o.sectors.len());
                     let to = (from + oe.a as usize)
                         .min(o.sectors.len())
@@ -440,7 +450,6 @@ impl BlockTrace {
                     n += to - from;
                 }
                 ev.b = n as u16;
-                nth += 1;
             }
             w.sectors = sectors;
         }
