@@ -7,8 +7,9 @@
 //! too), the two runs alternate, three rounds, and the medians give the ratio timing on /
 //! timing off it prints (the one to read on a shared, noisy machine). Timing on is as `warpsim
 //! run` has it: the transposes of N=4096 are sampled by default (README, "Sampled timing"), so
-//! they also run with every block (`--sample 1`) and with `--sample 4` in the same rounds.
-//! Under `cargo test --benches` only a small check runs (the two reports agree on every
+//! they also run with every block (`--sample 1`) and with `--sample 4` in the same rounds,
+//! and off and on (as run has it) with verification, `warpsim run`'s default: each ratio is
+//! against the run without timing of the same verification. Under `cargo test --benches` only a small check runs (the two reports agree on every
 //! functional number).
 
 use criterion::{BenchmarkId, Criterion};
@@ -31,10 +32,15 @@ fn options(timing: bool) -> RunOptions {
 }
 
 /// Timing off (`None`) or on with `--sample` (`Some(None)`: auto; `Some(Some(1))`: every
-/// block).
+/// block), without verification.
 fn sampled(k: Option<Option<u32>>) -> RunOptions {
+    verified(k, false)
+}
+
+/// As [`sampled`], with verification (as `warpsim run` has it) if `verify`.
+fn verified(k: Option<Option<u32>>, verify: bool) -> RunOptions {
     let mut o = RunOptions {
-        verify: false,
+        verify,
         ..RunOptions::default()
     };
     match (&mut o.timing, k) {
@@ -44,10 +50,10 @@ fn sampled(k: Option<Option<u32>>) -> RunOptions {
     o
 }
 
-/// Runs `prog` once; returns the wall-clock seconds.
-fn once(prog: &Program, k: Option<Option<u32>>) -> f64 {
+/// Runs `prog` once (verified if `verify`); returns the wall-clock seconds.
+fn once(prog: &Program, k: Option<Option<u32>>, verify: bool) -> f64 {
     let t = Instant::now();
-    let r = run(prog, &sampled(k)).expect("runs");
+    let r = run(prog, &verified(k, verify)).expect("runs");
     assert_eq!(r.timing.is_some(), k.is_some());
     t.elapsed().as_secs_f64()
 }
@@ -104,30 +110,42 @@ fn main() {
     );
     for (name, p) in &kernels {
         // Off, on (as `run` has it), and for the transposes (16,384 blocks, 15.5 waves: the
-        // default samples them) every block and --sample 4.
-        let modes: &[(&str, Option<Option<u32>>)] = if name.starts_with("transpose") {
+        // default samples them) every block and --sample 4; then both with verification, as
+        // `warpsim run` does by default.
+        type Mode = (&'static str, Option<Option<u32>>, bool);
+        let modes: &[Mode] = if name.starts_with("transpose") {
             &[
-                ("off", None),
-                ("timing on", Some(None)),
-                ("--sample 1", Some(Some(1))),
-                ("--sample 4", Some(Some(4))),
+                ("off", None, false),
+                ("timing on", Some(None), false),
+                ("--sample 1", Some(Some(1)), false),
+                ("--sample 4", Some(Some(4)), false),
+                ("off, verified", None, true),
+                ("on, verified", Some(None), true),
             ]
         } else {
-            &[("off", None), ("timing on", Some(None))]
+            &[("off", None, false), ("timing on", Some(None), false)]
         };
         let mut secs = vec![Vec::new(); modes.len()];
         for _ in 0..3 {
-            for ((_, m), s) in modes.iter().zip(&mut secs) {
-                s.push(once(p, *m));
+            for ((_, m, v), s) in modes.iter().zip(&mut secs) {
+                s.push(once(p, *m, *v));
             }
         }
         let med: Vec<f64> = secs.into_iter().map(median).collect();
-        println!("  {name:24} off {:7.3} s", med[0]);
-        for ((label, _), s) in modes.iter().zip(&med).skip(1) {
-            println!(
-                "  {name:24} {label:11} {s:7.3} s: on / off = {:.2}x",
-                s / med[0]
-            );
+        for ((label, m, v), s) in modes.iter().zip(&med) {
+            // Each against the run without timing of the same verification.
+            let off = med[modes
+                .iter()
+                .position(|o| o.1.is_none() && o.2 == *v)
+                .unwrap_or(0)];
+            if m.is_none() {
+                println!("  {name:24} {label:14} {s:7.3} s");
+            } else {
+                println!(
+                    "  {name:24} {label:14} {s:7.3} s: on / off = {:.2}x",
+                    s / off
+                );
+            }
         }
     }
 }
