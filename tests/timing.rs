@@ -39,7 +39,6 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
 const KNOWN_MISSES: &[(&str, &str)] = &[
     ("transpose_n1024_tile32x32", "stall_long_scoreboard"),
     ("matmul_n256_t32", "stall_mio_throttle"),
-    ("transpose64_n512_tile32x32", "stall_mio_throttle"),
 ];
 
 const STALLS: [&str; 4] = [

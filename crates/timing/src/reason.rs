@@ -9,11 +9,15 @@ pub enum Reason {
     Barrier = 0,
     /// Waiting for the result of a shared-memory load (an MIO operation).
     ShortScoreboard,
-    /// Its next instruction is a shared access and its sub-partition's MIO queue is full.
+    /// Its next instruction is a shared access held by its sub-partition's one memory
+    /// instruction per few cycles, or any memory access held by a memory queue full of shared
+    /// ones.
     MioThrottle,
     /// Waiting for the result of a global load.
     LongScoreboard,
-    /// Its next instruction is a global access and the LSU queue is full (not modelled: 0).
+    /// Its next instruction is a global access held by its sub-partition's one memory
+    /// instruction per few cycles, or any memory access held by a memory queue full of global
+    /// ones.
     LgThrottle,
     /// Waiting on a fixed-latency dependency (arithmetic result).
     Wait,

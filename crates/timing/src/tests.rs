@@ -161,6 +161,81 @@ fn the_memory_issue_interval_is_booked_as_the_queue_throttle() {
     assert_eq!(t.stalls.get(Reason::DispatchStall), 0.0, "{:?}", t.stalls);
 }
 
+/// A warp whose global store finds the memory queue full of conflicted shared loads is booked
+/// as `mio_throttle`, as the H200 books the naive transpose's stores behind its column reads
+/// (calibration/srcpage: 537 `mio` samples at its STGs, 90 `lg`); behind global loads it is
+/// `lg_throttle` (the queue probes of calibration/README.md, section 1).
+#[test]
+fn a_full_queue_is_named_by_what_fills_it() {
+    let mut g = bare();
+    g.memory_queue.issue_interval = 1;
+    let mut c = code();
+    // pc 9: a global store of r6, which pc 6 (a global load) writes.
+    c.push(StaticInst::new(Class::GlobalSt, None, &[(3, 1), (6, 1)]));
+    // 16 warps that flood the queue with 16 independent 32-way conflicted shared loads each
+    // (or global loads), and 16 that load from DRAM and store what they loaded: their stores
+    // are ready about 700 cycles in, with the queue full.
+    let flood = |w: u64, shared: bool| WarpTrace {
+        ev: (0..16u32)
+            .map(|i| {
+                if shared {
+                    ev(4, 32, 32)
+                } else {
+                    Ev {
+                        s: i,
+                        ..ev(6, 1, 0)
+                    }
+                }
+            })
+            .chain([ev(3, 0, 0)])
+            .collect(),
+        sectors: (0..16).map(|i| (1000 + w * 16 + i) * 4).collect(),
+    };
+    let copy = |w: u64| WarpTrace {
+        ev: vec![
+            ev(6, 1, 0),
+            Ev {
+                s: 1,
+                ..ev(9, 1, 0)
+            },
+            ev(3, 0, 0),
+        ],
+        sectors: vec![w * 8, w * 8 + 4],
+    };
+    let t = |shared| {
+        let warps = (0..32)
+            // (Warp w is on sub-partition w % 4: each holds 4 of each kind.)
+            .map(|w| {
+                if (w / 4) % 2 == 0 {
+                    flood(w, shared)
+                } else {
+                    copy(w)
+                }
+            })
+            .collect();
+        run_code(&g, &c, vec![block(warps)], 1024)
+    };
+    let behind_shared = t(true);
+    let (mio, lg) = (
+        behind_shared.stalls.get(Reason::MioThrottle),
+        behind_shared.stalls.get(Reason::LgThrottle),
+    );
+    assert!(mio > 10.0, "{:?}", behind_shared.stalls);
+    assert!(lg < 0.05 * mio, "{:?}", behind_shared.stalls);
+    let behind_global = t(false);
+    assert!(
+        behind_global.stalls.get(Reason::LgThrottle) > 1.0,
+        "{:?}",
+        behind_global.stalls
+    );
+    assert_eq!(
+        behind_global.stalls.get(Reason::MioThrottle),
+        0.0,
+        "{:?}",
+        behind_global.stalls
+    );
+}
+
 #[test]
 fn independent_loads_fill_the_queue_mio_throttle() {
     let mut g = bare();

@@ -80,23 +80,31 @@ impl Mq {
     /// sub-partition `sp`, and until when; `None`: it can.
     ///
     /// Both holds are booked as the queue's throttle (`mio_throttle` for shared, `lg_throttle`
-    /// for global): a full queue, and the sub-partition's one memory instruction per
-    /// `issue_interval` cycles. The H200 books the latter so too, not as `dispatch_stall`: its
+    /// for global): a full queue, named by what fills it (the oldest instruction in the
+    /// sub-partition's part: a global store behind conflicted shared loads waits in
+    /// `mio_throttle`, as the naive transpose's STGs do on the H200, calibration/srcpage; the
+    /// queue probes, one kind at a time, show each kind's own name), and the sub-partition's
+    /// one memory instruction per `issue_interval` cycles, named by the instruction's own
+    /// class. The H200 books the latter so too, not as `dispatch_stall`: its
     /// queue probes (`calibration/raw1/ncu_queue.csv`, 105 launches of back-to-back memory
     /// instructions) show `dispatch_stall` ≤ 0.02 a instruction throughout, and the matmul
     /// (two shared loads per FFMA, bound by that rate) `mio_throttle` 11.3 with
     /// `dispatch_stall` 0.18.
     #[inline]
     pub fn hold(&self, sp: &Sp, shared: bool, t: u64) -> Option<(Reason, u64)> {
-        let throttle = if shared {
-            Reason::MioThrottle
-        } else {
-            Reason::LgThrottle
+        let throttle = |shared| {
+            if shared {
+                Reason::MioThrottle
+            } else {
+                Reason::LgThrottle
+            }
         };
         if sp.memq.len() >= self.own && self.stage_full {
-            Some((throttle, self.next_departure))
+            // A full queue is named by what fills it: the oldest of the sub-partition's.
+            let ahead = sp.memq.front().map_or(shared, |&(_, s)| s);
+            Some((throttle(ahead), self.next_departure))
         } else if sp.mem_ok > t {
-            Some((throttle, sp.mem_ok))
+            Some((throttle(shared), sp.mem_ok))
         } else {
             None
         }
@@ -119,11 +127,11 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         }
     } else {
         for sp in &mut sm.sp {
-            while sp.memq.front().is_some_and(|&d| d <= t) {
+            while sp.memq.front().is_some_and(|&(d, _)| d <= t) {
                 sp.memq.pop_front();
             }
             overflow += sp.memq.len().saturating_sub(own);
-            if let Some(&d) = sp.memq.front() {
+            if let Some(&(d, _)) = sp.memq.front() {
                 next_departure = next_departure.min(d);
             }
         }
@@ -353,7 +361,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             let d = t.max(sm.mem_last).max(free);
             sm.servers[k] = d + busy;
             sm.mem_last = d;
-            sm.sp[p].memq.push_back(d);
+            sm.sp[p].memq.push_back((d, true));
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
             cx.out.pipe_busy += n;
             if si.class != Class::SharedSt {
@@ -391,7 +399,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             let d = t.max(sm.mem_last).max(sm.gpath_free);
             sm.gpath_free = d + lines * cpl;
             sm.mem_last = d;
-            sm.sp[p].memq.push_back(d);
+            sm.sp[p].memq.push_back((d, false));
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
             // Local memory (spills, local arrays) stays in the SM's L1, which is write-back
             // for it: a thread reads what it wrote there, at the L1's latency, with no L2 or

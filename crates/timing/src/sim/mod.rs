@@ -211,8 +211,9 @@ struct Sp {
     /// Its warp slots in order of arrival (the reference scan's list; empty on the fast path).
     warps: Vec<u32>,
     last: u32,
-    /// Departure cycles of its memory instructions still in the SM's queue, in order.
-    memq: VecDeque<u64>,
+    /// Departure cycles of its memory instructions still in the SM's queue, in order, each
+    /// with whether it is a shared one (what names a full queue's throttle: [`cycle::Mq`]).
+    memq: VecDeque<(u64, bool)>,
     /// The first cycle it may send another memory instruction.
     mem_ok: u64,
     /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
