@@ -18,12 +18,14 @@ from ncu import measured  # noqa: E402
 from predict import program  # noqa: E402
 
 STALLS = ["mio_throttle", "short_scoreboard", "long_scoreboard", "barrier"]
+# The draws whose launches are checked, and what the summary calls them.
+DRAWS, LABEL = ["draw4", "draw5", "draw6"], "draws 4-6"
 M = {"elapsed": "gpc__cycles_elapsed.max", "active": "sm__cycles_active.avg", "inst": "smsp__inst_executed.sum",
      **{s: f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS}}
 
 
 def launches():
-    for d in ["draw4", "draw5", "draw6"]:
+    for d in DRAWS:
         D = os.path.join(ROOT, "calibration", d)
         L = list(csv.DictReader(open(os.path.join(D, "launches.tsv")), delimiter="\t"))
         runs = [measured(os.path.join(D, "raw", f"ncu_{r}.csv")) for r in (1, 2)]
@@ -67,7 +69,7 @@ def main():
     json.dump(rows, open(out, "w"))
     for b in bins:
         print(b)
-        print("  draws 4-6", summary([r for r in rows if r["set"] != "heldout"], b))
+        print(" ", LABEL, summary([r for r in rows if r["set"] != "heldout"], b))
         print("  held-out ", summary([r for r in rows if r["set"] == "heldout"], b))
 
 
