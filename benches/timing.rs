@@ -9,8 +9,8 @@
 //! run` has it: the transposes of N=4096 are sampled by default (README, "Sampled timing"), so
 //! they also run with every block (`--sample 1`) and with `--sample 4` in the same rounds,
 //! and off and on (as run has it) with verification, `warpsim run`'s default: each ratio is
-//! against the run without timing of the same verification. Under `cargo test --benches` only a small check runs (the two reports agree on every
-//! functional number).
+//! against the run without timing of the same verification. Under `cargo test --benches` only a
+//! small check runs (the two reports agree on every functional number).
 
 use criterion::{BenchmarkId, Criterion};
 use std::time::{Duration, Instant};

@@ -148,7 +148,7 @@ pub(crate) fn grid(
                         if fault.is_some() {
                             return ((st, tr, fault), (rec, lights));
                         }
-                        let shadows = others.clone().count();
+                        let shadows = (others.end - others.start) as usize;
                         if lights.len() < shadows {
                             lights.resize_with(shadows, || Recorder::new(&code, sb, threads));
                         }
