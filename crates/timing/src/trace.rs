@@ -404,10 +404,7 @@ impl BlockTrace {
     /// [`WarpTrace::sectors`], each block's after a [`crate::sim::SHADOW`] mark, their count
     /// (marks included) in [`Ev::b`] (at most 65,535).
     pub fn take_shadows<B: Borrow<BlockTrace>>(&mut self, shadows: &[B], code: &[StaticInst]) {
-        let global = |e: &Ev| {
-            code.get(e.pc as usize)
-                .is_some_and(|c| matches!(c.class, Class::GlobalLd | Class::GlobalSt))
-        };
+        let global = |e: &Ev| global_access(code, e.pc as usize);
         // Each shadow warp, with where its next global access is looked for.
         let mut others: Vec<(&WarpTrace, usize)> = Vec::with_capacity(shadows.len());
         for (wi, w) in self.warps.iter_mut().enumerate() {
@@ -462,6 +459,13 @@ impl BlockTrace {
             .map(|w| w.ev.capacity() * 12 + w.sectors.capacity() * 8 + 48)
             .sum()
     }
+}
+
+/// Whether `pc` of `code` is a global load or store (what a block not simulated records, and
+/// what [`BlockTrace::take_shadows`] matches).
+fn global_access(code: &[StaticInst], pc: usize) -> bool {
+    code.get(pc)
+        .is_some_and(|c| matches!(c.class, Class::GlobalLd | Class::GlobalSt))
 }
 
 /// Builds a [`BlockTrace`] from the executor's events (the timing side of the executor's
@@ -803,10 +807,7 @@ impl warpsim_interp::exec::Hook for GlobalsOnly<'_, '_> {
     #[inline]
     fn inst(&mut self, w: usize, pc: usize) {
         let r = &mut *self.0;
-        let global = r
-            .code
-            .get(pc)
-            .is_some_and(|s| matches!(s.class, Class::GlobalLd | Class::GlobalSt));
+        let global = global_access(r.code, pc);
         if let (true, Some(t)) = (global, r.block.warps.get_mut(w)) {
             t.ev.push(Ev {
                 pc: pc as u32,
