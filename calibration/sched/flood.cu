@@ -1,0 +1,75 @@
+// calibration/sched/flood.cu: what a flood of 32-way conflicted shared loads does to other warps'
+// memory instructions. One block per SM of 16 warps: warps 0-7 (two per sub-partition) flood the
+// shared pipe (FLOOD conflicted LDS each, 32 wavefronts apiece) after spinning SPIN cycles; warps
+// 8-15 meanwhile time, from one clock read to the next:
+//   t1 - t0  a global load issued before the flood starts, its data consumed by an FADD (L2 hit
+//            with ld.global.cg, or L1 hit with ld.global.ca after warming the line);
+//   t2 - t1  a shared store issued during the flood (issue only: the clock after it does not wait);
+//   t3 - t2  4 dependent one-wavefront shared loads;
+//   t4 - t3  a global load issued during the flood, its data consumed.
+// With FLOOD = 0 the same times without the flood; swap = 1: the flood on warps 8-15, timed 0-7. Output: one line per timed warp of block 0.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s line %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+
+__device__ __forceinline__ float ldcg(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
+__device__ __forceinline__ float ldca(const float* p) { float v; asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
+
+template <bool L1>
+__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap) {
+  __shared__ volatile float s[32 * 33];
+  __shared__ volatile int chain[64];
+  int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) ^ (swap ? 8 : 0);  // swap: the flood on warps 8-15
+  for (int i = threadIdx.x; i < 32 * 33; i += blockDim.x) s[i] = i;
+  if (threadIdx.x < 64) chain[threadIdx.x] = (threadIdx.x + 1) & 63;
+  const float* p = g + blockIdx.x * 4096 + (w - 8) * 64 + lane;  // a line per timed warp
+  float warm = 0;
+  if (L1 && w >= 8) warm = ldca(p) + ldca(p + 32);
+  __syncthreads();
+  float acc = warm;
+  if (w < 8) {
+    long long t = clock64();
+    while (clock64() - t < spin) {}
+    for (int i = 0; i < nflood; i++) acc += s[lane * 32 + (i & 31)];  // one column: 32-way
+  } else {
+    long long t0 = clock64();
+    float v = L1 ? ldca(p) : ldcg(p);
+    acc += v;  // waits for the load
+    long long t1 = clock64();
+    s[lane * 33 + w] = acc;  // a shared store (conflict-free)
+    long long t2 = clock64();
+    int k = lane & 7;
+    for (int j = 0; j < 4; j++) k = chain[k];
+    long long t3 = clock64();
+    float v2 = L1 ? ldca(p + 32 + k - (k & 63)) : ldcg(p + 32 + k - (k & 63));
+    acc += v2;
+    long long t4 = clock64();
+    if (lane == 0) { long long* r = rec + (blockIdx.x * 8 + w - 8) * 5; r[0] = t0; r[1] = t1; r[2] = t2; r[3] = t3; r[4] = t4; }
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+int main() {
+  float *g, *out; long long* rec;
+  CK(cudaMalloc(&g, 132 * 4096 * 4)); CK(cudaMalloc(&out, 132 * 512 * 4)); CK(cudaMalloc(&rec, 132 * 8 * 5 * 8));
+  CK(cudaMemset(g, 0, 132 * 4096 * 4));
+  long long h[8 * 5];
+  for (int rep = 0; rep < 3; rep++)
+    for (int l1 = 0; l1 < 2; l1++)
+      for (int nflood : {0, 64})
+      for (int swap = 0; swap < 2; swap++) {
+        for (int warmup = 0; warmup < 2; warmup++) {  // the second launch finds g in L2
+          if (l1) flood<true><<<132, 512>>>(g, out, rec, nflood, 200, swap);
+          else flood<false><<<132, 512>>>(g, out, rec, nflood, 200, swap);
+          CK(cudaDeviceSynchronize());
+        }
+        CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
+        for (int w = 0; w < 8; w++) {
+          long long* r = h + w * 5;
+          printf("rep %d %s flood %d swap %d warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, l1 ? "L1" : "L2", nflood, swap, swap ? w : w + 8,
+                 r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+        }
+      }
+  return 0;
+}
