@@ -35,10 +35,13 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
     ("transpose64_n512_tile32x32", "transpose_f64.ron", &[], "29"),
 ];
 
-/// (kernel, metric) pairs the model does not meet today.
+/// (kernel, metric) pairs the model does not meet today: all three the naive transpose's, whose
+/// shared stores the model queues behind other warps' conflicted loads where the H200 lets them
+/// through (calibration/sched/flood.cu, calibration/README.md section 17).
 const KNOWN_MISSES: &[(&str, &str)] = &[
+    ("transpose_n1024_tile32x32", "stall_mio_throttle"),
     ("transpose_n1024_tile32x32", "stall_long_scoreboard"),
-    ("matmul_n256_t32", "stall_mio_throttle"),
+    ("transpose_n1024_tile32x32", "stall_barrier"),
 ];
 
 const STALLS: [&str; 4] = [
@@ -224,8 +227,15 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
     ];
     // Outside 15% since a later rule, listed so that the list stays true (the test fails if one
     // comes back within): the DRAM latency spread made this 64-block matmul's elapsed cycles
-    // 1.16x the H200's (0.97 before; each block waits for the slowest of its chunks).
-    const MISSES: &[(&str, &str)] = &[("matmul_n128_t16_transA", "elapsed_cycles")];
+    // 1.16x the H200's (0.97 before; each block waits for the slowest of its chunks); the
+    // scheduler's order (oldest block first, then the warp that waited longest: calibration/sched)
+    // took its SM-active cycles from 1.14x to 1.16x and the small swizzled transpose's from 1.137x
+    // to 1.152x.
+    const MISSES: &[(&str, &str)] = &[
+        ("matmul_n128_t16_transA", "elapsed_cycles"),
+        ("matmul_n128_t16_transA", "sm_active_cycles_avg"),
+        ("transpose_n448_tile32x32_xor", "sm_active_cycles_avg"),
+    ];
     let mut bad = Vec::new();
     for (draw, name, prog, defines, regs) in SMALL {
         let row = measured(&format!("calibration/{draw}/measured.tsv"), name);

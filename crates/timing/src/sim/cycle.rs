@@ -164,7 +164,7 @@ fn scan(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
     // Eligible warps by their place in `list` (the first 64).
     let mut elig = 0u64;
     let mut pick = NONE;
-    let mut pick_age = u64::MAX;
+    let mut pick_key = (u64::MAX, u64::MAX, u32::MAX);
     let mut retired = false;
     // The first cycle one of its warps may act, as far as the scan has seen.
     let mut next = NEVER;
@@ -217,19 +217,16 @@ fn scan(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
             // (Not marked: it stays ready and is looked at again next cycle.)
             next = next.min(ready);
         }
-        if s == sm.sp[p].last {
+        let key = w.priority();
+        if key < pick_key {
             pick = s;
-            pick_age = 0;
-        } else if w.age < pick_age {
-            pick = s;
-            pick_age = w.age;
+            pick_key = key;
         }
     }
     if pick != NONE {
         // A barrier the issue releases lowers `next` of the sub-partitions of its warps.
         sm.sp[p].next = NEVER;
         issue(cx, sm, smi, p, pick, t);
-        sm.sp[p].last = pick;
         next = next.min(sm.sp[p].next).min(sm.ready[pick as usize]);
         while elig != 0 {
             let s = list[elig.trailing_zeros() as usize];
@@ -301,6 +298,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
         add(&mut cx.out, w, t + 1);
     }
     w.since = t + 1;
+    w.issued_at = t;
     cx.out.issued += 1;
     if let Some(n) = cx.out.issued_pc.get_mut(ev.pc as usize) {
         *n += 1;

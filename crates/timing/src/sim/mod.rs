@@ -112,7 +112,10 @@ struct Warp {
     reason: Reason,
     since: u64,
     state: St,
+    /// Its place in the SM's order of arrival (a block's warps in turn, from 1).
     age: u64,
+    /// The cycle it last issued (0: not yet).
+    issued_at: u64,
     acks: u64,
     /// The picked instruction is hoisted past one that reads or writes a register it writes:
     /// its result goes to `deferred` (a renamed register, as ptxas would allocate).
@@ -158,6 +161,15 @@ impl Warp {
     #[inline]
     fn ev(&self) -> Option<Ev> {
         (self.next.pc != NONE).then_some(self.next)
+    }
+
+    /// The scheduler's order (least first): the oldest block's warps first, and among one
+    /// block's the warp that has waited longest since it last issued, then the lowest warp index.
+    /// The H200's: `calibration/sched` (per-warp clocks of 4 blocks on one SM finish block by
+    /// block; the 32 warps of one block under a full memory queue within 10% of each other).
+    #[inline]
+    fn priority(&self) -> (u64, u64, u32) {
+        (self.age - self.wi as u64, self.issued_at, self.wi)
     }
 
     /// Looks up the picked event again (after `cur` or `pick` changed).
@@ -210,7 +222,6 @@ struct Blk {
 struct Sp {
     /// Its warp slots in order of arrival (the reference scan's list; empty on the fast path).
     warps: Vec<u32>,
-    last: u32,
     /// Departure cycles of its memory instructions still in the SM's queue, in order, each
     /// with whether it is a shared one (what names a full queue's throttle: [`cycle::Mq`]).
     memq: VecDeque<(u64, bool)>,
@@ -468,7 +479,6 @@ impl<'a> Sim<'a> {
                 used_smem: 0,
                 sp: (0..gpu.sub_partitions)
                     .map(|_| Sp {
-                        last: NONE,
                         next: NEVER,
                         sets: sched::Sets::new(),
                         ..Sp::default()
@@ -804,6 +814,7 @@ impl<'a> Sim<'a> {
                         since: 0,
                         state: St::Free,
                         age: 0,
+                        issued_at: 0,
                         acks: 0,
                         renamed: false,
                         deferred: Vec::new(),
@@ -823,6 +834,7 @@ impl<'a> Sim<'a> {
             w.cur = 0;
             w.ahead = 0;
             w.pick = 0;
+            w.issued_at = 0;
             w.refetch();
             sm.ready[slot as usize] = start;
             w.reason = Reason::NoInstruction;

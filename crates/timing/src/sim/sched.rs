@@ -51,8 +51,6 @@ pub(super) struct Sets {
     held_min: u64,
     /// Due warps already in `not_selected`.
     waiting: u64,
-    /// The warp that issued last (its bit; 0: none).
-    last: u64,
 }
 
 impl Sets {
@@ -70,7 +68,6 @@ impl Sets {
             holding: 0,
             held_min: NEVER,
             waiting: 0,
-            last: 0,
         }
     }
 
@@ -327,32 +324,26 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
             }
         }
     }
-    // Greedy then oldest: the warp that issued last if it can, else the longest resident.
+    // The oldest block first, then the warp that has waited longest ([`Warp::priority`]).
     let elig = sp.sets.due;
     if elig == 0 {
         sp.next = sp.sets.next(t);
         return freed;
     }
-    let pick = if elig & sp.sets.last != 0 {
-        sp.sets.last.trailing_zeros()
-    } else {
-        let mut bits = elig;
-        let mut pick = 0;
-        let mut pick_age = u64::MAX;
-        while bits != 0 {
-            let l = bits.trailing_zeros();
-            bits &= bits - 1;
-            let age = warps[slot(l)].age;
-            if age < pick_age {
-                pick = l;
-                pick_age = age;
-            }
+    let mut bits = elig;
+    let mut pick = 0;
+    let mut pick_key = (u64::MAX, u64::MAX, u32::MAX);
+    while bits != 0 {
+        let l = bits.trailing_zeros();
+        bits &= bits - 1;
+        let key = warps[slot(l)].priority();
+        if key < pick_key {
+            pick = l;
+            pick_key = key;
         }
-        pick
-    };
+    }
     let bit = 1u64 << pick;
     let sets = &mut sp.sets;
-    sets.last = bit;
     sets.due &= !bit;
     sets.waiting &= !bit;
     let mut units = sets.units;
@@ -375,7 +366,6 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
     let pick_slot = slot(pick);
     issue(cx, sm, smi, p, pick_slot as u32, t);
     let sp = &mut sm.sp[p];
-    sp.last = pick_slot as u32;
     if matches!(sm.warps[pick_slot].state, St::Run | St::Exited) {
         sp.sets.sleep(pick as usize, sm.ready[pick_slot]);
     }
