@@ -860,6 +860,7 @@ impl<'a> Sim<'a> {
             if sm.scan {
                 sp.warps.push(slot);
             } else {
+                sp.sets.prio[slot as usize / nsp] = w.priority();
                 sp.sets.sleep(slot as usize / nsp, start);
             }
             sp.next = sp.next.min(start);

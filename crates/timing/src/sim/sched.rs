@@ -51,6 +51,8 @@ pub(super) struct Sets {
     held_min: u64,
     /// Due warps already in `not_selected`.
     waiting: u64,
+    /// Each warp's [`Warp::priority`], kept here beside the bits it is compared for.
+    pub(super) prio: [(u64, u64, u32); 64],
 }
 
 impl Sets {
@@ -68,6 +70,7 @@ impl Sets {
             holding: 0,
             held_min: NEVER,
             waiting: 0,
+            prio: [(0, 0, 0); 64],
         }
     }
 
@@ -330,16 +333,13 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
         sp.next = sp.sets.next(t);
         return freed;
     }
-    let mut bits = elig;
-    let mut pick = 0;
-    let mut pick_key = (u64::MAX, u64::MAX, u32::MAX);
+    let mut pick = elig.trailing_zeros();
+    let mut bits = elig & (elig - 1);
     while bits != 0 {
         let l = bits.trailing_zeros();
         bits &= bits - 1;
-        let key = warps[slot(l)].priority();
-        if key < pick_key {
+        if sp.sets.prio[l as usize] < sp.sets.prio[pick as usize] {
             pick = l;
-            pick_key = key;
         }
     }
     let bit = 1u64 << pick;
@@ -366,6 +366,7 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
     let pick_slot = slot(pick);
     issue(cx, sm, smi, p, pick_slot as u32, t);
     let sp = &mut sm.sp[p];
+    sp.sets.prio[pick as usize] = sm.warps[pick_slot].priority();
     if matches!(sm.warps[pick_slot].state, St::Run | St::Exited) {
         sp.sets.sleep(pick as usize, sm.ready[pick_slot]);
     }
