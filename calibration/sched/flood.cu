@@ -7,7 +7,9 @@
 //   t2 - t1  a shared store issued during the flood (issue only: the clock after it does not wait);
 //   t3 - t2  4 dependent one-wavefront shared loads;
 //   t4 - t3  a global load issued during the flood, its data consumed.
-// With FLOOD = 0 the same times without the flood; swap = 1: the flood on warps 8-15, timed 0-7. Output: one line per timed warp of block 0.
+// With FLOOD = 0 the same times without the flood; swap = 1: the flood on warps 8-15, timed 0-7;
+// delay: the timed warps spin that many cycles first (1000: well inside the flood; with 0 the
+// first three timings fall in its first ~150 cycles, before the queue has filled). Output: one line per timed warp of block 0.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -17,7 +19,7 @@ __device__ __forceinline__ float ldcg(const float* p) { float v; asm volatile("l
 __device__ __forceinline__ float ldca(const float* p) { float v; asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 
 template <bool L1>
-__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap) {
+__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay) {
   __shared__ volatile float s[32 * 33];
   __shared__ volatile int chain[64];
   int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) ^ (swap ? 8 : 0);  // swap: the flood on warps 8-15
@@ -33,6 +35,8 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
     while (clock64() - t < spin) {}
     for (int i = 0; i < nflood; i++) acc += s[lane * 32 + (i & 31)];  // one column: 32-way
   } else {
+    long long td = clock64();
+    while (clock64() - td < delay) {}
     long long t0 = clock64();
     float v = L1 ? ldca(p) : ldcg(p);
     acc += v;  // waits for the load
@@ -58,16 +62,17 @@ int main() {
   for (int rep = 0; rep < 3; rep++)
     for (int l1 = 0; l1 < 2; l1++)
       for (int nflood : {0, 64})
-      for (int swap = 0; swap < 2; swap++) {
+      for (int swap = 0; swap < 2; swap++)
+      for (int delay : {0, 1000}) {
         for (int warmup = 0; warmup < 2; warmup++) {  // the second launch finds g in L2
-          if (l1) flood<true><<<132, 512>>>(g, out, rec, nflood, 200, swap);
-          else flood<false><<<132, 512>>>(g, out, rec, nflood, 200, swap);
+          if (l1) flood<true><<<132, 512>>>(g, out, rec, nflood, 200, swap, delay);
+          else flood<false><<<132, 512>>>(g, out, rec, nflood, 200, swap, delay);
           CK(cudaDeviceSynchronize());
         }
         CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
         for (int w = 0; w < 8; w++) {
           long long* r = h + w * 5;
-          printf("rep %d %s flood %d swap %d warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, l1 ? "L1" : "L2", nflood, swap, swap ? w : w + 8,
+          printf("rep %d %s flood %d swap %d delay %d warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, l1 ? "L1" : "L2", nflood, swap, delay, swap ? w : w + 8,
                  r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
         }
       }

@@ -59,12 +59,28 @@ def flood(path):
         f = line.split()
         if f[1] != "0":
             continue
-        sw = f[6] if f[5] == "swap" else "0"
-        vals = [int(f[i + 1]) for i, x in enumerate(f) if x in ("load", "sts", "lds4", "load2")]
-        acc[(f[2], int(f[4]), sw)].append(vals)
-    for (l, fl, sw), v in sorted(acc.items()):
+        key = dict(zip(f[5::2], f[6::2]))
+        vals = [int(key[x]) for x in ("load", "sts", "lds4", "load2")]
+        acc[(f[2], int(f[4]), key.get("swap", "0"), key.get("delay", "0"))].append(vals)
+    for (l, fl, sw, dl), v in sorted(acc.items()):
         m = [sum(c) / len(c) for c in zip(*v)]
-        print(f"  {l} flood {fl:2d} swap {sw}: load {m[0]:5.0f}  sts {m[1]:4.0f}  lds4 {m[2]:4.0f}  load2 {m[3]:5.0f}")
+        print(f"  {l} flood {fl:2d} swap {sw} delay {dl:>4}: load {m[0]:5.0f}  sts {m[1]:4.0f}  lds4 {m[2]:5.0f}  load2 {m[3]:5.0f}")
+
+
+def phases_tr(path):
+    print(f"== {path}: per block on the SM, [min max] of t0, loads issued, data in, stores issued"
+          " (the clock after them waits for the last store to read its register), end;"
+          " then the means of (data in - t0) and (stores - data in)")
+    for head, rows in sections(path, ("tr",)).items():
+        print(" ", head)
+        blocks = collections.defaultdict(list)
+        for f in rows:
+            blocks[int(f[3])].append([int(x) for x in f[6:]])
+        for b, ws in sorted(blocks.items(), key=lambda kv: min(w[0] for w in kv[1])):
+            cols = [c for k, c in enumerate(zip(*ws)) if k != 4]  # tB: the clock after the barrier does not wait for it
+            dw = sum(w[2] - w[0] for w in ws) / len(ws)
+            sw = sum(w[3] - w[2] for w in ws) / len(ws)
+            print(f"    block {b:4d}: " + "  ".join(f"[{min(c):5d} {max(c):5d}]" for c in cols) + f"  data {dw:5.0f}  stores {sw:5.0f}")
 
 
 if __name__ == "__main__":
@@ -74,3 +90,5 @@ if __name__ == "__main__":
     phases("clocks2.txt", "tr", "t0, the barrier arrival, its release, the last store")
     flood("flood.txt")
     flood("flood2.txt")
+    flood("flood3.txt")
+    phases_tr("phases.txt")
