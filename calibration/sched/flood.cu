@@ -8,7 +8,7 @@
 //   t3 - t2  4 dependent one-wavefront shared loads;
 //   t4 - t3  a global load issued during the flood, its data consumed.
 // With FLOOD = 0 the same times without the flood; swap = 1: the flood on warps 8-15, timed 0-7;
-// delay: the timed warps spin that many cycles first (1000: well inside the flood; with 0 the
+// DRAM: the first load misses a cold L2. delay: the timed warps spin that many cycles first (1000: well inside the flood; with 0 the
 // first three timings fall in its first ~150 cycles, before the queue has filled). Output: one line per timed warp of block 0.
 #include <cstdio>
 #include <cstdlib>
@@ -76,5 +76,20 @@ int main() {
                  r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
         }
       }
+  // The first load from DRAM (a cold L2: a 256 MiB memset first), issued before the flood and
+  // coming back ~700 cycles later, well inside it.
+  char* flush; CK(cudaMalloc(&flush, 256 << 20));
+  for (int rep = 0; rep < 3; rep++)
+    for (int nflood : {0, 64}) {
+      CK(cudaMemset(flush, rep, 256 << 20));
+      flood<false><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0);
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
+      for (int w = 0; w < 8; w++) {
+        long long* r = h + w * 5;
+        printf("rep %d DRAM flood %d swap 0 delay 0 warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, nflood, w + 8,
+               r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+      }
+    }
   return 0;
 }

@@ -4,7 +4,7 @@
 # (raw/clocks.txt and clocks_long.txt came from the first version of sched.cu, without the
 # multi-block configurations and tr, whose mm lines its dump dropped; raw/clocks2.txt, ncu.csv and
 # sched.sass.gz from this one; raw/flood.txt from flood.cu before its swap setting, flood2.txt
-# before its delay setting, flood3.txt and flood.sass.gz from this one; phases.txt, phases.sass.gz. summary.py makes summary.txt from raw/.)
+# before its delay setting, flood3.txt before its DRAM lines, flood4.txt and flood.sass.gz from this one; phases.txt, phases.sass.gz. summary.py makes summary.txt from raw/.)
 cd "$(dirname "$0")" || exit 2
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/sched}; mkdir -p "$O"
@@ -18,7 +18,7 @@ ls -la "$O"
 # flood.cu: other warps' memory instructions under a flood of conflicted shared loads.
 nvcc -O3 -arch=sm_90 -o /tmp/flood flood.cu >> "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
 cuobjdump -sass /tmp/flood | gzip > "$O/flood.sass.gz"
-/tmp/flood > "$O/flood3.txt"; echo "flood rc $?"
+/tmp/flood > "$O/flood4.txt"; echo "flood rc $?"
 # phases.cu: the naive and padded transposes with a clock read between their phases.
 nvcc -O3 -arch=sm_90 -o /tmp/phases phases.cu >> "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
 cuobjdump -sass /tmp/phases | gzip > "$O/phases.sass.gz"
