@@ -91,4 +91,5 @@ if __name__ == "__main__":
     flood("flood.txt")
     flood("flood2.txt")
     flood("flood3.txt")
+    flood("flood4.txt")
     phases_tr("phases.txt")
