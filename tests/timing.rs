@@ -36,9 +36,9 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
 ];
 
 /// (kernel, metric) pairs the model does not meet today: all three the naive transpose's, whose
-/// loaded data the H200 brings back behind the conflicted shared loads, where the model brings it
-/// on time and books the wait at the shared stores (calibration/sched/phases.cu,
-/// calibration/README.md section 17).
+/// loaded data comes back late on the H200 while the conflicted shared loads hold the pipe, where
+/// the model brings it on time and books the wait at the shared stores
+/// (calibration/sched/phases.cu, calibration/README.md section 17).
 const KNOWN_MISSES: &[(&str, &str)] = &[
     ("transpose_n1024_tile32x32", "stall_mio_throttle"),
     ("transpose_n1024_tile32x32", "stall_long_scoreboard"),

@@ -273,6 +273,46 @@ fn barrier_costs_12_65_plus_2w() {
     }
 }
 
+/// The scheduler's order (calibration/sched): two blocks of 8 warps on one SM, each warp 200
+/// independent f32 instructions (it could issue every cycle): the older block's warps all end
+/// before the younger's, and the warps of a block end together, taking turns (greedy-then-oldest
+/// ran one warp of a sub-partition to its end before the next: ends 200 cycles apart).
+#[test]
+fn the_oldest_block_goes_first_and_its_warps_take_turns() {
+    let mut g = bare();
+    g.sms = 1;
+    let code = vec![
+        StaticInst::new(Class::Fp32, Some((4, 1)), &[(5, 1)]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let k = 200;
+    let warp = || WarpTrace {
+        ev: (0..k).map(|_| ev(0, 0, 0)).chain([ev(1, 0, 0)]).collect(),
+        sectors: Vec::new(),
+    };
+    let blocks = (0..2)
+        .map(|_| block((0..8).map(|_| warp()).collect()))
+        .collect();
+    let t = run_code(&g, &code, blocks, 256);
+    let mut end = std::collections::BTreeMap::<(u64, u32), u64>::new();
+    for s in &t.detail.timeline {
+        let e = end.entry((s.block, s.warp)).or_default();
+        *e = (*e).max(s.to);
+    }
+    let span = |b: u64| {
+        let e: Vec<u64> = end
+            .iter()
+            .filter(|(k, _)| k.0 == b)
+            .map(|(_, &v)| v)
+            .collect();
+        (*e.iter().min().unwrap(), *e.iter().max().unwrap())
+    };
+    let (first, second) = (span(0), span(1));
+    assert!(first.1 < second.0, "{first:?} {second:?}");
+    assert!(first.1 - first.0 <= 4, "{first:?}");
+    assert!(second.1 - second.0 <= 4, "{second:?}");
+}
+
 #[test]
 fn every_resident_warp_cycle_is_in_one_state() {
     let g = Gpu::h200();
