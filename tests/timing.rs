@@ -35,15 +35,13 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
     ("transpose64_n512_tile32x32", "transpose_f64.ron", &[], "29"),
 ];
 
-/// (kernel, metric) pairs the model does not meet today: all three the naive transpose's, whose
-/// loaded data comes back late on the H200 while the conflicted shared loads hold the pipe, where
-/// the model brings it on time and books the wait at the shared stores
-/// (calibration/sched/phases.cu, calibration/README.md section 17).
-const KNOWN_MISSES: &[(&str, &str)] = &[
-    ("transpose_n1024_tile32x32", "stall_mio_throttle"),
-    ("transpose_n1024_tile32x32", "stall_long_scoreboard"),
-    ("transpose_n1024_tile32x32", "stall_barrier"),
-];
+/// (kernel, metric) pairs the model does not meet today: the naive transpose's `barrier`
+/// (8.9 against 13.7). Its young blocks' loaded data comes back late on the H200 while the
+/// conflicted shared loads hold the pipe (calibration/sched/phases.cu, calibration/README.md
+/// section 17); with the data's turn of the pipe (section 18) the model's comes up to ~630
+/// cycles later than before (the H200's up to ~1,500 later than the model's did) and its
+/// `mio_throttle` and `long_scoreboard` are within tolerance; `barrier` is not.
+const KNOWN_MISSES: &[(&str, &str)] = &[("transpose_n1024_tile32x32", "stall_barrier")];
 
 const STALLS: [&str; 4] = [
     "mio_throttle",

@@ -78,6 +78,11 @@ pub struct SharedPipe {
     /// A load's result is ready this many cycles after its wavefronts are served (a lone load
     /// of N wavefronts: `cycles_per_wavefront * N + latency_base`).
     pub latency_base: u32,
+    /// Wavefronts a 128-byte line of a global load's data takes of a server when it comes
+    /// back (the L1 is the shared memory's SRAM): it waits for the end of the instruction the
+    /// server is in, and a server serves an instruction between two lines. 0: the data does
+    /// not use the pipe.
+    pub return_wavefronts: u32,
 }
 
 /// The SM's queue of memory instructions (shared and global, loads and stores, in order).

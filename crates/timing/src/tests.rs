@@ -830,6 +830,73 @@ fn a_sector_on_its_way_from_dram_is_waited_for() {
     );
 }
 
+/// Data coming back from DRAM inside a flood of 32-way conflicted shared loads waits for a
+/// turn of the pipe: each server serves one line between two of the flood's instructions (64
+/// cycles each), so eight lines land two at a time, 64 cycles apart. The H200's
+/// (`calibration/sched/raw/flood4.txt`): eight lines late by 0–520 cycles, in steps of ~64.
+#[test]
+fn data_coming_back_in_a_flood_waits_for_a_turn_of_the_pipe() {
+    let code = vec![
+        StaticInst::new(Class::GlobalLd, Some((1, 1)), &[(0, 1)]),
+        StaticInst::new(Class::Int, Some((2, 1)), &[(1, 1)]),
+        StaticInst::new(Class::Exit, None, &[]),
+        StaticInst::new(Class::SharedLd, Some((3, 1)), &[(4, 1)]),
+    ];
+    // Warps 0-7 load a line each and use it; warps 8-15 issue 64 independent 32-way loads.
+    let landings = |g: &Gpu, flood: usize| {
+        let mut warps: Vec<WarpTrace> = (0..8u64)
+            .map(|i| WarpTrace {
+                ev: vec![
+                    Ev {
+                        s: 0,
+                        ..ev(0, 4, 4)
+                    },
+                    ev(1, 0, 0),
+                    ev(2, 0, 0),
+                ],
+                sectors: (0..4).map(|k| i * 4 + k).collect(),
+            })
+            .collect();
+        warps.extend((0..8).map(|_| {
+            WarpTrace {
+                ev: (0..flood)
+                    .map(|_| ev(3, 32, 1))
+                    .chain([ev(2, 0, 0)])
+                    .collect(),
+                sectors: Vec::new(),
+            }
+        }));
+        let t = run_code(g, &code, vec![block(warps)], 512);
+        let mut at: Vec<u64> = t
+            .detail
+            .timeline
+            .iter()
+            .filter(|s| s.warp < 8 && s.reason == Reason::LongScoreboard)
+            .map(|s| s.to)
+            .collect();
+        at.sort_unstable();
+        at
+    };
+    let g = bare();
+    let (alone, flooded) = (landings(&g, 0), landings(&g, 64));
+    assert_eq!((alone.len(), flooded.len()), (8, 8));
+    let late: Vec<u64> = flooded.iter().zip(&alone).map(|(f, a)| f - a).collect();
+    // Two lines a step (one per server), steps of one instruction (2 x 32 cycles).
+    for k in 0..4 {
+        let (a, b) = (flooded[2 * k], flooded[2 * k + 1]);
+        assert!(b - a <= 4, "{flooded:?}");
+        if k > 0 {
+            let step = a - flooded[2 * k - 2];
+            assert!((60..=68).contains(&step), "{flooded:?}");
+        }
+    }
+    assert!(late[7] >= 192 && late[7] <= 320, "{late:?}");
+    // Without the turn the flood does not delay them.
+    let mut off = g.clone();
+    off.shared.return_wavefronts = 0;
+    assert_eq!(landings(&off, 64), landings(&off, 0));
+}
+
 /// `acc + a * b` is one fused multiply-add (the multiply not issued, the add reading its
 /// operands); a product read twice stays a multiply.
 #[test]

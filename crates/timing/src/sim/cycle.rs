@@ -115,6 +115,8 @@ impl Mq {
 /// a block left the SM.
 pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     let mut freed = false;
+    // Data coming back now takes its turn of the shared pipe before anything issues.
+    super::land::land(cx, sm, t);
     let q = &cx.gpu.memory_queue;
     let own = q.per_sub_partition as usize;
     // The memory queue: what has left it by now, and how full the SM-wide stage is.
@@ -153,6 +155,7 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         };
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
+    sm.next = sm.next.min(sm.turns.next());
     freed
 }
 
@@ -358,6 +361,9 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                 .expect("at least one server");
             let d = t.max(sm.mem_last).max(free);
             sm.servers[k] = d + busy;
+            if gpu.shared.return_wavefronts > 0 {
+                sm.turns.serve(k, d, d + busy, t);
+            }
             sm.mem_last = d;
             sm.sp[p].memq.push_back((d, true));
             sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
@@ -421,6 +427,9 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                     n: (to - from) as u32,
                     shadow: (shadow - to) as u32,
                     done: 0,
+                    seq: sm.turns.seq,
+                    age: w.age,
+                    lines: lines as u32,
                 });
                 sm.acc_secs.extend_from_slice(&secs[from..shadow]);
                 debug_assert!(d + g.l2_hit as u64 >= end);
@@ -444,6 +453,18 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
                 w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);
             } else {
                 write(w, done, Reason::LongScoreboard);
+                if cx.window.is_none() && gpu.shared.return_wavefronts > 0 {
+                    // (In a window, once priced: [`super::window`].)
+                    sm.turns.expect(super::land::Return {
+                        done,
+                        seq: sm.turns.seq,
+                        slot: s,
+                        age: w.age,
+                        dst: si.dst,
+                        lines: lines as u32,
+                    });
+                }
+                sm.turns.seq += 1;
             }
         }
         Class::Barrier => {

@@ -20,6 +20,7 @@ use std::sync::Arc;
 mod cycle;
 mod dram;
 mod global;
+mod land;
 mod order;
 mod pick;
 mod sched;
@@ -274,6 +275,8 @@ struct Sm {
     sp: Vec<Sp>,
     /// When each shared-pipe server is free.
     servers: Vec<u64>,
+    /// The servers' schedule and the data on its way back ([`land`]).
+    turns: land::Turns,
     /// Departure of the last memory instruction (the queue is in order).
     mem_last: u64,
     /// When the global path is free.
@@ -485,6 +488,7 @@ impl<'a> Sim<'a> {
                     })
                     .collect(),
                 servers: vec![0; gpu.shared.servers as usize],
+                turns: land::Turns::new(gpu.shared.servers as usize),
                 mem_last: 0,
                 gpath_free: 0,
                 read_free: 0.0,

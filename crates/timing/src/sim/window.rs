@@ -15,7 +15,6 @@
 //! dispatcher at their cycles.
 
 use super::cycle::step;
-use super::pick::next_inst;
 use super::*;
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -47,6 +46,10 @@ pub(super) struct Access {
     pub shadow: u32,
     /// When a load's data is there (once priced).
     pub done: u64,
+    /// Its place among the SM's loads, its warp's `age`, and its lines ([`super::land`]).
+    pub seq: u64,
+    pub age: u64,
+    pub lines: u32,
 }
 
 /// The window of a machine: no longer than an L2 hit nor a refill (0: none).
@@ -559,24 +562,20 @@ fn settle(cx: &Cx, sm: &mut Sm, end: u64) {
         if a.store {
             continue;
         }
-        let s = a.slot as usize;
-        let w = &mut sm.warps[s];
-        let (from, why, was) = w.nx;
-        if w.state != St::Run || was < end {
-            // It chose without a mark (any earlier cycle is not one), or is not choosing.
+        // Chosen with a mark: every cycle from the window's end is one.
+        super::land::rechoose(cx, sm, a.slot as usize, end);
+        if cx.gpu.shared.return_wavefronts == 0 {
             continue;
         }
-        let regs = &sm.regs[s * nregs..(s + 1) * nregs];
-        let mut r = 0;
-        next_inst(&cx.dec, &cx.srcs, &cx.masks, w, regs, &mut r, from, why);
-        sm.ready[s] = r;
-        let nsp = sm.sp.len();
-        let sp = &mut sm.sp[s % nsp];
-        sp.next = sp.next.min(r);
-        if !sm.scan {
-            sp.sets.rekey(s / nsp, r);
-        }
-        sm.next = sm.next.min(sp.next);
+        sm.turns.expect(super::land::Return {
+            done: a.done,
+            seq: a.seq,
+            slot: a.slot,
+            age: a.age,
+            dst: a.dst,
+            lines: a.lines,
+        });
+        sm.next = sm.next.min(a.done);
     }
     sm.acc = acc;
     sm.acc.clear();
