@@ -10,6 +10,9 @@
 // With FLOOD = 0 the same times without the flood; swap = 1: the flood on warps 8-15, timed 0-7;
 // DRAM: the first load misses a cold L2. delay: the timed warps spin that many cycles first (1000: well inside the flood; with 0 the
 // first three timings fall in its first ~150 cycles, before the queue has filled). Output: one line per timed warp of block 0.
+// `flood dram`: only the DRAM lines, for floods of 8-, 16- and 32-way conflicted loads (WAYS
+// wavefronts each; the lines of the earlier runs are those of 32), written after the rule of
+// section 18 was fixed, as its check (raw/flood5.txt).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -19,7 +22,7 @@ __device__ __forceinline__ float ldcg(const float* p) { float v; asm volatile("l
 __device__ __forceinline__ float ldca(const float* p) { float v; asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 
 template <bool L1>
-__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay) {
+__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay, int ways = 32) {
   __shared__ volatile float s[32 * 33];
   __shared__ volatile int chain[64];
   int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) ^ (swap ? 8 : 0);  // swap: the flood on warps 8-15
@@ -33,7 +36,7 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
   if (w < 8) {
     long long t = clock64();
     while (clock64() - t < spin) {}
-    for (int i = 0; i < nflood; i++) acc += s[lane * 32 + (i & 31)];  // one column: 32-way
+    for (int i = 0; i < nflood; i++) acc += s[(lane & (ways - 1)) * 32 + (i & 31)];  // one column: `ways`-way
   } else {
     long long td = clock64();
     while (clock64() - td < delay) {}
@@ -54,12 +57,13 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  bool dram_only = argc > 1 && argv[1][0] == 'd';
   float *g, *out; long long* rec;
   CK(cudaMalloc(&g, 132 * 4096 * 4)); CK(cudaMalloc(&out, 132 * 512 * 4)); CK(cudaMalloc(&rec, 132 * 8 * 5 * 8));
   CK(cudaMemset(g, 0, 132 * 4096 * 4));
   long long h[8 * 5];
-  for (int rep = 0; rep < 3; rep++)
+  for (int rep = 0; rep < (dram_only ? 0 : 3); rep++)
     for (int l1 = 0; l1 < 2; l1++)
       for (int nflood : {0, 64})
       for (int swap = 0; swap < 2; swap++)
@@ -79,17 +83,21 @@ int main() {
   // The first load from DRAM (a cold L2: a 256 MiB memset first), issued before the flood and
   // coming back ~700 cycles later, well inside it.
   char* flush; CK(cudaMalloc(&flush, 256 << 20));
-  for (int rep = 0; rep < 3; rep++)
-    for (int nflood : {0, 64}) {
-      CK(cudaMemset(flush, rep, 256 << 20));
-      flood<false><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0);
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
-      for (int w = 0; w < 8; w++) {
-        long long* r = h + w * 5;
-        printf("rep %d DRAM flood %d swap 0 delay 0 warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, nflood, w + 8,
-               r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+  for (int ways : {32, 16, 8}) {
+    if (!dram_only && ways != 32) break;
+    for (int rep = 0; rep < (dram_only ? 5 : 3); rep++)
+      for (int nflood : {0, 64}) {
+        CK(cudaMemset(flush, rep, 256 << 20));
+        flood<false><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0, ways);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
+        for (int w = 0; w < 8; w++) {
+          long long* r = h + w * 5;
+          if (dram_only) printf("ways %d ", ways);
+          printf("rep %d DRAM flood %d swap 0 delay 0 warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, nflood, w + 8,
+                 r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+        }
       }
-    }
+  }
   return 0;
 }
