@@ -115,7 +115,7 @@ impl Mq {
 /// a block left the SM.
 pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     let mut freed = false;
-    // Data coming back now takes its turn of the shared pipe before anything issues.
+    // Data that came back since the last visit takes its turn of the shared pipe first.
     super::land::land(cx, sm, t);
     let q = &cx.gpu.memory_queue;
     let own = q.per_sub_partition as usize;
@@ -155,7 +155,6 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         };
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
-    sm.next = sm.next.min(sm.turns.next());
     freed
 }
 

@@ -13,8 +13,10 @@
 //! The instructions' departures are fixed when they issue ([`super::cycle::issue`]), so a turn
 //! is taken where a server's schedule has a boundary, and only instructions issued after it
 //! are pushed back by its wavefronts. A load's registers wait for the cycle its data comes;
-//! when the SM reaches that cycle ([`land`], before anything issues there, in both the event
-//! loop and a window) the turn is taken and a later landing moves the registers' cycle on.
+//! the turn is taken at the SM's first visit from that cycle on ([`land`], before anything
+//! issues, in both the event loop and a window), as if at that cycle: nothing issued on the
+//! SM in between, and a warp that waits for the data is visited at that cycle anyway. A later
+//! landing moves the registers' cycle on.
 
 use super::*;
 use std::cmp::Reverse;
@@ -71,7 +73,7 @@ impl Turns {
 
     /// The cycle the next data comes back (`NEVER`: none on its way).
     #[inline]
-    pub(super) fn next(&self) -> u64 {
+    fn next(&self) -> u64 {
         self.due.peek().map_or(NEVER, |r| r.0.done)
     }
 
@@ -102,15 +104,16 @@ impl Turns {
     }
 }
 
-/// Lands the data due at or before `t` on SM `sm`; a load whose data lands late has its
-/// registers' cycle moved on, and its warp chooses its next instruction again.
+/// Lands the data due at or before `t` on SM `sm`, each at its own cycle; a load whose data
+/// lands late has its registers' cycle moved on, and its warp chooses its next instruction
+/// again.
 pub(super) fn land(cx: &Cx, sm: &mut Sm, t: u64) {
     let per = cx.gpu.shared.return_wavefronts as u64 * cx.gpu.shared.cycles_per_wavefront as u64;
     while sm.turns.next() <= t {
         let Some(Reverse(r)) = sm.turns.due.pop() else {
             break;
         };
-        let at = sm.turns.take(&mut sm.servers, t, per * r.lines as u64);
+        let at = sm.turns.take(&mut sm.servers, r.done, per * r.lines as u64);
         let w = &sm.warps[r.slot as usize];
         if at <= r.done || w.state == St::Free || w.age != r.age {
             continue;
@@ -136,7 +139,7 @@ pub(super) fn land(cx: &Cx, sm: &mut Sm, t: u64) {
                 d.entry = new;
             }
         }
-        rechoose(cx, sm, s, t);
+        rechoose(cx, sm, s, r.done);
     }
 }
 

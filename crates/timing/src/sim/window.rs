@@ -575,7 +575,6 @@ fn settle(cx: &Cx, sm: &mut Sm, end: u64) {
             dst: a.dst,
             lines: a.lines,
         });
-        sm.next = sm.next.min(a.done);
     }
     sm.acc = acc;
     sm.acc.clear();
