@@ -12,7 +12,8 @@
 // first three timings fall in its first ~150 cycles, before the queue has filled). Output: one line per timed warp of block 0.
 // `flood dram`: only the DRAM lines, for floods of 8-, 16- and 32-way conflicted loads (WAYS
 // wavefronts each; the lines of the earlier runs are those of 32), written after the rule of
-// section 18 was fixed, as its check (raw/flood5.txt).
+// section 18 was fixed, as its check (raw/flood5.txt). `flood dram_ca`: the 32-way DRAM lines
+// loaded with ld.global.ca (allocating in L1) and with .cg (not), 5 reps each (raw/flood6.txt).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -22,7 +23,7 @@ __device__ __forceinline__ float ldcg(const float* p) { float v; asm volatile("l
 __device__ __forceinline__ float ldca(const float* p) { float v; asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 
 template <bool L1>
-__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay, int ways = 32) {
+__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay, int ways = 32, int warmup = 1) {
   __shared__ volatile float s[32 * 33];
   __shared__ volatile int chain[64];
   int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) ^ (swap ? 8 : 0);  // swap: the flood on warps 8-15
@@ -30,7 +31,7 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
   if (threadIdx.x < 64) chain[threadIdx.x] = (threadIdx.x + 1) & 63;
   const float* p = g + blockIdx.x * 4096 + (w - 8) * 64 + lane;  // a line per timed warp
   float warm = 0;
-  if (L1 && w >= 8) warm = ldca(p) + ldca(p + 32);
+  if (L1 && warmup && w >= 8) warm = ldca(p) + ldca(p + 32);
   __syncthreads();
   float acc = warm;
   if (w < 8) {
@@ -59,6 +60,7 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
 
 int main(int argc, char** argv) {
   bool dram_only = argc > 1 && argv[1][0] == 'd';
+  bool dram_ca = dram_only && argv[1][4] == '_';
   float *g, *out; long long* rec;
   CK(cudaMalloc(&g, 132 * 4096 * 4)); CK(cudaMalloc(&out, 132 * 512 * 4)); CK(cudaMalloc(&rec, 132 * 8 * 5 * 8));
   CK(cudaMemset(g, 0, 132 * 4096 * 4));
@@ -83,6 +85,23 @@ int main(int argc, char** argv) {
   // The first load from DRAM (a cold L2: a 256 MiB memset first), issued before the flood and
   // coming back ~700 cycles later, well inside it.
   char* flush; CK(cudaMalloc(&flush, 256 << 20));
+  if (dram_ca) {
+    for (int rep = 0; rep < 5; rep++)
+      for (int ca = 0; ca < 2; ca++)
+        for (int nflood : {0, 64}) {
+          CK(cudaMemset(flush, rep, 256 << 20));
+          if (ca) flood<true><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0, 32, 0);
+          else flood<false><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0, 32, 0);
+          CK(cudaDeviceSynchronize());
+          CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
+          for (int w = 0; w < 8; w++) {
+            long long* r = h + w * 5;
+            printf("%s rep %d DRAM flood %d swap 0 delay 0 warp %d load %lld sts %lld lds4 %lld load2 %lld\n", ca ? "ca" : "cg", rep, nflood, w + 8,
+                   r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+          }
+        }
+    return 0;
+  }
   for (int ways : {32, 16, 8}) {
     if (!dram_only && ways != 32) break;
     for (int rep = 0; rep < (dram_only ? 5 : 3); rep++)
