@@ -1,12 +1,13 @@
-"""calibration/draw9: stalls within 30% or 3 cycles an instruction, and mean |model - H200|, for model.tsv (the
-scheduler's order) and model_main.tsv (greedy-then-oldest, e3401ff) against the mean of raw/ncu_1.csv and ncu_2.csv.
+"""calibration/draw9: stalls within 30% or 3 cycles an instruction, and mean |model - H200|, for a draw's model.tsv
+and model_main.tsv against the mean of its raw/ncu_1.csv and ncu_2.csv (draw9: the scheduler's order and
+greedy-then-oldest, e3401ff; draw10: the data's turn of the shared pipe, 2d52e23, and 7348f4f without it).
 
-    python3 calibration/draw9/stall_counts.py  (appended to compare.txt)
+    python3 calibration/draw9/stall_counts.py [DIR]  (appended to DIR/compare.txt; DIR: calibration/draw9)
 """
 import sys, csv
 sys.path.insert(0,'calibration/draw4')
 from ncu import measured
-D='calibration/draw9'
+D=sys.argv[1] if len(sys.argv)>1 else 'calibration/draw9'
 L=list(csv.DictReader(open(D+'/launches.tsv'),delimiter='\t'))
 runs=[measured(f'{D}/raw/ncu_{r}.csv') for r in (1,2)]
 S=["barrier","short_scoreboard","mio_throttle","long_scoreboard","lg_throttle","drain"]
