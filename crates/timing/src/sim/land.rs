@@ -97,7 +97,6 @@ impl Turns {
             }
         }
         let (at, k) = best;
-
         self.landed[k] = at + busy;
         servers[k] = servers[k].max(at) + busy;
         at
