@@ -717,6 +717,43 @@ fn windows_match_the_event_loop() {
     }
 }
 
+/// Data landing at an SM's next visit, as at its own cycle, gives the outcome of visiting the
+/// SM at that cycle, number for number (windows and the event loop, fast path and reference).
+#[test]
+fn landing_at_the_next_visit_matches_landing_on_time() {
+    let code = code();
+    for (seed, sms, blocks, warps, alike) in [
+        (1, 2, 60, 8, false),
+        (9, 1, 30, 32, false),
+        (13, 8, 400, 8, false),
+        (11, 2, 60, 16, true),
+    ] {
+        let (g, launch) = mixed_launch(sms, blocks, warps);
+        let outcome = |eager: bool, windows: bool, reference: bool| {
+            let mut s = Sim::new(&g, &code, launch.clone(), false, Some(0)).unwrap();
+            if eager {
+                s = s.eager_landing();
+            }
+            if !windows {
+                s = s.unwindowed();
+            }
+            if reference {
+                s = s.reference();
+            }
+            for b in mixed_blocks(seed, blocks as usize, warps, alike) {
+                s.feed(Arc::new(b));
+            }
+            s.finish()
+        };
+        for windows in [false, true] {
+            for reference in [false, true] {
+                let lazy = outcome(false, windows, reference);
+                assert_same(&lazy, &outcome(true, windows, reference), seed);
+            }
+        }
+    }
+}
+
 /// A lone warp's chain of dependent loads of one sector each: from DRAM when every load is a
 /// new global sector, at the L1's latency when they are local (local memory stays in L1).
 #[test]

@@ -155,6 +155,9 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
         };
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
+    if cx.eager_land {
+        sm.next = sm.next.min(sm.turns.next());
+    }
     freed
 }
 

@@ -73,7 +73,7 @@ impl Turns {
 
     /// The cycle the next data comes back (`NEVER`: none on its way).
     #[inline]
-    fn next(&self) -> u64 {
+    pub(super) fn next(&self) -> u64 {
         self.due.peek().map_or(NEVER, |r| r.0.done)
     }
 

@@ -356,6 +356,9 @@ struct Cx<'a> {
     /// While SMs are stepped alone through a window: its end. Their global accesses are then
     /// logged, and priced when it ends ([`window`]).
     window: Option<u64>,
+    /// Visit an SM at each cycle data comes back to it (tests: the oracle of landing at the
+    /// next visit, [`land`]).
+    eager_land: bool,
     out: Outcome,
     timeline_sm: Option<u32>,
     bar_cost: u64,
@@ -518,6 +521,7 @@ impl<'a> Sim<'a> {
                 l2,
                 dram: dram::Dram::new(&gpu.global),
                 window: None,
+                eager_land: false,
                 out: Outcome {
                     sm_active: vec![0; gpu.sms as usize],
                     per_pc: vec![[0; N_REASONS]; ncode],
@@ -648,6 +652,14 @@ impl<'a> Sim<'a> {
     #[cfg(test)]
     pub(crate) fn side_by_side(mut self, on: bool) -> Self {
         self.side_by_side = Some(on);
+        self
+    }
+
+    /// Visits an SM at each cycle data comes back to it, rather than landing the data at its
+    /// next visit (the lazy landing's oracle in tests).
+    #[cfg(test)]
+    pub(crate) fn eager_landing(mut self) -> Self {
+        self.cx.eager_land = true;
         self
     }
 

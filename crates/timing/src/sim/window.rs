@@ -575,6 +575,9 @@ fn settle(cx: &Cx, sm: &mut Sm, end: u64) {
             dst: a.dst,
             lines: a.lines,
         });
+        if cx.eager_land {
+            sm.next = sm.next.min(a.done);
+        }
     }
     sm.acc = acc;
     sm.acc.clear();
