@@ -14,6 +14,8 @@
 // wavefronts each; the lines of the earlier runs are those of 32), written after the rule of
 // section 18 was fixed, as its check (raw/flood5.txt). `flood dram_ca`: the 32-way DRAM lines
 // loaded with ld.global.ca (allocating in L1) and with .cg (not), 5 reps each (raw/flood6.txt).
+// `flood dram_w2`: the 32-way DRAM lines, each timed warp loading 8 bytes a lane (2 lines,
+// ld.global.cg.v2.f32) instead of 4, 5 reps (raw/flood7.txt).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -22,8 +24,10 @@
 __device__ __forceinline__ float ldcg(const float* p) { float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 __device__ __forceinline__ float ldca(const float* p) { float v; asm volatile("ld.global.ca.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory"); return v; }
 
+__device__ __forceinline__ float ldcg2(const float* p) { float a, b; asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p) : "memory"); return a + b; }
+
 template <bool L1>
-__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay, int ways = 32, int warmup = 1) {
+__global__ void flood(const float* g, float* out, long long* rec, int nflood, int spin, int swap, int delay, int ways = 32, int warmup = 1, int wide = 0) {
   __shared__ volatile float s[32 * 33];
   __shared__ volatile int chain[64];
   int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) ^ (swap ? 8 : 0);  // swap: the flood on warps 8-15
@@ -42,7 +46,7 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
     long long td = clock64();
     while (clock64() - td < delay) {}
     long long t0 = clock64();
-    float v = L1 ? ldca(p) : ldcg(p);
+    float v = wide ? ldcg2(g + blockIdx.x * 4096 + (w - 8) * 64 * 2 + lane * 2) : L1 ? ldca(p) : ldcg(p);
     acc += v;  // waits for the load
     long long t1 = clock64();
     s[lane * 33 + w] = acc;  // a shared store (conflict-free)
@@ -60,7 +64,8 @@ __global__ void flood(const float* g, float* out, long long* rec, int nflood, in
 
 int main(int argc, char** argv) {
   bool dram_only = argc > 1 && argv[1][0] == 'd';
-  bool dram_ca = dram_only && argv[1][4] == '_';
+  bool dram_ca = dram_only && argv[1][4] == '_' && argv[1][5] == 'c';
+  bool dram_w2 = dram_only && argv[1][4] == '_' && argv[1][5] == 'w';
   float *g, *out; long long* rec;
   CK(cudaMalloc(&g, 132 * 4096 * 4)); CK(cudaMalloc(&out, 132 * 512 * 4)); CK(cudaMalloc(&rec, 132 * 8 * 5 * 8));
   CK(cudaMemset(g, 0, 132 * 4096 * 4));
@@ -85,6 +90,21 @@ int main(int argc, char** argv) {
   // The first load from DRAM (a cold L2: a 256 MiB memset first), issued before the flood and
   // coming back ~700 cycles later, well inside it.
   char* flush; CK(cudaMalloc(&flush, 256 << 20));
+  if (dram_w2) {
+    for (int rep = 0; rep < 5; rep++)
+      for (int nflood : {0, 64}) {
+        CK(cudaMemset(flush, rep, 256 << 20));
+        flood<false><<<132, 512>>>(g, out, rec, nflood, 200, 0, 0, 32, 0, 1);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h, rec, sizeof h, cudaMemcpyDeviceToHost));
+        for (int w = 0; w < 8; w++) {
+          long long* r = h + w * 5;
+          printf("w2 rep %d DRAM flood %d swap 0 delay 0 warp %d load %lld sts %lld lds4 %lld load2 %lld\n", rep, nflood, w + 8,
+                 r[1] - r[0], r[2] - r[1], r[3] - r[2], r[4] - r[3]);
+        }
+      }
+    return 0;
+  }
   if (dram_ca) {
     for (int rep = 0; rep < 5; rep++)
       for (int ca = 0; ca < 2; ca++)
