@@ -4,7 +4,7 @@
 # (raw/clocks.txt and clocks_long.txt came from the first version of sched.cu, without the
 # multi-block configurations and tr, whose mm lines its dump dropped; raw/clocks2.txt, ncu.csv and
 # sched.sass.gz from this one; raw/flood.txt from flood.cu before its swap setting, flood2.txt
-# before its delay setting, flood3.txt before its DRAM lines, flood4.txt and flood.sass.gz from this one before its ways setting (run_land.sh: flood5.txt); phases.txt, phases.sass.gz. summary.py makes summary.txt from raw/.)
+# before its delay setting, flood3.txt before its DRAM lines, flood4.txt and flood.sass.gz from this one before its ways setting (run_land.sh: flood5.txt; run_ca.sh: flood6.txt; run_w2.sh: flood7.txt); phases.txt, phases.sass.gz. summary.py makes summary.txt from raw/.)
 cd "$(dirname "$0")" || exit 2
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/sched}; mkdir -p "$O"
