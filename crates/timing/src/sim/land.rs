@@ -77,9 +77,9 @@ impl Turns {
         self.due.peek().map_or(NEVER, |r| r.0.done)
     }
 
-    /// Data of `lines` lines arriving at `t` takes a turn: the cycle it lands, after which the
-    /// server it took is busy `busy` cycles longer (`servers[k]`: when each is free for
-    /// instructions issued from now on).
+    /// Data arriving at `t` takes a turn: the cycle it lands, after which the server it took
+    /// is busy `busy` cycles longer (`servers[k]`: when each is free for instructions issued
+    /// from now on).
     fn take(&mut self, servers: &mut [u64], t: u64, busy: u64) -> u64 {
         let mut best = (NEVER, 0);
         for (k, s) in self.spans.iter_mut().enumerate() {
@@ -117,28 +117,35 @@ pub(super) fn land(cx: &Cx, sm: &mut Sm, t: u64) {
         if at <= r.done || w.state == St::Free || w.age != r.age {
             continue;
         }
-        let (old, new) = (
-            entry(r.done, Reason::LongScoreboard),
-            entry(at, Reason::LongScoreboard),
-        );
         let s = r.slot as usize;
-        let nregs = cx.nregs;
-        let (reg, n) = r.dst;
-        for x in sm.regs[s * nregs..(s + 1) * nregs]
-            .iter_mut()
-            .skip(reg as usize)
-            .take(n as usize)
-        {
-            if *x == old {
-                *x = new;
-            }
-        }
-        for d in &mut sm.warps[s].deferred {
-            if d.entry == old {
-                d.entry = new;
-            }
-        }
+        retime(cx, sm, s, r.dst, r.done, at);
         rechoose(cx, sm, s, r.done);
+    }
+}
+
+/// A load's registers `dst` of warp slot `s`, waiting for cycle `from` (or a window's mark),
+/// wait for `to` instead, in the scoreboard and among the warp's renamed results (an entry
+/// another instruction has written since is left alone).
+pub(super) fn retime(cx: &Cx, sm: &mut Sm, s: usize, dst: (u16, u8), from: u64, to: u64) {
+    let (old, new) = (
+        entry(from, Reason::LongScoreboard),
+        entry(to, Reason::LongScoreboard),
+    );
+    let nregs = cx.nregs;
+    let (reg, n) = dst;
+    for x in sm.regs[s * nregs..(s + 1) * nregs]
+        .iter_mut()
+        .skip(reg as usize)
+        .take(n as usize)
+    {
+        if *x == old {
+            *x = new;
+        }
+    }
+    for d in &mut sm.warps[s].deferred {
+        if d.entry == old {
+            d.entry = new;
+        }
     }
 }
 

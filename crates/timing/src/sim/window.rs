@@ -536,26 +536,10 @@ fn merge(to: &mut Outcome, from: &mut Outcome) {
 /// Replaces the marks of `sm`'s loads by their cycles, and has each warp that waits past the
 /// window's `end` choose its next instruction again (it chose with marks).
 fn settle(cx: &Cx, sm: &mut Sm, end: u64) {
-    let nregs = cx.nregs;
     let acc = std::mem::take(&mut sm.acc);
     for (i, a) in acc.iter().enumerate() {
-        if a.store {
-            continue;
-        }
-        let mark = entry(MARK + i as u64, Reason::LongScoreboard);
-        let real = entry(a.done, Reason::LongScoreboard);
-        let s = a.slot as usize;
-        let regs = &mut sm.regs[s * nregs..(s + 1) * nregs];
-        let (r, n) = a.dst;
-        for x in regs.iter_mut().skip(r as usize).take(n as usize) {
-            if *x == mark {
-                *x = real;
-            }
-        }
-        for d in &mut sm.warps[s].deferred {
-            if d.entry == mark {
-                d.entry = real;
-            }
+        if !a.store {
+            super::land::retime(cx, sm, a.slot as usize, a.dst, MARK + i as u64, a.done);
         }
     }
     for a in &acc {
