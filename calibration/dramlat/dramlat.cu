@@ -79,7 +79,14 @@ __global__ void chase(const unsigned* buf, const unsigned* starts, long long* ou
   if (keep[w][0] == 0xffffffffu) sink[0] = 1;
 }
 
+__global__ void read_all(const float4* p, size_t n, float* sink) {
+  float s = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
+  if (s == 12345.f) *sink = s;
+}
+
 int main(int argc, char** argv) {
+  const bool clean = getenv("DRAMLAT_CLEAN") && getenv("DRAMLAT_CLEAN")[0] == '1';
   if (argc < 2) { fprintf(stderr, "usage: dramlat OUTFILE [REGION_MIB]\n"); return 1; }
   const size_t region = argc > 2 ? (size_t)atoi(argv[2]) << 20 : (1ull << 30);
   FILE* f = fopen(argv[1], "w");
@@ -120,6 +127,17 @@ int main(int argc, char** argv) {
     // Empty the L2 of the chains' lines: write a 256 MiB buffer elsewhere (not the chain buffer).
     void* flush; CK(cudaMalloc(&flush, 256u << 20)); CK(cudaMemset(flush, c.g, 256u << 20));
     CK(cudaDeviceSynchronize()); CK(cudaFree(flush));
+    // DRAMLAT_CLEAN=1: then fill the L2 with clean lines of another buffer (written, a second
+    // 256 MiB written over it, then read), so that it holds no dirty line (the memsets' and the
+    // chain copy's would otherwise be written back by the chase's misses; ncu's cache control
+    // leaves none either). raw/ and raw2/ were taken without it.
+    if (clean) {
+      float* ev; CK(cudaMalloc(&ev, 256u << 20)); CK(cudaMemset(ev, 0, 256u << 20));
+      CK(cudaDeviceSynchronize());
+      void* f2; CK(cudaMalloc(&f2, 256u << 20)); CK(cudaMemset(f2, 1, 256u << 20)); CK(cudaDeviceSynchronize());
+      read_all<<<528, 256>>>((const float4*)ev, (256u << 20) / 16, (float*)sink);
+      CK(cudaDeviceSynchronize()); CK(cudaFree(ev)); CK(cudaFree(f2));
+    }
     tlb_warm<<<(pages + 255) / 256, 256>>>(buf, pages, sink);
     chase<<<c.g, 32 * c.w>>>(buf, starts, out, sink);
     CK(cudaDeviceSynchronize());

@@ -5,6 +5,9 @@
 // Patterns: 0 = the transpose's (n = 1024 floats: block (b % 32, b / 32), rows by*32 + w + 8j);
 // 1 = sequential (block b reads its own 32 consecutive lines); 2 = random lines of 256 MiB (a
 // hash of block, warp, j). Output: "p rep block warp sm t0 tA tD", times from the SM's first t0.
+// `order clean`: after the memset, a read of another 256 MiB evicts the memset's dirty lines, so
+// the kernel's reads share the DRAM with no write-backs (as under ncu's cache control); without
+// it (raw/order.txt.gz) the L2 is full of dirty lines that the kernel's misses write back.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -38,16 +41,25 @@ __global__ void order(const float* g, float* out, long long* rec, int p) {
   if (s == 12345.f) out[b] = s;
 }
 
-int main() {
+__global__ void read_all(const float4* p, size_t n, float* sink) {
+  float s = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
+  if (s == 12345.f) *sink = s;
+}
+
+int main(int argc, char** argv) {
+  const bool clean = argc > 1 && argv[1][0] == 'c';
   const int blocks = 132 * 8;
   float *g, *out; long long* rec; char* flush;
   CK(cudaMalloc(&g, 256 << 20)); CK(cudaMalloc(&out, blocks * 4)); CK(cudaMalloc(&rec, blocks * 8 * 4 * 8));
   CK(cudaMalloc(&flush, 256 << 20));
+  float *evict, *sink; CK(cudaMalloc(&evict, 256 << 20)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(evict, 0, 256 << 20));
   CK(cudaMemset(g, 0, 256 << 20));
   std::vector<long long> h(blocks * 8 * 4);
   for (int rep = 0; rep < 2; rep++)
     for (int p = 0; p < 3; p++) {
       CK(cudaMemset(flush, rep + p + 1, 256 << 20));
+      if (clean) read_all<<<528, 256>>>((const float4*)evict, (256 << 20) / 16, sink);
       order<<<blocks, 256>>>(g, out, rec, p);
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(h.data(), rec, h.size() * 8, cudaMemcpyDeviceToHost));

@@ -5,10 +5,11 @@ blocks), and how much of the latency the block's place on its SM (its order of a
 explains: the mean latency of each place.
 
     python3 calibration/dramorder/summary.py > calibration/dramorder/summary.txt
+    python3 calibration/dramorder/summary.py calibration/dramorder/raw2/order_clean.txt.gz
 """
-import collections, gzip, os, statistics
+import collections, gzip, os, statistics, sys
 
-RAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw", "order.txt.gz")
+RAW = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw", "order.txt.gz")
 NAMES = {0: "transpose", 1: "sequential", 2: "random"}
 runs = collections.defaultdict(list)
 for line in gzip.open(RAW, "rt"):

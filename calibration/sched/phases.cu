@@ -44,25 +44,41 @@ __global__ void tr(const float* in, float* out, int n, long long* rec) {
   if (s == 12345.f) out[0] = s;  // keeps the add
 }
 
-int main() {
+__global__ void read_all(const float4* p, size_t n, float* sink) {
+  float s = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
+  if (s == 12345.f) *sink = s;
+}
+
+// `phases clean`: a read of another 256 MiB after the memset evicts its dirty lines (raw/phases.txt
+// was taken without it: the transposes' misses wrote the memset's lines back as they went).
+// `phases dirty all` / `phases clean all`: every SM's warps, each line led by "sm N".
+int main(int argc, char** argv) {
+  const bool clean = argc > 1 && argv[1][0] == 'c';
+  const bool every = argc > 2 && argv[2][0] == 'a';  // `phases clean all`: every SM's warps, "sm N " first
   float *in, *out; long long* rec; char* flush;
   CK(cudaMalloc(&in, 1024 * 1024 * 4)); CK(cudaMalloc(&out, 1024 * 1024 * 4));
   CK(cudaMalloc(&rec, 1024 * 8 * 7 * 8)); CK(cudaMalloc(&flush, 256 << 20));
   CK(cudaMemset(in, 0, 1024 * 1024 * 4));
+  float *evict, *sink; CK(cudaMalloc(&evict, 256 << 20)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(evict, 0, 256 << 20));
   std::vector<long long> h(1024 * 8 * 7);
   for (int rep = 0; rep < 3; rep++)
     for (int pad = 0; pad < 2; pad++) {
       CK(cudaMemset(flush, rep + pad, 256 << 20));
+      if (clean) read_all<<<528, 256>>>((const float4*)evict, (256 << 20) / 16, sink);
       if (pad) tr<1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       else tr<0><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(h.data(), rec, h.size() * 8, cudaMemcpyDeviceToHost));
-      long long sm0 = h[1], base = -1;
-      for (int i = 0; i < 1024 * 8; i++) if (h[i * 7 + 1] == sm0 && (base < 0 || h[i * 7] < base)) base = h[i * 7];
+      long long sm0 = h[1];
+      std::vector<long long> bases(256, -1);  // each SM's first t0
+      for (int i = 0; i < 1024 * 8; i++) { long long& b = bases[h[i * 7 + 1] & 255]; if (b < 0 || h[i * 7] < b) b = h[i * 7]; }
       printf("# rep %d pad %d (t0, tA loads issued, tD data in, tS stores issued, tB after the barrier, tE end)\n", rep, pad);
       for (int i = 0; i < 1024 * 8; i++) {
         long long* r = &h[i * 7];
-        if (r[1] != sm0) continue;
+        if (r[1] != sm0 && !every) continue;
+        long long base = bases[r[1] & 255];
+        if (every) printf("sm %lld ", r[1]);
         printf("tr %d block %d warp %d %lld %lld %lld %lld %lld %lld\n", pad, i / 8, i % 8, r[0] - base, r[2] - base, r[3] - base,
                r[4] - base, r[5] - base, r[6] - base);
       }

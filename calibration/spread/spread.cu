@@ -51,8 +51,16 @@ static long long q(std::vector<long long> v, double p) {
   return v[std::min(v.size() - 1, (size_t)(p * v.size()))];
 }
 
+__global__ void read_all(const float4* p, size_t n, float* sink) {
+  float s = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
+  if (s == 12345.f) *sink = s;
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1024;
+  const bool clean = getenv("SPREAD_CLEAN") && getenv("SPREAD_CLEAN")[0] == '1';
+  float* evict; CK(cudaMalloc(&evict, 512u << 20)); CK(cudaMemset(evict, 0, 512u << 20));
   size_t elems = (size_t)n * n, blocks = elems / 1024, warps = blocks * 8;
   float *in, *out; long long* rec; char* flush;
   CK(cudaMalloc(&in, elems * 4)); CK(cudaMalloc(&out, elems * 4));
@@ -62,6 +70,9 @@ int main(int argc, char** argv) {
   dim3 grid(n / 32, n / 32), block(32, 8);
   for (int run = 0; run < 3; run++) {
     CK(cudaMemset(flush, run, 512u << 20));
+    // SPREAD_CLEAN=1: then read another 512 MiB, leaving no dirty line in L2 (raw/ was taken
+    // without it: the memset's lines were written back by the kernel's misses).
+    if (clean) read_all<<<528, 256>>>((const float4*)evict, (512u << 20) / 16, (float*)rec);
     CK(cudaDeviceSynchronize());
     spread<<<grid, block>>>(in, out, n, rec);
     CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
