@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""calibration/arb: raw/rr.txt.gz and raw/young.txt.gz (arb.cu). rr: once the queue is full,
+the cycles between a warp's consecutive LDS issues (median over warps and SMs: W warps each
+waiting its turn, 32 cycles a 32-way load on two servers, predict 32 W), whether the order
+in which the warps take their turns repeats round after round, and how many LDS each warp had
+issued before the first wait (the queue's depth shared by W warps). young: the young block's
+fourth shared store, |difference| between two warps of one sub-partition and of two, and its
+spread over the block (p50 over SMs and reps).
+
+    python3 calibration/arb/summary.py > calibration/arb/summary.txt
+"""
+import collections, gzip, os, statistics as st
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rr = collections.defaultdict(dict)
+for line in gzip.open(os.path.join(HERE, "raw", "rr.txt.gz"), "rt"):
+    t = line.split()
+    W, rep, sm, w = map(int, t[1:5])
+    rr[(W, rep, sm)][w] = list(map(int, t[5:]))
+for W in (4, 8, 16):
+    gaps, same_order, before = [], 0, []
+    n = 0
+    for (w_, rep, sm), ws in rr.items():
+        if w_ != W or len(ws) != W:
+            continue
+        n += 1
+        for c in ws.values():
+            gaps += [c[i + 1] - c[i] for i in range(8, 31)]
+            before.append(next((i + 1 for i in range(31) if c[i + 1] - c[i] > 40), 32))
+        orders = []
+        for k in (10, 20, 30):
+            orders.append(tuple(sorted(ws, key=lambda w: ws[w][k])))
+        same_order += orders[0] == orders[1] == orders[2]
+    print(f"rr W={W:2d}: gap between a warp's LDS p50 {st.median(gaps)} (32 W = {32 * W}), "
+          f"turn order the same at LDS 10, 20, 30 on {same_order} of {n} SM-launches, "
+          f"LDS issued before the first wait p50 {st.median(before)} (x W = {st.median(before) * W})")
+yo = collections.defaultdict(dict)
+for line in gzip.open(os.path.join(HERE, "raw", "young.txt.gz"), "rt"):
+    t = line.split()
+    delay, rep, sm, role, w, t0 = map(int, t[1:7])
+    yo[(delay, rep, sm)][(role, w)] = list(map(int, t[7:]))
+for delay in (1500, 4000):
+    same, other, spread = [], [], []
+    for k, v in yo.items():
+        if k[0] != delay:
+            continue
+        y = [(w, c[-1]) for (r, w), c in v.items() if r == 1]
+        if len(y) != 8:
+            continue
+        for i in range(8):
+            for j in range(i + 1, 8):
+                (same if y[i][0] % 4 == y[j][0] % 4 else other).append(abs(y[i][1] - y[j][1]))
+        spread.append(max(c for _, c in y) - min(c for _, c in y))
+    print(f"young delay {delay}: 4th STS |diff| same sub-partition {st.mean(same):.0f}, other {st.mean(other):.0f}; "
+          f"spread over the block p50 {st.median(spread)}")
