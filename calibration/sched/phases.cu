@@ -18,7 +18,10 @@ __device__ __forceinline__ void sts(volatile float* p, float v) {
   asm volatile("st.shared.f32 [%0], %1;" :: "r"(a), "f"(v) : "memory");
 }
 
-template <int PAD>
+// ISSUE: the loaded values stay live after the clock that follows the stores (folded in later),
+// so that clock cannot take one of their registers and waits for nothing: tS is when the last
+// store issued rather than when it left the queue (`phases clean all issue`, 2026-12-02).
+template <int PAD, bool ISSUE = false>
 __global__ void tr(const float* in, float* out, int n, long long* rec) {
   __shared__ volatile float tile[32][32 + PAD];
   long long t0 = clk();
@@ -31,6 +34,8 @@ __global__ void tr(const float* in, float* out, int n, long long* rec) {
   sts(&tile[threadIdx.y + 0][threadIdx.x], v0); sts(&tile[threadIdx.y + 8][threadIdx.x], v1);
   sts(&tile[threadIdx.y + 16][threadIdx.x], v2); sts(&tile[threadIdx.y + 24][threadIdx.x], v3);
   long long tS = clk();
+  float keep = 0;
+  if (ISSUE) asm volatile("mul.f32 %0, %1, %2;\n\tmul.f32 %0, %0, %3;\n\tmul.f32 %0, %0, %4;" : "=f"(keep) : "f"(v0), "f"(v1), "f"(v2), "f"(v3) : "memory");
   __syncthreads();
   long long tB = clk();
   x = blockIdx.y * 32 + threadIdx.x; y = blockIdx.x * 32 + threadIdx.y;
@@ -41,7 +46,7 @@ __global__ void tr(const float* in, float* out, int n, long long* rec) {
     long long* r = rec + ((blockIdx.y * gridDim.x + blockIdx.x) * 8 + threadIdx.y) * 7;
     r[0] = t0; r[1] = sm; r[2] = tA; r[3] = tD; r[4] = tS; r[5] = tB; r[6] = tE;
   }
-  if (s == 12345.f) out[0] = s;  // keeps the add
+  if (s == 12345.f || keep == 12345.f) out[0] = s + keep;  // keeps the adds
 }
 
 __global__ void read_all(const float4* p, size_t n, float* sink) {
@@ -56,6 +61,7 @@ __global__ void read_all(const float4* p, size_t n, float* sink) {
 int main(int argc, char** argv) {
   const bool clean = argc > 1 && argv[1][0] == 'c';
   const bool every = argc > 2 && argv[2][0] == 'a';  // `phases clean all`: every SM's warps, "sm N " first
+  const bool issue = argc > 3 && argv[3][0] == 'i';  // `phases clean all issue`: tS at the stores' issue
   float *in, *out; long long* rec; char* flush;
   CK(cudaMalloc(&in, 1024 * 1024 * 4)); CK(cudaMalloc(&out, 1024 * 1024 * 4));
   CK(cudaMalloc(&rec, 1024 * 8 * 7 * 8)); CK(cudaMalloc(&flush, 256 << 20));
@@ -66,7 +72,9 @@ int main(int argc, char** argv) {
     for (int pad = 0; pad < 2; pad++) {
       CK(cudaMemset(flush, rep + pad, 256 << 20));
       if (clean) read_all<<<528, 256>>>((const float4*)evict, (256 << 20) / 16, sink);
-      if (pad) tr<1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      if (issue && pad) tr<1, true><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      else if (issue) tr<0, true><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      else if (pad) tr<1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       else tr<0><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(h.data(), rec, h.size() * 8, cudaMemcpyDeviceToHost));
