@@ -82,10 +82,60 @@ __global__ void young(unsigned* rec, float* out, unsigned* ctr, int delay) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+// `arb sp MODE`: is the queue served in the order instructions entered it, or in turn among the
+// sub-partitions? One block of 8 warps a SM (sub-partition = warp % 4). MODE 0: warps 0 and 4
+// (sub-partition 0 only) flood, 48 independent 32-way conflicted LDS each; MODE 1: warps 0, 4, 5, 6, 7 flood
+// (every sub-partition). Warps 1, 2, 3 (sub-partitions 1-3) spin 800, 1,200, 1,600 cycles, then
+// time one conflict-free LDS from issue to its use. In the order of entry, a timed load waits
+// for the whole queue ahead of it (~29 conflicted loads of one sub-partition, ~56 of four); in
+// turn among sub-partitions, in MODE 0 it goes at the next turn. Output "sp MODE rep sm warp
+// issue use" (use - issue: the load's time), 3 reps.
+__global__ void spq(unsigned* rec, float* out, int mode) {
+  __shared__ float s[32 * 32];
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) s[i] = i;
+  __syncthreads();
+  unsigned t0 = clk();
+  float acc = 0;
+  bool flood = w == 0 || w == 4 || (mode == 1 && w >= 5);
+  unsigned a = 0, b = 0;
+  if (flood) {
+    float v[48];
+#pragma unroll
+    for (int i = 0; i < 48; i++) v[i] = lds(&s[lane * 32 + ((i + w) & 31)]);
+#pragma unroll
+    for (int i = 0; i < 48; i++) acc += v[i];
+  } else if (w >= 1 && w <= 3) {
+    while (clk() - t0 < 400u + 400u * w) {}
+    a = clk();
+    float v = lds(&s[lane + w]);
+    asm volatile("add.f32 %0, %0, %1;" : "+f"(acc) : "f"(v) : "memory");
+    b = clk();
+  }
+  if (lane == 0 && w >= 1 && w <= 3) {
+    unsigned* r = rec + (blockIdx.x * 8 + w) * 4;
+    r[0] = smid(); r[1] = a - t0; r[2] = b - t0;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
 int main(int argc, char** argv) {
   unsigned* rec; float* out; unsigned* ctr;
   CK(cudaMalloc(&rec, 264 * 32 * (R * 8 + 4) * 4)); CK(cudaMalloc(&out, 264 * 1024 * 4)); CK(cudaMalloc(&ctr, 256 * 4));
-  if (argc > 2 && argv[1][0] == 'r') {
+  if (argc > 2 && argv[1][0] == 's') {
+    int mode = atoi(argv[2]);
+    std::vector<unsigned> h(132 * 8 * 4);
+    for (int rep = 0; rep < 3; rep++) {
+      spq<<<132, 256>>>(rec, out, mode);
+      CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h.data(), rec, h.size() * 4, cudaMemcpyDeviceToHost));
+      for (int b = 0; b < 132; b++)
+        for (int w = 1; w <= 3; w++) {
+          unsigned* r = &h[(b * 8 + w) * 4];
+          printf("sp %d %d %u %d %u %u\n", mode, rep, r[0], w, r[1], r[2]);
+        }
+    }
+  } else if (argc > 2 && argv[1][0] == 'r') {
     int W = atoi(argv[2]);
     std::vector<unsigned> h(132 * 32 * (N + 2));
     for (int rep = 0; rep < 3; rep++) {
