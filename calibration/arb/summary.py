@@ -53,3 +53,14 @@ for delay in (1500, 4000):
         spread.append(max(c for _, c in y) - min(c for _, c in y))
     print(f"young delay {delay}: 4th STS |diff| same sub-partition {st.mean(same):.0f}, other {st.mean(other):.0f}; "
           f"spread over the block p50 {st.median(spread)}")
+# sp (raw/sp.txt, `arb sp 0|1`): one conflict-free load timed from issue to use by warps 1-3
+# (sub-partitions 1-3), spinning 800, 1,200, 1,600 cycles first, while sub-partition 0 alone
+# (mode 0) or every sub-partition (mode 1) floods.
+sp = collections.defaultdict(list)
+for line in open(os.path.join(HERE, "raw", "sp.txt")):
+    t = line.split()
+    sp[(int(t[1]), int(t[4]))].append(int(t[6]) - int(t[5]))
+for (mode, w), v in sorted(sp.items()):
+    v.sort()
+    print(f"sp mode {mode} warp {w} (spins {400 + 400 * w}): issue to use p10 {v[len(v) // 10]} "
+          f"p50 {v[len(v) // 2]} p90 {v[9 * len(v) // 10]} ({len(v)} SM-launches)")
