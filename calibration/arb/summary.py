@@ -3,7 +3,7 @@
 the cycles between a warp's consecutive LDS issues (median over warps and SMs: W warps each
 waiting its turn, 32 cycles a 32-way load on two servers, predict 32 W), whether the order
 in which the warps take their turns repeats round after round, and how many LDS each warp had
-issued before the first wait (the queue's depth shared by W warps). young: the young block's
+issued before the first longer gap (not the queue's depth: calibration/README.md, section 20). young: the young block's
 fourth shared store, |difference| between two warps of one sub-partition and of two, and its
 spread over the block (p50 over SMs and reps).
 
