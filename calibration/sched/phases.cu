@@ -19,10 +19,12 @@ __device__ __forceinline__ void sts(volatile float* p, float v) {
 }
 
 // ISSUE: the loaded values stay live after the clock that follows the stores (folded in later),
-// so that clock cannot take one of their registers and waits for nothing: tS is when the last
-// store issued rather than when it left the queue (`phases clean all issue`, 2026-12-02).
-template <int PAD, bool ISSUE = false>
-__global__ void tr(const float* in, float* out, int n, long long* rec) {
+// so that clock cannot take one of their registers (`phases clean all issue`, 2026-12-02; raw4/:
+// ptxas gave it the stores' address register instead). ISSUE2 (`phases clean all issue2`): the
+// stores' address stays live too, and 8 blocks a SM are asked for (at most 32 registers), so
+// that the clock waits for nothing: tS is when the last store issued, not when it left.
+template <int PAD, int ISSUE = 0>
+__global__ void __launch_bounds__(256, 8) tr(const float* in, float* out, int n, long long* rec) {
   __shared__ volatile float tile[32][32 + PAD];
   long long t0 = clk();
   int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
@@ -35,6 +37,11 @@ __global__ void tr(const float* in, float* out, int n, long long* rec) {
   sts(&tile[threadIdx.y + 16][threadIdx.x], v2); sts(&tile[threadIdx.y + 24][threadIdx.x], v3);
   long long tS = clk();
   float keep = 0;
+  unsigned live = 0;
+  if (ISSUE == 2) {
+    unsigned a = (unsigned)__cvta_generic_to_shared((const void*)&tile[threadIdx.y][threadIdx.x]);
+    asm volatile("mov.u32 %0, %1;" : "=r"(live) : "r"(a) : "memory");
+  }
   if (ISSUE) asm volatile("mul.f32 %0, %1, %2;\n\tmul.f32 %0, %0, %3;\n\tmul.f32 %0, %0, %4;" : "=f"(keep) : "f"(v0), "f"(v1), "f"(v2), "f"(v3) : "memory");
   __syncthreads();
   long long tB = clk();
@@ -46,7 +53,7 @@ __global__ void tr(const float* in, float* out, int n, long long* rec) {
     long long* r = rec + ((blockIdx.y * gridDim.x + blockIdx.x) * 8 + threadIdx.y) * 7;
     r[0] = t0; r[1] = sm; r[2] = tA; r[3] = tD; r[4] = tS; r[5] = tB; r[6] = tE;
   }
-  if (s == 12345.f || keep == 12345.f) out[0] = s + keep;  // keeps the adds
+  if (s == 12345.f || keep == 12345.f || live == 12345u) out[0] = s + keep;  // keeps the adds
 }
 
 __global__ void read_all(const float4* p, size_t n, float* sink) {
@@ -61,7 +68,7 @@ __global__ void read_all(const float4* p, size_t n, float* sink) {
 int main(int argc, char** argv) {
   const bool clean = argc > 1 && argv[1][0] == 'c';
   const bool every = argc > 2 && argv[2][0] == 'a';  // `phases clean all`: every SM's warps, "sm N " first
-  const bool issue = argc > 3 && argv[3][0] == 'i';  // `phases clean all issue`: tS at the stores' issue
+  const int issue = argc > 3 && argv[3][0] == 'i' ? (argv[3][5] == '2' ? 2 : 1) : 0;  // `issue`, `issue2`
   float *in, *out; long long* rec; char* flush;
   CK(cudaMalloc(&in, 1024 * 1024 * 4)); CK(cudaMalloc(&out, 1024 * 1024 * 4));
   CK(cudaMalloc(&rec, 1024 * 8 * 7 * 8)); CK(cudaMalloc(&flush, 256 << 20));
@@ -72,8 +79,10 @@ int main(int argc, char** argv) {
     for (int pad = 0; pad < 2; pad++) {
       CK(cudaMemset(flush, rep + pad, 256 << 20));
       if (clean) read_all<<<528, 256>>>((const float4*)evict, (256 << 20) / 16, sink);
-      if (issue && pad) tr<1, true><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
-      else if (issue) tr<0, true><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      if (issue == 2 && pad) tr<1, 2><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      else if (issue == 2) tr<0, 2><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      else if (issue && pad) tr<1, 1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
+      else if (issue) tr<0, 1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       else if (pad) tr<1><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       else tr<0><<<dim3(32, 32), dim3(32, 8)>>>(in, out, 1024, rec);
       CK(cudaDeviceSynchronize());
