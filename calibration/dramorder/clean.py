@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """calibration/dramorder: the probes with and without the memset's dirty lines in L2 (run_clean.sh
--> raw2/, run_clean2.sh -> raw3/, run_issue.sh -> raw4/). Prints, for order.cu, the summary of summary.py; for
+-> raw2/, run_clean2.sh -> raw3/, run_issue.sh -> raw4/, run_issue2.sh -> raw5/). Prints, for order.cu, the summary of summary.py; for
 sched/phases.cu (every SM's warps), per block place on its SM (1 = oldest) the mean over blocks
 of: data in (tD), stores left (tS - tD), a warp's wait for its block's last store (max tS - tS),
 the spread of the block's data (max - min tD) and of its stores (max - min tS), and |tS| differences
@@ -55,7 +55,8 @@ for mode in ("clean", "dirty"):
     sys.stdout.flush()
     subprocess.run([sys.executable, os.path.join(HERE, "summary.py"), os.path.join(HERE, "raw2", f"order_{mode}.txt.gz")], check=True)
 for mode, path in (("clean", "raw2/phases_clean.txt.gz"), ("dirty", "raw2/phases_dirty.txt.gz"),
-                   ("clean, `issue` variant", "raw4/phases_issue.txt.gz")):
+                   ("clean, `issue` variant", "raw4/phases_issue.txt.gz"),
+                   ("clean, `issue2` variant (tS at the stores' issue)", "raw5/phases_issue2.txt.gz")):
     rows = phases(os.path.join(HERE, path))
     for pad in (0, 1):
         print(f"== phases.cu, {'padded' if pad else 'naive'} transpose n=1024, {mode} L2: mean over all SMs and 3 reps, by place 1-8")
