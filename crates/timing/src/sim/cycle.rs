@@ -119,40 +119,78 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     super::land::land(cx, sm, t);
     let q = &cx.gpu.memory_queue;
     let own = q.per_sub_partition as usize;
+    let stage = q.shared_stage as usize;
+    let mode = admit_mode();
     // The memory queue: what has left it by now, and how full the SM-wide stage is.
     let mut overflow = 0usize;
     let mut next_departure = NEVER;
+    let nsp = sm.sp.len().min(8);
+    // Per sub-partition: stage places its departures freed since the last visit.
+    let mut res = [0usize; 8];
     if sm.mem_last <= t {
         // Every memory instruction has left (none departs after the last one).
-        for sp in &mut sm.sp {
+        for (i, sp) in sm.sp.iter_mut().enumerate() {
+            if i < 8 {
+                res[i] = sp.memq.len().saturating_sub(own);
+            }
             sp.memq.clear();
         }
     } else {
-        for sp in &mut sm.sp {
+        for (i, sp) in sm.sp.iter_mut().enumerate() {
+            let before = sp.memq.len().saturating_sub(own);
             while sp.memq.front().is_some_and(|&(d, _)| d <= t) {
                 sp.memq.pop_front();
             }
-            overflow += sp.memq.len().saturating_sub(own);
+            let after = sp.memq.len().saturating_sub(own);
+            if i < 8 {
+                res[i] = before - after;
+            }
+            overflow += after;
             if let Some(&(d, _)) = sp.memq.front() {
                 next_departure = next_departure.min(d);
             }
         }
     }
-    let mq = Mq {
-        own,
-        stage_full: overflow >= q.shared_stage as usize,
-        next_departure,
-    };
-    for p in 0..sm.sp.len() {
+    let free = stage.saturating_sub(overflow);
+    // Owner first: a freed place is the sub-partition's whose instruction left it.
+    let mut left = free;
+    for r in res.iter_mut().take(nsp) {
+        *r = (*r).min(left);
+        left -= *r;
+    }
+    let mut common = left;
+    let start = if mode == 0 || mode == 3 { 0 } else { (sm.rot as usize) % nsp.max(1) };
+    sm.rot = sm.rot.wrapping_add(1);
+    for i in 0..sm.sp.len() {
+        let p = if i < nsp { (start + i) % nsp } else { i };
         if sm.sp[p].next > t {
             // Not visited: its warps did not change (a barrier release lowers `next` itself).
             continue;
         }
+        let stage_full = match mode {
+            0 => overflow >= stage,
+            1 => common == 0,
+            _ => common == 0 && (p >= 8 || res[p] == 0),
+        };
+        let mq = Mq {
+            own,
+            stage_full,
+            next_departure,
+        };
+        let len = sm.sp[p].memq.len();
         freed |= if sm.scan {
             scan(cx, sm, smi, p, t, &mq)
         } else {
             super::sched::visit(cx, sm, smi, p, t, &mq)
         };
+        let now = sm.sp[p].memq.len();
+        if mode != 0 && now > len && now > own {
+            if p < 8 && res[p] > 0 && (mode == 2 || mode == 3) {
+                res[p] -= 1;
+            } else {
+                common = common.saturating_sub(1);
+            }
+        }
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
     if cx.eager_land {
@@ -564,4 +602,16 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
             sp.sets.sleep(ws as usize / nsp, r);
         }
     }
+}
+
+/// Experiment: how the SM-wide stage admits (`WARPSIM_ADMIT`: unset the model's, `strict`
+/// held to its size in rotation, `owner` a freed place first to the sub-partition it left).
+fn admit_mode() -> u8 {
+    static MODE: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("WARPSIM_ADMIT").as_deref() {
+        Ok("strict") => 1,
+        Ok("owner") => 2,
+        Ok("ownerfixed") => 3,
+        _ => 0,
+    })
 }

@@ -294,6 +294,8 @@ struct Sm {
     active_from: u64,
     next: u64,
     age: u64,
+    /// Visits so far (the stage's rotation, an experiment).
+    rot: u64,
     /// Global accesses of the window being stepped, in issue order ([`window`]).
     acc: Vec<window::Access>,
     /// Their sectors.
@@ -502,6 +504,7 @@ impl<'a> Sim<'a> {
                 active_from: 0,
                 next: NEVER,
                 age: 0,
+                rot: 0,
                 acc: Vec::new(),
                 acc_secs: Vec::new(),
             })
