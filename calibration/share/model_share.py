@@ -6,7 +6,9 @@ release to its first shared load's issue (the end of its spin: the first `mio_th
 the loads come back in order) and to the end of its last one (all 32 loads back: share.cu's
 `end` clock).
 
-    python3 calibration/share/model_share.py BIN SPIN
+    python3 calibration/share/model_share.py BIN SPIN [one|two]
+
+With `one` or `two`, warp 2's row is its timed load: first = its issue, end = its data used.
 """
 import collections, json, os, subprocess, sys, tempfile
 
@@ -14,8 +16,8 @@ CYC = 1980.0  # timeline microseconds at the preset's clock
 here = os.path.dirname(os.path.abspath(__file__))
 
 
-def warps(binary, spin):
-    src = subprocess.run([sys.executable, os.path.join(here, "gen_ron.py"), str(spin)],
+def warps(binary, spin, extra):
+    src = subprocess.run([sys.executable, os.path.join(here, "gen_ron.py"), str(spin)] + extra,
                          check=True, capture_output=True, text=True).stdout
     with tempfile.TemporaryDirectory() as d:
         ron, tl = os.path.join(d, "share.ron"), os.path.join(d, "tl.json")
@@ -40,7 +42,7 @@ def warps(binary, spin):
 
 def main():
     binary, spin = sys.argv[1], int(sys.argv[2])
-    release, rows = warps(binary, spin)
+    release, rows = warps(binary, spin, sys.argv[3:])
     mode = os.environ.get("WARPSIM_ADMIT", "model")
     for tid in sorted(rows):
         f, l, e = (round(x - release) for x in rows[tid])

@@ -54,7 +54,53 @@ __global__ void share(unsigned* rec, float* out, int delay) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc + fin;
 }
 
-int main() {
+// `share timed`: sub-partition 0 (K = 1) or 0 and 1 (K = 2) flood at once as above (warps 0,
+// 4, 8 and 1, 5, 9, no clocks); warp 2 (sub-partition 2) spins T cycles, then times one
+// conflict-free LDS from issue to use. In one in-order queue it waits for everything queued
+// ahead of it (~29 loads for K = 1, ~38 for K = 2, 32 cycles each); if the sub-partitions'
+// queues feed the SM-wide stage in turn, only for the stage (~20) and one turn.
+// Output "timed K T rep sm issue use", clocks less t0 (3 reps).
+__global__ void timed(unsigned* rec, float* out, int k, int t) {
+  __shared__ float s[32 * 32];
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) s[i] = i;
+  __syncthreads();
+  unsigned t0 = clk();
+  float acc = 0;
+  unsigned a = 0, b = 0;
+  if ((w & 3) < k) {
+    float v[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) v[i] = lds(&s[lane * 32 + ((i + w) & 31)]);
+#pragma unroll
+    for (int i = 0; i < N; i++) acc += v[i];
+  } else if (w == 2) {
+    while (clk() - t0 < (unsigned)t) {}
+    a = clk();
+    float v = lds(&s[lane + 1]);
+    asm volatile("add.f32 %0, %0, %1;" : "+f"(acc) : "f"(v) : "memory");
+    b = clk();
+    if (lane == 0) { rec[blockIdx.x * 4] = smid(); rec[blockIdx.x * 4 + 1] = a - t0; rec[blockIdx.x * 4 + 2] = b - t0; }
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && argv[1][0] == 't') {
+    unsigned* rec; float* out;
+    CK(cudaMalloc(&rec, 132 * 4 * 4)); CK(cudaMalloc(&out, 132 * W * 32 * 4));
+    std::vector<unsigned> h(132 * 4);
+    int tt[3] = {700, 1000, 1350};
+    for (int k = 1; k <= 2; k++)
+      for (int t : tt)
+        for (int rep = 0; rep < 3; rep++) {
+          timed<<<132, 32 * W>>>(rec, out, k, t);
+          CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+          CK(cudaMemcpy(h.data(), rec, h.size() * 4, cudaMemcpyDeviceToHost));
+          for (int b = 0; b < 132; b++) printf("timed %d %d %d %u %u %u\n", k, t, rep, h[b * 4], h[b * 4 + 1], h[b * 4 + 2]);
+        }
+    return 0;
+  }
   unsigned* rec; float* out;
   CK(cudaMalloc(&rec, 132 * W * REC * 4)); CK(cudaMalloc(&out, 132 * W * 32 * 4));
   std::vector<unsigned> h(132 * W * REC);
