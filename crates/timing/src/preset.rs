@@ -85,15 +85,16 @@ pub struct SharedPipe {
     pub return_wavefronts: u32,
 }
 
-/// The SM's queue of memory instructions (shared and global, loads and stores, in order).
+/// The SM's queue of memory instructions (shared and global, loads and stores): each
+/// sub-partition's own queue feeds an SM-wide stage, taken in turn; the stage is in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryQueue {
-    /// Instructions each sub-partition may have waiting.
+    /// Instructions each sub-partition's own queue holds while the stage is full.
     pub per_sub_partition: u32,
-    /// Further instructions the SM-wide stage holds, from any sub-partition. A warp whose
-    /// next memory instruction finds both full stalls (`mio_throttle` for shared,
-    /// `lg_throttle` for global).
+    /// Instructions the SM-wide stage holds, from any sub-partition, served in the order they
+    /// entered it. A warp whose next memory instruction finds both full stalls
+    /// (`mio_throttle` for shared, `lg_throttle` for global).
     pub shared_stage: u32,
     /// A sub-partition sends at most one memory instruction every this many cycles.
     pub issue_interval: u32,
@@ -285,6 +286,10 @@ impl Gpu {
             (
                 self.memory_queue.per_sub_partition == 0,
                 "memory_queue.per_sub_partition",
+            ),
+            (
+                self.memory_queue.shared_stage == 0,
+                "memory_queue.shared_stage",
             ),
             (
                 self.global.sector_bytes == 0 || self.global.line_bytes == 0,

@@ -65,9 +65,9 @@ pub(super) fn book(cx: &mut Cx, smi: u32, slot: u32, w: &Warp, t: u64) {
     }
 }
 
-/// The memory queue as a sub-partition's warps see it at one cycle.
+/// The memory queue ([`super::queue`]) as a sub-partition's warps see it at one cycle.
 pub(super) struct Mq {
-    /// Memory instructions a sub-partition holds before the SM-wide stage.
+    /// Memory instructions a sub-partition's own queue holds.
     pub own: usize,
     /// Whether the SM-wide stage is full.
     pub stage_full: bool,
@@ -99,9 +99,11 @@ impl Mq {
                 Reason::LgThrottle
             }
         };
-        if sp.memq.len() >= self.own && self.stage_full {
+        if sp.pend.len() >= self.own && self.stage_full {
             // A full queue is named by what fills it: the oldest of the sub-partition's.
-            let ahead = sp.memq.front().map_or(shared, |&(_, s)| s);
+            let ahead = (sp.memq.front().map(|&(_, s)| s))
+                .or(sp.pend.front().map(|x| x.shared))
+                .unwrap_or(shared);
             Some((throttle(ahead), self.next_departure))
         } else if sp.mem_ok > t {
             Some((throttle(shared), sp.mem_ok))
@@ -117,82 +119,31 @@ pub(super) fn step(cx: &mut Cx, sm: &mut Sm, smi: u32, t: u64) -> bool {
     let mut freed = false;
     // Data that came back since the last visit takes its turn of the shared pipe first.
     super::land::land(cx, sm, t);
+    // Instructions that left the stage make room for those of the sub-partitions' queues.
+    super::queue::advance(cx, sm, t);
     let q = &cx.gpu.memory_queue;
-    let own = q.per_sub_partition as usize;
-    let stage = q.shared_stage as usize;
-    let mode = admit_mode();
-    // The memory queue: what has left it by now, and how full the SM-wide stage is.
-    let mut overflow = 0usize;
-    let mut next_departure = NEVER;
-    let nsp = sm.sp.len().min(8);
-    // Per sub-partition: stage places its departures freed since the last visit.
-    let mut res = [0usize; 8];
-    if sm.mem_last <= t {
-        // Every memory instruction has left (none departs after the last one).
-        for (i, sp) in sm.sp.iter_mut().enumerate() {
-            if i < 8 {
-                res[i] = sp.memq.len().saturating_sub(own);
-            }
-            sp.memq.clear();
-        }
-    } else {
-        for (i, sp) in sm.sp.iter_mut().enumerate() {
-            let before = sp.memq.len().saturating_sub(own);
-            while sp.memq.front().is_some_and(|&(d, _)| d <= t) {
-                sp.memq.pop_front();
-            }
-            let after = sp.memq.len().saturating_sub(own);
-            if i < 8 {
-                res[i] = before - after;
-            }
-            overflow += after;
-            if let Some(&(d, _)) = sp.memq.front() {
-                next_departure = next_departure.min(d);
-            }
-        }
-    }
-    let free = stage.saturating_sub(overflow);
-    // Owner first: a freed place is the sub-partition's whose instruction left it.
-    let mut left = free;
-    for r in res.iter_mut().take(nsp) {
-        *r = (*r).min(left);
-        left -= *r;
-    }
-    let mut common = left;
-    let start = if mode == 0 || mode == 3 { 0 } else { (sm.rot as usize) % nsp.max(1) };
-    sm.rot = sm.rot.wrapping_add(1);
-    for i in 0..sm.sp.len() {
-        let p = if i < nsp { (start + i) % nsp } else { i };
+    let (own, cap) = (q.per_sub_partition as usize, q.shared_stage as usize);
+    for p in 0..sm.sp.len() {
         if sm.sp[p].next > t {
             // Not visited: its warps did not change (a barrier release lowers `next` itself).
             continue;
         }
-        let stage_full = match mode {
-            0 => overflow >= stage,
-            1 => common == 0,
-            _ => common == 0 && (p >= 8 || res[p] == 0),
-        };
         let mq = Mq {
             own,
-            stage_full,
-            next_departure,
+            stage_full: sm.stage.len() >= cap,
+            next_departure: sm.stage.front().map_or(NEVER, |&(d, _)| d),
         };
-        let len = sm.sp[p].memq.len();
         freed |= if sm.scan {
             scan(cx, sm, smi, p, t, &mq)
         } else {
             super::sched::visit(cx, sm, smi, p, t, &mq)
         };
-        let now = sm.sp[p].memq.len();
-        if mode != 0 && now > len && now > own {
-            if p < 8 && res[p] > 0 && (mode == 2 || mode == 3) {
-                res[p] -= 1;
-            } else {
-                common = common.saturating_sub(1);
-            }
-        }
     }
     sm.next = sm.sp.iter().map(|p| p.next).min().unwrap_or(NEVER);
+    if sm.pending > 0 {
+        // A place in the stage frees then.
+        sm.next = sm.next.min(sm.stage.front().map_or(NEVER, |&(d, _)| d));
+    }
     if cx.eager_land {
         sm.next = sm.next.min(sm.turns.next());
     }
@@ -347,6 +298,14 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
         *n += 1;
     }
     let si = cx.dec[ev.pc as usize];
+    // A memory instruction enters the stage, or waits in its sub-partition's queue.
+    let mem = if super::queue::is_mem(si.class) {
+        sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
+        super::queue::issue(cx, sm, p, s, ev, t)
+    } else {
+        super::queue::Entered::Nothing
+    };
+    let w = &mut sm.warps[s as usize];
     let mut min_next = t + 1;
     let mut min_reason = Reason::NotSelected;
     let nregs = cx.nregs;
@@ -384,127 +343,11 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             min_next = t + lat.branch.max(1) as u64;
             min_reason = Reason::BranchResolving;
         }
-        Class::SharedLd | Class::SharedSt | Class::Shuffle => {
-            // (A shuffle takes the pipe for one wavefront and touches no bank.)
-            let n = match si.class {
-                Class::Shuffle => 1,
-                _ if cx.ideal => ev.b as u64,
-                _ => ev.a as u64,
-            };
-            let busy = n * gpu.shared.cycles_per_wavefront as u64;
-            // In order: it leaves the queue after the one before it, on the first free server.
-            let (k, &free) = sm
-                .servers
-                .iter()
-                .enumerate()
-                .min_by_key(|&(i, &f)| (f, i))
-                .expect("at least one server");
-            let d = t.max(sm.mem_last).max(free);
-            sm.servers[k] = d + busy;
-            if gpu.shared.return_wavefronts > 0 {
-                sm.turns.serve(k, d, d + busy, t);
-            }
-            sm.mem_last = d;
-            sm.sp[p].memq.push_back((d, true));
-            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
-            cx.out.pipe_busy += n;
-            if si.class != Class::SharedSt {
-                write(
-                    w,
-                    d + busy + gpu.shared.latency_base as u64,
-                    Reason::ShortScoreboard,
-                );
-            }
-        }
-        Class::GlobalLd | Class::GlobalSt => {
-            let store = si.class == Class::GlobalSt;
-            let secs = &w.trace.warps[w.wi as usize].sectors;
-            let from = (ev.s as usize).min(secs.len());
-            let to = (from + ev.a as usize).min(secs.len());
-            // Sampled timing: the same access by the blocks this one stands for.
-            let shadow = (to + ev.b as usize).min(secs.len());
-            let g = &gpu.global;
-            // Lines: sectors in one line are consecutive in the trace when the lanes are.
-            let per_line = (g.line_bytes / g.sector_bytes).max(1) as u64;
-            let mut lines = 0u64;
-            let mut last_line = u64::MAX;
-            for &id in &secs[from..to] {
-                let l = id / per_line;
-                if l != last_line {
-                    lines += 1;
-                    last_line = l;
-                }
-            }
-            let cpl = if store {
-                g.store_cycles_per_line
-            } else {
-                g.load_cycles_per_line
-            } as u64;
-            let d = t.max(sm.mem_last).max(sm.gpath_free);
-            sm.gpath_free = d + lines * cpl;
-            sm.mem_last = d;
-            sm.sp[p].memq.push_back((d, false));
-            sm.sp[p].mem_ok = t + gpu.memory_queue.issue_interval.max(1) as u64;
-            // Local memory (spills, local arrays) stays in the SM's L1, which is write-back
-            // for it: a thread reads what it wrote there, at the L1's latency, with no L2 or
-            // DRAM traffic.
-            let local = secs[from..to]
-                .first()
-                .is_some_and(|&id| (id >> 48) as u16 == crate::trace::LOCAL_BUFFER);
-            let done = if local {
-                d + g.l1_hit as u64
-            } else if let Some(end) = cx.window {
-                // Priced at the window's end ([`super::window`]); a load's register waits
-                // for a mark that cycle replaces (its data comes no sooner than `end`).
-                let id = sm.acc.len() as u64;
-                sm.acc.push(super::window::Access {
-                    t,
-                    d,
-                    slot: s,
-                    store,
-                    dst: si.dst,
-                    from: sm.acc_secs.len() as u32,
-                    n: (to - from) as u32,
-                    shadow: (shadow - to) as u32,
-                    done: 0,
-                    seq: sm.turns.seq,
-                    age: w.age,
-                    lines: lines as u32,
-                });
-                sm.acc_secs.extend_from_slice(&secs[from..shadow]);
-                debug_assert!(d + g.l2_hit as u64 >= end);
-                super::window::MARK + id
-            } else {
-                let (l2, dram) = (&mut cx.l2, &mut cx.dram);
-                let (own, others) = secs[from..shadow].split_at(to - from);
-                super::global::shared(
-                    g,
-                    l2,
-                    dram,
-                    &mut sm.read_free,
-                    &mut sm.shadow_free,
-                    d,
-                    store,
-                    own,
-                    others,
-                )
-            };
-            if store {
-                w.acks = w.acks.max(d + lines * cpl + g.store_ack as u64);
-            } else {
-                write(w, done, Reason::LongScoreboard);
-                if cx.window.is_none() && gpu.shared.return_wavefronts > 0 {
-                    // (In a window, once priced: [`super::window`].)
-                    sm.turns.expect(super::land::Return {
-                        done,
-                        seq: sm.turns.seq,
-                        slot: s,
-                        age: w.age,
-                        dst: si.dst,
-                        lines: lines as u32,
-                    });
-                }
-                sm.turns.seq += 1;
+        Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::GlobalLd | Class::GlobalSt => {
+            match mem {
+                super::queue::Entered::Nothing => {}
+                super::queue::Entered::Load(at, why) => write(w, at, why),
+                super::queue::Entered::Store(ack) => w.acks = w.acks.max(ack),
             }
         }
         Class::Barrier => {
@@ -530,7 +373,12 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             w.state = St::Exited;
             w.since = t + 1;
             w.reason = Reason::Drain;
-            sm.ready[s as usize] = w.acks.max(t + 1);
+            sm.ready[s as usize] = if w.pend > 0 {
+                // It leaves once its waiting memory instructions are priced.
+                super::queue::PEND
+            } else {
+                w.acks.max(t + 1)
+            };
             return;
         }
     }
@@ -602,16 +450,4 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
             sp.sets.sleep(ws as usize / nsp, r);
         }
     }
-}
-
-/// Experiment: how the SM-wide stage admits (`WARPSIM_ADMIT`: unset the model's, `strict`
-/// held to its size in rotation, `owner` a freed place first to the sub-partition it left).
-fn admit_mode() -> u8 {
-    static MODE: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-    *MODE.get_or_init(|| match std::env::var("WARPSIM_ADMIT").as_deref() {
-        Ok("strict") => 1,
-        Ok("owner") => 2,
-        Ok("ownerfixed") => 3,
-        _ => 0,
-    })
 }

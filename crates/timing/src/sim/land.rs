@@ -127,10 +127,18 @@ pub(super) fn land(cx: &Cx, sm: &mut Sm, t: u64) {
 /// wait for `to` instead, in the scoreboard and among the warp's renamed results (an entry
 /// another instruction has written since is left alone).
 pub(super) fn retime(cx: &Cx, sm: &mut Sm, s: usize, dst: (u16, u8), from: u64, to: u64) {
-    let (old, new) = (
+    retime_entry(
+        cx,
+        sm,
+        s,
+        dst,
         entry(from, Reason::LongScoreboard),
         entry(to, Reason::LongScoreboard),
     );
+}
+
+/// [`retime`] by scoreboard entries: registers `dst` of warp slot `s` holding `old` get `new`.
+pub(super) fn retime_entry(cx: &Cx, sm: &mut Sm, s: usize, dst: (u16, u8), old: u64, new: u64) {
     let nregs = cx.nregs;
     let (reg, n) = dst;
     for x in sm.regs[s * nregs..(s + 1) * nregs]
@@ -162,6 +170,11 @@ pub(super) fn rechoose(cx: &Cx, sm: &mut Sm, s: usize, from: u64) {
     let regs = &sm.regs[s * nregs..(s + 1) * nregs];
     let mut r = 0;
     super::pick::next_inst(&cx.dec, &cx.srcs, &cx.masks, w, regs, &mut r, min, why);
+    wake(sm, s, r);
+}
+
+/// Warp slot `s` may act from cycle `r` (it was asleep for longer).
+pub(super) fn wake(sm: &mut Sm, s: usize, r: u64) {
     sm.ready[s] = r;
     let nsp = sm.sp.len();
     let sp = &mut sm.sp[s % nsp];

@@ -23,6 +23,7 @@ mod global;
 mod land;
 mod order;
 mod pick;
+mod queue;
 mod sched;
 mod window;
 pub use global::SHADOW;
@@ -118,6 +119,9 @@ struct Warp {
     /// The cycle it last issued (0: not yet).
     issued_at: u64,
     acks: u64,
+    /// Its memory instructions waiting in its sub-partition's queue ([`queue`]): it cannot
+    /// leave before they are priced.
+    pend: u32,
     /// The picked instruction is hoisted past one that reads or writes a register it writes:
     /// its result goes to `deferred` (a renamed register, as ptxas would allocate).
     renamed: bool,
@@ -223,8 +227,10 @@ struct Blk {
 struct Sp {
     /// Its warp slots in order of arrival (the reference scan's list; empty on the fast path).
     warps: Vec<u32>,
-    /// Departure cycles of its memory instructions still in the SM's queue, in order, each
-    /// with whether it is a shared one (what names a full queue's throttle: [`cycle::Mq`]).
+    /// Its memory instructions waiting for a place in the SM-wide stage, in order ([`queue`]).
+    pend: VecDeque<queue::Pending>,
+    /// Departures of its instructions in the stage, in order, each with whether it is a shared
+    /// one: with `pend`, what names a full queue's throttle ([`cycle::Mq`]).
     memq: VecDeque<(u64, bool)>,
     /// The first cycle it may send another memory instruction.
     mem_ok: u64,
@@ -277,8 +283,16 @@ struct Sm {
     servers: Vec<u64>,
     /// The servers' schedule and the data on its way back ([`land`]).
     turns: land::Turns,
-    /// Departure of the last memory instruction (the queue is in order).
+    /// Departure of the last memory instruction (the stage is in order).
     mem_last: u64,
+    /// The SM-wide stage of the memory queue: departures to come, in order, each with whether
+    /// it is a shared instruction ([`queue`]).
+    stage: VecDeque<(u64, bool)>,
+    /// Instructions in the sub-partitions' own queues, and the sub-partition whose turn is next.
+    pending: u32,
+    turn: u8,
+    /// Marks given to loads waiting in those queues.
+    marks: u64,
     /// When the global path is free.
     gpath_free: u64,
     /// This SM's DRAM read cursor.
@@ -294,8 +308,6 @@ struct Sm {
     active_from: u64,
     next: u64,
     age: u64,
-    /// Visits so far (the stage's rotation, an experiment).
-    rot: u64,
     /// Global accesses of the window being stepped, in issue order ([`window`]).
     acc: Vec<window::Access>,
     /// Their sectors.
@@ -495,6 +507,10 @@ impl<'a> Sim<'a> {
                 servers: vec![0; gpu.shared.servers as usize],
                 turns: land::Turns::new(gpu.shared.servers as usize),
                 mem_last: 0,
+                stage: VecDeque::new(),
+                pending: 0,
+                turn: 0,
+                marks: 0,
                 gpath_free: 0,
                 read_free: 0.0,
                 shadow_free: Vec::new(),
@@ -504,7 +520,6 @@ impl<'a> Sim<'a> {
                 active_from: 0,
                 next: NEVER,
                 age: 0,
-                rot: 0,
                 acc: Vec::new(),
                 acc_secs: Vec::new(),
             })
@@ -835,6 +850,7 @@ impl<'a> Sim<'a> {
                         age: 0,
                         issued_at: 0,
                         acks: 0,
+                        pend: 0,
                         renamed: false,
                         deferred: Vec::new(),
                         nx: (0, Reason::NoInstruction, 0),
@@ -861,6 +877,7 @@ impl<'a> Sim<'a> {
             w.state = St::Run;
             w.age = sm.age;
             w.acks = 0;
+            w.pend = 0;
             let at = slot as usize * nregs;
             sm.regs[at..at + nregs].fill(entry(0, Reason::Wait));
             w.renamed = false;
