@@ -10,9 +10,9 @@
 //! 0–520 cycles in steps of ~64, two at a step (`calibration/sched/raw/flood4.txt`). On an idle
 //! pipe a line lands when it comes (the measured latencies hold the turn itself).
 //!
-//! The instructions' departures are fixed when they issue ([`super::cycle::issue`]), so a turn
-//! is taken where a server's schedule has a boundary, and only instructions issued after it
-//! are pushed back by its wavefronts. A load's registers wait for the cycle its data comes;
+//! The instructions' departures are fixed when they enter the memory queue's stage
+//! ([`super::queue::enter`]), so a turn is taken where a server's schedule has a boundary, and
+//! only instructions entering after it are pushed back by its wavefronts. A load's registers wait for the cycle its data comes;
 //! the turn is taken at the SM's first visit from that cycle on ([`land`], before anything
 //! issues, in both the event loop and a window), as if at that cycle: nothing issued on the
 //! SM in between, and a warp that waits for the data is visited at that cycle anyway. A later
