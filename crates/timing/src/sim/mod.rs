@@ -9,7 +9,8 @@
 //! warp costs nothing in the cycles it merely waits.
 //!
 //! This file holds the state and the block dispatcher; [`cycle`] visits an SM at one cycle
-//! (issue, retire, barriers, the memory queue) and [`pick`] chooses a warp's next instruction.
+//! (issue, retire, barriers), [`queue`] holds its memory queue (the sub-partitions' own queues
+//! feeding an in-order stage in turn) and [`pick`] chooses a warp's next instruction.
 
 use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
