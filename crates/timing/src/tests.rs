@@ -252,6 +252,46 @@ fn independent_loads_fill_the_queue_mio_throttle() {
     assert!(t.shared_pipe_utilization > 0.95);
 }
 
+/// The sub-partitions' own queues feed the SM-wide stage in turn (calibration/share, `share
+/// timed`): with sub-partition 0 flooding (3 warps, 32 independent 32-way conflicted loads
+/// each: its own queue of 9 and the stage of 20 full), a lone load of sub-partition 2 waits for
+/// the stage and a turn, ~20 x 32 cycles (the H200: 649-678), not for the 29 of one queue in
+/// order of issue (~930; 838 here before the rule, 578 with it). Its wait is the
+/// short_scoreboard of the load that reads it (pc 1).
+#[test]
+fn a_sub_partition_joining_a_flood_waits_for_the_stage_only() {
+    let g = bare();
+    let flood = || WarpTrace {
+        ev: (0..32).map(|_| ev(4, 32, 1)).chain([ev(3, 0, 0)]).collect(),
+        sectors: Vec::new(),
+    };
+    let idle = || WarpTrace {
+        ev: vec![ev(3, 0, 0)],
+        sectors: Vec::new(),
+    };
+    // ~150 dependent adds (4 cycles each), then the timed load and its reader.
+    let timed = WarpTrace {
+        ev: (0..150)
+            .map(|_| ev(5, 0, 0))
+            .chain([ev(0, 1, 1), ev(1, 1, 1), ev(3, 0, 0)])
+            .collect(),
+        sectors: Vec::new(),
+    };
+    let warps = (0..12)
+        .map(|w| match w {
+            0 | 4 | 8 => flood(),
+            2 => timed.clone(),
+            _ => idle(),
+        })
+        .collect();
+    let t = run(&g, vec![block(warps)], 12 * 32);
+    let wait = t.detail.per_pc[1][Reason::ShortScoreboard as usize];
+    assert!(
+        (560..=760).contains(&wait),
+        "the timed load waited {wait} cycles"
+    );
+}
+
 #[test]
 fn barrier_costs_12_65_plus_2w() {
     let g = bare();
