@@ -373,12 +373,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             w.state = St::Exited;
             w.since = t + 1;
             w.reason = Reason::Drain;
-            sm.ready[s as usize] = if w.pend > 0 {
-                // It leaves once its waiting memory instructions are priced.
-                super::queue::PEND
-            } else {
-                w.acks.max(t + 1)
-            };
+            sm.ready[s as usize] = w.leaves_at(t + 1);
             return;
         }
     }

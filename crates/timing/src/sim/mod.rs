@@ -178,6 +178,17 @@ impl Warp {
         (self.age - self.wi as u64, self.issued_at, self.wi)
     }
 
+    /// When an exited warp may leave, no sooner than `from`: once its stores are acknowledged
+    /// and none of its memory instructions waits in its sub-partition's queue ([`queue`]).
+    #[inline]
+    fn leaves_at(&self, from: u64) -> u64 {
+        if self.pend > 0 {
+            queue::PEND
+        } else {
+            self.acks.max(from)
+        }
+    }
+
     /// Looks up the picked event again (after `cur` or `pick` changed).
     #[inline]
     fn refetch(&mut self) {

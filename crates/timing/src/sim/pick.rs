@@ -95,12 +95,7 @@ fn choose(
     let Some(ev) = w.ev() else {
         w.state = St::Exited;
         w.reason = Reason::Drain;
-        // (Memory instructions waiting in its queue keep it: [`super::queue`].)
-        *ready_at = if w.pend > 0 {
-            super::queue::PEND
-        } else {
-            w.acks.max(min_next)
-        };
+        *ready_at = w.leaves_at(min_next);
         return;
     };
     w.pc = ev.pc;

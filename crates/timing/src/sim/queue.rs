@@ -253,13 +253,13 @@ pub(super) fn advance(cx: &mut Cx, sm: &mut Sm, t: u64) {
         sm.pending -= 1;
         // It enters when the place freed.
         let e = enter(cx, sm, p, x.slot, x.ev, d);
-        settle(cx, sm, x, e, t);
+        entered(cx, sm, x, e, t);
     }
 }
 
 /// A waiting instruction `x` has entered the stage: its warp learns when its registers are
 /// ready (or its store acknowledged), and may leave once nothing of it waits.
-fn settle(cx: &Cx, sm: &mut Sm, x: Pending, e: Entered, t: u64) {
+fn entered(cx: &Cx, sm: &mut Sm, x: Pending, e: Entered, t: u64) {
     let s = x.slot as usize;
     if sm.warps[s].age != x.age {
         return;
@@ -275,8 +275,8 @@ fn settle(cx: &Cx, sm: &mut Sm, x: Pending, e: Entered, t: u64) {
     }
     let w = &mut sm.warps[s];
     w.pend -= 1;
-    if w.pend == 0 && w.state == St::Exited {
-        let r = w.acks.max(t + 1);
+    if w.state == St::Exited {
+        let r = w.leaves_at(t + 1);
         super::land::wake(sm, s, r);
     }
 }
