@@ -134,10 +134,8 @@ fn the_memory_issue_interval_is_booked_as_the_queue_throttle() {
         ev: (0..8).map(|_| ev(4, 1, 1)).chain([ev(3, 0, 0)]).collect(),
         sectors: Vec::new(),
     };
-    let idle = || WarpTrace {
-        ev: vec![ev(3, 0, 0)],
-        sectors: Vec::new(),
-    };
+    // (A warp that only exits: a chain of no loads.)
+    let idle = || chain(0, 0);
     let warps = |f: &dyn Fn() -> WarpTrace| -> Vec<WarpTrace> {
         (0..13)
             .map(|i| if i % 4 == 0 { f() } else { idle() })
@@ -265,10 +263,8 @@ fn a_sub_partition_joining_a_flood_waits_for_the_stage_only() {
         ev: (0..32).map(|_| ev(4, 32, 1)).chain([ev(3, 0, 0)]).collect(),
         sectors: Vec::new(),
     };
-    let idle = || WarpTrace {
-        ev: vec![ev(3, 0, 0)],
-        sectors: Vec::new(),
-    };
+    // (A warp that only exits: a chain of no loads.)
+    let idle = || chain(0, 0);
     // ~150 dependent adds (4 cycles each), then the timed load and its reader.
     let timed = WarpTrace {
         ev: (0..150)
