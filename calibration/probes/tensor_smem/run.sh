@@ -19,7 +19,7 @@ R=$W/tensor_smem; mkdir -p "$R"
 cp "$D"/probe.cu "$D"/b8_forms.cu "$D"/patterns.txt "$D"/tma_patterns.txt "$D"/*.py "$D"/predictions.tsv .
 cp -r "$D"/lists .
 START=$(date +%s)
-END=224            # hard budget 240 s, minus parse (<= 10 s), compare (<= 5 s), packing, summary
+END=220            # hard budget 240 s, minus parse (<= 10 s), compare (<= 5 s), packing, summary
 el() { echo $(( $(date +%s) - START )); }
 left() { echo $(( END - $(el) )); }
 log() { echo "$*" >> "$R/log.txt"; }
