@@ -56,10 +56,10 @@ B8=$!
 timeout 150 nvcc -O3 -arch=sm_90 -lineinfo -std=c++17 -o probe probe.cu -lcuda > "$R/build.txt" 2>&1
 rc=$?
 NO_TMA=0
-if [ $rc -ne 0 ]; then
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(el)" -lt 60 ]; then
   # fallback: the same probe without the driver API (TMA launches then skip themselves)
   log "build rc=$rc; retrying with -DNO_TMA, without -lcuda"
-  timeout 120 nvcc -O3 -arch=sm_90 -lineinfo -std=c++17 -DNO_TMA -o probe probe.cu > "$R/build_notma.txt" 2>&1
+  timeout 90 nvcc -O3 -arch=sm_90 -lineinfo -std=c++17 -DNO_TMA -o probe probe.cu > "$R/build_notma.txt" 2>&1
   rc=$?; NO_TMA=1
 fi
 if [ $rc -ne 0 ]; then
