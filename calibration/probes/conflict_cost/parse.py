@@ -4,9 +4,10 @@ and source.tsv (the Source page's shared-memory and barrier SASS instructions of
 
     python3 parse.py RAW [OUTDIR]      # RAW = $OUT/conflict_cost of run.sh (or its unpacked tar)
 
-Reads RAW/ncu_<group>.csv (Nsight Compute, --csv --print-units base, one ID per launch in launch
-order) with RAW/launches_<group>.txt (the host's "LAUNCH i label kernel grid block" lines, in the
-same order), RAW/source_src.csv with RAW/launches_src.txt, and RAW/clock.txt (per-level clocks).
+Reads RAW/ncu_<chunk>.csv (Nsight Compute, --csv --print-units base, one ID per launch in launch
+order; run.sh profiles each group in chunks `<group>.<k>`) with RAW/launches_<chunk>.txt (the
+host's "LAUNCH i label kernel grid block" lines, in the same order), RAW/source_src.<k>.csv with
+RAW/launches_src.<k>.txt, and RAW/clock.txt (per-level clocks).
 Writes OUTDIR/measured.tsv, OUTDIR/source.tsv, OUTDIR/clock.tsv (default OUTDIR: this folder).
 Standard library only (it also runs on the device machine, from run.sh).
 """
@@ -100,9 +101,21 @@ def ncu_rows(path):
     return got
 
 
+def chunk_names(raw, prefix):
+    """run.sh's chunks (`classic.1`, `lvl1.2`, ...) that have a launches_<chunk>.txt, in order."""
+    names = [f[len("launches_"):-len(".txt")] for f in os.listdir(raw)
+             if f.startswith("launches_") and f.endswith(".txt")]
+    names = [n for n in names if n.split(".")[0] in prefix]
+
+    def key(n):
+        g, _, k = n.partition(".")
+        return (GROUPS.index(g) if g in GROUPS else 99, int(k) if k.isdigit() else 0)
+    return sorted(names, key=key)
+
+
 def measured(raw):
     out, problems = [], []
-    for g in GROUPS:
+    for g in chunk_names(raw, GROUPS):
         ls = launches(os.path.join(raw, f"launches_{g}.txt"))
         got = ncu_rows(os.path.join(raw, f"ncu_{g}.csv"))
         if not ls and not got:
@@ -115,7 +128,7 @@ def measured(raw):
             if base(kernel) not in name:
                 problems.append(f"{g}: ID {i} is {name!r}, launch {label} is {kernel}")
                 continue
-            row = {"label": label, "group": g, "kernel": kernel, "grid": grid, "block": block}
+            row = {"label": label, "group": g.split(".")[0], "kernel": kernel, "grid": grid, "block": block}
             for short, metric in METRICS:
                 row[short] = fmt(m.get(metric))
             out.append(row)
@@ -124,8 +137,13 @@ def measured(raw):
 
 def source(raw):
     """Shared-memory, barrier and branch SASS rows of each `src` launch's Source page."""
-    path = os.path.join(raw, "source_src.csv")
-    ls = launches(os.path.join(raw, "launches_src.txt"))
+    out = []
+    for c in chunk_names(raw, ["src"]):
+        out += source_chunk(os.path.join(raw, f"source_{c}.csv"), launches(os.path.join(raw, f"launches_{c}.txt")))
+    return out
+
+
+def source_chunk(path, ls):
     if not os.path.exists(path):
         return []
     lines = [l for l in open(path, errors="replace").read().splitlines() if l.startswith('"')]

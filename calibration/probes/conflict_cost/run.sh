@@ -68,38 +68,46 @@ fi
 echo "$M" > "$R/metrics_used.txt"
 pack
 
-# Groups in order of priority; seconds per launch measured as they go (first guess 0.5).
+# Chunks of at most 45 launches, profiled in order of priority (the two decisive groups in turn,
+# then the rest) while the budget lasts; seconds per launch measured as they go (first guess 0.5).
 RATE=0.5
-ncu_group() {
-  local g=$1 n est t0 t1 lim
-  n=$(awk -F'\t' -v g="$g" '$11 == g' launches.tsv | wc -l)
-  est=$(python3 -c "print(int(4 + $n * $RATE + 0.999))")
+CH=45
+for g in classic lvl1 tree src mod lvl2; do
+  awk -F'\t' -v g="$g" -v ch=$CH 'NR == 1 { h = $0; next } $11 == g { n++; f = g "." int((n - 1) / ch) + 1 ".tsv"; if (!(f in s)) { print h > f; s[f] = 1 } print > f }' launches.tsv
+done
+chunks() { ls "$1".*.tsv 2>/dev/null | sort -t. -k2 -n | sed 's/\.tsv$//'; }
+ORDER=$(paste -d' ' <(chunks classic) <(chunks lvl1) | tr ' ' '\n' | grep .; for g in tree src mod lvl2; do chunks $g; done)
+ncu_chunk() {
+  local c=$1 g=${1%%.*} n est t0 t1 lim rc
+  n=$(( $(wc -l < "$c.tsv") - 1 ))
+  est=$(python3 -c "print(int(3 + $n * $RATE + 0.999))")
   if [ $(( $(el) + est )) -gt $(( BUDGET - 8 )) ]; then
-    log "SKIP ncu $g: $n launches, estimated ${est}s, $(left)s left"; return
+    log "SKIP ncu $c: $n launches, estimated ${est}s, $(left)s left"; return
   fi
   lim=$(( $(left) - 6 ))
-  stage "ncu $g: $n launches, estimated ${est}s, limit ${lim}s"
+  echo "=== $(date -u +%T) +$(el)s ncu $c: $n launches, estimated ${est}s, limit ${lim}s" >> "$R/log.txt"
   t0=$(date +%s)
   if [ "$g" = src ]; then
     timeout -k 5 $lim ncu --clock-control none --section SourceCounters --page source --print-source sass --csv \
-      ./probe launches.tsv src > "$R/source_src.csv" 2> "$R/launches_src.txt"
+      ./probe "$c.tsv" src > "$R/source_$c.csv" 2> "$R/launches_$c.txt"
+    rc=$?
   else
     timeout -k 5 $lim ncu --clock-control none --print-units base --csv --metrics "$M" \
-      --log-file "$R/ncu_$g.csv" ./probe launches.tsv "$g" > "$R/ncu_${g}_run.txt" 2> "$R/launches_$g.txt"
+      --log-file "$R/ncu_$c.csv" ./probe "$c.tsv" "$g" > "$R/ncu_${c}_run.txt" 2> "$R/launches_$c.txt"
+    rc=$?
   fi
-  local rc=$?
   t1=$(date +%s)
-  [ "$g" != src ] && RATE=$(python3 -c "print(max(0.1, ($t1 - $t0 - 3) / max(1, $n)))")
-  log "ncu $g rc=$rc in $(( t1 - t0 ))s ($RATE s a launch)"
+  [ "$g" != src ] && RATE=$(python3 -c "print(round(max(0.1, ($t1 - $t0 - 2) / max(1, $n)), 2))")
+  log "ncu $c: $n launches, rc=$rc, $(( t1 - t0 ))s (+$(el)s; $RATE s a launch)"
   pack
 }
-for g in classic lvl1 tree src mod lvl2; do ncu_group "$g"; done
+log "chunks: $(echo $ORDER)"
+for c in $ORDER; do ncu_chunk "$c"; done
 
 stage parse and compare
 cp "$D"/*.py "$R/" 2>/dev/null
 python3 "$D/parse.py" "$R" "$R" 2>&1 | tee -a "$R/log.txt" | head -8
 python3 "$D/compare.py" "$R/measured.tsv" "$D/predictions.tsv" "$R/compare.txt" 2>&1 | tee "$R/summary.txt"
-grep -E "^CLOCK" "$R/clock.txt" | grep -E "b256_g1" | cut -c1-120
 stage done
 gzip -f "$R/probe.sass" 2>/dev/null
 pack
