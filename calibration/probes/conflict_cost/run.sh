@@ -101,7 +101,7 @@ ncu_chunk() {
   log "ncu $c: $n launches, rc=$rc, $(( t1 - t0 ))s (+$(el)s; $RATE s a launch)"
   pack
 }
-log "chunks: $(echo $ORDER)"
+echo "chunks: $(echo $ORDER)" >> "$R/log.txt"
 for c in $ORDER; do ncu_chunk "$c"; done
 
 stage parse and compare
