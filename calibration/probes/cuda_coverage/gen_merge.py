@@ -83,6 +83,8 @@ def emit(k):
     if k.pad:
         L += ["\tmov.u64 %rd9, pad;", "\tst.shared.u32 [%rd9], %r1;"]
     L.append("\tbar.sync 0;")
+    # the sum of the loaded values, kept across a loop's trips (so no trip is dead)
+    L.append("\tmov.f64 %fd90, 0d0000000000000000;" if k.ty == "f64" else "\tmov.f32 %f90, 0f00000000;")
     # b: element index of the group's base
     kk = log2(k.al)
     if k.bk == "shl":
@@ -152,10 +154,7 @@ def emit(k):
     for i in (range(k.n) if k.af == "add64chain" else order):
         pre, _ = addr(i)
         body += pre
-    tyname = k.ty
     acc = "%fd90" if k.ty == "f64" else "%f90"
-    body.append(f"\tmov.{tyname} {acc}, 0d0000000000000000;" if k.ty == "f64"
-                else f"\tmov.f32 {acc}, 0f00000000;")
     if k.st:
         # stores of computed values: v_i = tid + i
         for i in range(k.n):

@@ -110,6 +110,10 @@ def predict_k(k):
             acc += chunk([o % (1 << 30) for o in offs], es, known, bool(k.st))
         else:
             acc += [("STS" if k.st else "LDS") + f".{8 * es}"] * len(g)
+    if k.bk == "loop":
+        # 4 trips of a constant-count loop: ptxas unrolls it (rule 5); the trips are 64
+        # elements apart, so nothing merges across them
+        acc = acc * 4
     tail = []
     if k.st:
         tail = [f"LDS.{8 * es}"]
