@@ -54,6 +54,44 @@ template __global__ void gemm2d<unsigned, 128, 128, 8, 8, 8>(unsigned, unsigned,
 template __global__ void gemm2d<int, 32, 32, 8, 2, 2>(int, int, int, float, const float*, const float*, float, float*);
 template __global__ void gemm2d<unsigned, 32, 32, 8, 2, 2>(unsigned, unsigned, unsigned, float, const float*, const float*, float, float*);
 
+// The same without any unroll pragma, as the step-by-step SGEMM series writes it: NVVM unrolls
+// the inner loops itself and, for unsigned indices, forms As's addresses with `or` on the
+// 32-bit index (ptxas 12.6 then leaves them scalar).
+template <typename IDX, int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__((BM * BN) / (TM * TN))
+gemm2d_plain(IDX M, IDX N, IDX K, float alpha, const float* A, const float* B, float beta, float* C) {
+  const IDX cRow = blockIdx.y, cCol = blockIdx.x;
+  const IDX tCol = threadIdx.x % (BN / TN), tRow = threadIdx.x / (BN / TN);
+  __shared__ float As[BM * BK];
+  __shared__ float Bs[BK * BN];
+  A += cRow * BM * K; B += cCol * BN; C += cRow * BM * N + cCol * BN;
+  const IDX iRA = threadIdx.x / BK, iCA = threadIdx.x % BK, sA = (BM * BN) / (TM * TN) / BK;
+  const IDX iRB = threadIdx.x / BN, iCB = threadIdx.x % BN, sB = (BM * BN) / (TM * TN) / BN;
+  float acc[TM * TN] = {0.0f};
+  float rM[TM], rN[TN];
+  for (IDX bk = 0; bk < K; bk += BK) {
+    for (IDX o = 0; o < BM; o += sA) As[iCA * BM + iRA + o] = A[(iRA + o) * K + iCA];
+    for (IDX o = 0; o < BK; o += sB) Bs[(iRB + o) * BN + iCB] = B[(iRB + o) * N + iCB];
+    __syncthreads();
+    A += BK; B += BK * N;
+    for (IDX d = 0; d < BK; ++d) {
+      for (IDX i = 0; i < TM; ++i) rM[i] = As[d * BM + tRow * TM + i];
+      for (IDX i = 0; i < TN; ++i) rN[i] = Bs[d * BN + tCol * TN + i];
+      for (IDX m = 0; m < TM; ++m)
+        for (IDX n = 0; n < TN; ++n) acc[m * TN + n] += rM[m] * rN[n];
+    }
+    __syncthreads();
+  }
+  for (IDX m = 0; m < TM; ++m)
+    for (IDX n = 0; n < TN; ++n)
+      C[(tRow * TM + m) * N + tCol * TN + n] = alpha * acc[m * TN + n] + beta * C[(tRow * TM + m) * N + tCol * TN + n];
+}
+template __global__ void gemm2d_plain<int, 64, 64, 8, 8, 8>(int, int, int, float, const float*, const float*, float, float*);
+template __global__ void gemm2d_plain<unsigned, 64, 64, 8, 8, 8>(unsigned, unsigned, unsigned, float, const float*, const float*, float, float*);
+template __global__ void gemm2d_plain<int, 128, 128, 8, 8, 8>(int, int, int, float, const float*, const float*, float, float*);
+template __global__ void gemm2d_plain<unsigned, 128, 128, 8, 8, 8>(unsigned, unsigned, unsigned, float, const float*, const float*, float, float*);
+template __global__ void gemm2d_plain<unsigned, 64, 64, 8, 4, 4>(unsigned, unsigned, unsigned, float, const float*, const float*, float, float*);
+
 // 2D block tiling with As row-major (a thread's TM values of As are BK apart: no merge
 // possible there; Bs's TN values are consecutive).
 template <typename IDX, int BM, int BN, int BK, int TM, int TN>
