@@ -322,7 +322,8 @@ def classify_shfl(rows):
             else:
                 what = "other"
             pexp = int(ok)
-            cnt[(scen, mode, where, what, "p_ok" if p[l] == pexp else f"p={p[l]}")] += 1
+            pk = "p_na" if p[l] == 9 else ("p_ok" if p[l] == pexp else f"p={p[l]}")
+            cnt[(scen, mode, where, what, pk)] += 1
             key = (scen, mode, where, what)
             if key not in examples:
                 examples[key] = f"mask {mask:08x} b {b}{'+lane' if bmode else ''} c {c:04x} lane {l} <- {jj}: {got:08x}"
@@ -491,7 +492,7 @@ def summary(raw):
         for (scen, mode, where, what, pk), n in cnt.items():
             if where not in ("member", "range"):
                 agg[(scen, where)][what] += n
-        sane = sum(n for (s, m, w, what, pk), n in cnt.items() if w in ("member", "range") and what in ("source", "own") and pk == "p_ok")
+        sane = sum(n for (s, m, w, what, pk), n in cnt.items() if w in ("member", "range") and what in ("source", "own") and pk in ("p_ok", "p_na"))
         allm = sum(n for (s, m, w, what, pk), n in cnt.items() if w in ("member", "range"))
         o.append(f"shfl members/out-of-range as PTX says: {sane}/{allm}")
         o.append("shfl from outside: " + "; ".join(f"{s}/{w}: " + ",".join(f"{k}={v}" for k, v in c.most_common(3)) for (s, w), c in sorted(agg.items())))

@@ -80,7 +80,7 @@ if [ -x ./const ]; then
 else echo "const: not built" >> "$R/log.txt"; fi
 pack
 if [ -x ./warp_host ] && [ -s warp.cubin ]; then
-  for s in F P B B2 B3 E A; do
+  for s in F P B B2 B3 E A C; do
     run shfl_$s 10 ./warp_host warp.cubin shfl $s > "$R/shfl_$s.tsv" 2> "$R/shfl_$s.err"
   done
   run barred 10 ./warp_host warp.cubin barred > "$R/barred.tsv" 2> "$R/barred.err"

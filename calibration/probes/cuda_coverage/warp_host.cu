@@ -2,12 +2,13 @@
 // ptxas into warp.cubin, loaded through the driver API) and a re-implementation of the CUDA
 // samples' reduce6 technique (its last warp shuffles with a ballot mask of fewer lanes than the
 // shuffle offsets reach). Prints TSV; see README.md for the formats.
-//   warp_host CUBIN shfl SCEN   (SCEN = F P B B2 B3 E A)
+//   warp_host CUBIN shfl SCEN   (SCEN = F P B B2 B3 E A, or C: the CUDA intrinsics)
 //   warp_host CUBIN barred | redux | bitops
 //   warp_host - reduce6
 #ifndef __CUDACC_RTC__
 #include <cuda.h>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -61,6 +62,33 @@ template __global__ void r6<512, true>(const int*, int*, int*, unsigned);
 template __global__ void r6<1024, false>(const int*, int*, int*, unsigned);
 template __global__ void r6<1024, true>(const int*, int*, int*, unsigned);
 
+// The shuffles as CUDA C writes them (scenario C of `shfl`): lanes outside the mask branch
+// around `__shfl_*_sync(mask, v, b, width)`, the mask a run-time value (nvcc then emits the
+// VOTE/BRA.DIV/WARPSYNC.COLLECTIVE sequence reduce6 has). Same configurations and output as
+// the PTX scenarios; no predicate (the intrinsics do not return it): 9.
+template <int MODE>
+__global__ void cu_shfl(unsigned* out, const unsigned* cfg) {
+  const unsigned k = blockIdx.x, lane = threadIdx.x;
+  const unsigned mask = cfg[4 * k], b = cfg[4 * k + 1], c = cfg[4 * k + 2], bmode = cfg[4 * k + 3];
+  const int width = 32 - (int)(c >> 8);
+  const unsigned v = 0xA0000000u | (k << 8) | lane;
+  const int bb = (int)(bmode ? b + lane : b);
+  unsigned d = 0xEEEEEEEEu;
+  if ((mask >> lane) & 1) {
+    if (MODE == 0) d = __shfl_sync(mask, v, bb, width);
+    else if (MODE == 1) d = __shfl_up_sync(mask, v, (unsigned)bb, width);
+    else if (MODE == 2) d = __shfl_down_sync(mask, v, (unsigned)bb, width);
+    else d = __shfl_xor_sync(mask, v, bb, width);
+  }
+  out[128 * k + lane] = d;
+  out[128 * k + 32 + lane] = 9;
+  out[128 * k + 64 + lane] = v;
+}
+template __global__ void cu_shfl<0>(unsigned*, const unsigned*);
+template __global__ void cu_shfl<1>(unsigned*, const unsigned*);
+template __global__ void cu_shfl<2>(unsigned*, const unsigned*);
+template __global__ void cu_shfl<3>(unsigned*, const unsigned*);
+
 #ifndef __CUDACC_RTC__
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); exit(1); } } while (0)
 #define DK(x) do { CUresult e = (x); if (e != CUDA_SUCCESS) { const char* s = "?"; cuGetErrorString(e, &s); fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s); exit(1); } } while (0)
@@ -102,9 +130,20 @@ static void mode_shfl(const char* scen) {
     DK(cuMemAlloc(&dcfg, (size_t)n * 16));
     DK(cuMemsetD32(dout, 0x77777777u, (size_t)n * 128));
     DK(cuMemcpyHtoD(dcfg, cfg.data(), (size_t)n * 16));
-    std::string name = std::string("shfl_") + m + "_" + scen;
-    void* args[] = {&dout, &dcfg};
-    launch(fn(name.c_str()), n, 32, args);
+    if (!strcmp(scen, "C")) {
+      unsigned* o = (unsigned*)(uintptr_t)dout;
+      const unsigned* g = (const unsigned*)(uintptr_t)dcfg;
+      if (!strcmp(m, "idx")) cu_shfl<0><<<n, 32>>>(o, g);
+      else if (!strcmp(m, "up")) cu_shfl<1><<<n, 32>>>(o, g);
+      else if (!strcmp(m, "down")) cu_shfl<2><<<n, 32>>>(o, g);
+      else cu_shfl<3><<<n, 32>>>(o, g);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+    } else {
+      std::string name = std::string("shfl_") + m + "_" + scen;
+      void* args[] = {&dout, &dcfg};
+      launch(fn(name.c_str()), n, 32, args);
+    }
     std::vector<unsigned> o((size_t)n * 128);
     DK(cuMemcpyDtoH(o.data(), dout, (size_t)n * 512));
     for (int k = 0; k < n; ++k) {
