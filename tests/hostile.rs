@@ -577,8 +577,8 @@ fn svg_charts_are_the_same_every_run_and_the_docs_regenerate() {
     assert_eq!(first, chart(2), "the sweep chart changed between runs");
     assert_eq!(
         first,
-        std::fs::read(root().join("docs/sweep_transpose.svg")).unwrap(),
-        "docs/sweep_transpose.svg is not what the README's command draws"
+        std::fs::read(root().join("docs/src/sweep_transpose.svg")).unwrap(),
+        "docs/src/sweep_transpose.svg is not what docs/src/experiments.md says draws it"
     );
     let run = |i: usize| {
         let p = dir.join(format!("run{i}.svg"));

@@ -5,6 +5,7 @@ mod classic;
 mod cli_access;
 mod cli_explain;
 mod determinism;
+mod docs;
 mod experiment;
 mod fuzz_corpus;
 mod hostile;
