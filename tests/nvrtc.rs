@@ -314,7 +314,7 @@ fn cuda_without_nvrtc_says_how_to_install_it() {
     assert!(err.contains("pip install nvidia-cuda-nvrtc-cu12"), "{err}");
 }
 
-/// The classic kernels (calibration/classic/classic.cu) as `cuda:` launches: each loads, and
+/// The classic kernels (tests/fixtures/h200/classic/classic.cu) as `cuda:` launches: each loads, and
 /// NVRTC's PTX at run time is the checked-in programs/cuda/classic.ptx (made by
 /// calibration/ptx/nvrtc_ptx.py with the same options), so its counters are those of
 /// tests/ptx_classic.rs.
@@ -328,7 +328,7 @@ fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(tmp.join("classic")).unwrap();
     std::fs::copy(
-        root().join("calibration/classic/classic.cu"),
+        root().join("tests/fixtures/h200/classic/classic.cu"),
         tmp.join("classic.cu"),
     )
     .unwrap();
@@ -506,8 +506,10 @@ fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
     std::env::set_var("WARPSIM_CACHE", &dir);
     warpsim_ptx::register();
     for k in ["hgemm_tile", "hgemm_tile_h"] {
-        let want =
-            std::fs::read(root().join(format!("calibration/kernels2/raw/dump/{k}_c.bin"))).unwrap();
+        let want = std::fs::read(
+            root().join(format!("tests/fixtures/h200/histogram_fp16/dump/{k}_c.bin")),
+        )
+        .unwrap();
         let got = crate::kernels2::final_bytes(&format!("cuda/fp16/{k}.ron"), "C");
         assert_eq!(got.len(), want.len(), "{k}: C's size");
         let differ = (0..want.len() / 2)

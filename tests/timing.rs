@@ -235,7 +235,7 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
     ];
     let mut bad = Vec::new();
     for (draw, name, prog, defines, regs) in SMALL {
-        let row = measured(&format!("calibration/{draw}/measured.tsv"), name);
+        let row = measured(&format!("tests/fixtures/h200/{draw}/measured.tsv"), name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200) in [("elapsed_cycles", row[0]), ("sm_active_cycles_avg", row[1])] {
             let model = t[metric].as_f64().unwrap();
@@ -290,7 +290,7 @@ fn swizzled_addresses_cost_what_the_h200_issues() {
     ];
     let mut bad = Vec::new();
     for (name, prog, defines, regs, inst_tolerance) in SMALL {
-        let row = measured("calibration/swizzle/measured.tsv", name);
+        let row = measured("tests/fixtures/h200/swizzle/measured.tsv", name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200, tolerance) in [
             ("issued_warp_instructions", row[0], *inst_tolerance),

@@ -22,7 +22,7 @@ if [ $# -eq 0 ]; then
          "calibration/classic/raw/classic.ptx=$S/classic_nvcc.stream" \
          "programs/cuda/kernels.ptx=$S/kernels_nvrtc.stream" \
          "calibration/classic/classic.cu=$S/classic_nvcc.stream" \
-         "tests/fixtures/ptx/merge.ptx=$S/merge_tests.stream" \
+         "tests/fixtures/ptx/merge.ptx=tests/fixtures/ptx/merge_tests.stream" \
          "programs/cuda/kernels.cu=$S/kernels_nvrtc.stream" \
          "programs/cuda/histogram.ptx=$S/histogram_nvrtc.stream"
 fi
