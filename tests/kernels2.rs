@@ -1,7 +1,7 @@
 //! The histogram and half-precision kernels against the H200 (issue 14): whole-kernel shared
 //! counters — loads, stores and atomics, wavefronts, bank conflicts and SASS instructions
 //! executed — as Nsight Compute measured them (tests/fixtures/h200/kernels2.tsv, made by
-//! calibration/kernels2/run.sh and parse.py; origin in the fixtures' README), and the half
+//! calibration/draws/histogram_fp16/run.sh and parse.py; origin in the fixtures' README), and the half
 //! kernels' outputs bit for bit against the H200's (tests/fixtures/h200/histogram_fp16/dump/).
 
 use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
@@ -103,7 +103,7 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
 }
 
 /// C of both half kernels equals the H200's bit for bit (fp16.cu dumps C's raw f16 bits,
-/// row-major, little-endian: `DUMP=dir ./fp16` in calibration/kernels2/run.sh).
+/// row-major, little-endian: `DUMP=dir ./fp16` in calibration/draws/histogram_fp16/run.sh).
 #[test]
 fn half_kernels_equal_the_h200_bit_for_bit() {
     for (program, dump) in [

@@ -316,7 +316,7 @@ fn cuda_without_nvrtc_says_how_to_install_it() {
 
 /// The classic kernels (tests/fixtures/h200/classic/classic.cu) as `cuda:` launches: each loads, and
 /// NVRTC's PTX at run time is the checked-in programs/cuda/classic.ptx (made by
-/// calibration/ptx/nvrtc_ptx.py with the same options), so its counters are those of
+/// calibration/probes/ptxas_streams/nvrtc_ptx.py with the same options), so its counters are those of
 /// tests/ptx_classic.rs.
 #[test]
 fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
@@ -405,7 +405,7 @@ fn toolkit_headers(test: &str, dir: &PathBuf) -> bool {
     true
 }
 
-/// The half-precision kernels of calibration/kernels2/fp16.cu, compiled as they are (with
+/// The half-precision kernels of calibration/draws/histogram_fp16/fp16.cu, compiled as they are (with
 /// cuda_fp16.h) from programs/cuda/fp16/: all nine shared counters equal the H200's
 /// (tests/fixtures/h200/kernels2.tsv) and the runs verify. Without ptxas's merging of the
 /// four 2-byte loads of a row of `As` into one `LDS.64` (`--no-merge`) the loads differ.
@@ -491,7 +491,7 @@ fn cuda_missing_toolkit_header_says_how_to_install_it() {
 }
 
 /// C of both half kernels compiled from fp16.cu equals the H200's bit for bit (the dumps of
-/// calibration/kernels2/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
+/// calibration/draws/histogram_fp16/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
 /// their RON ports to): every `__hfma`, conversion and 2-byte access of NVRTC's PTX as CUDA
 /// does it. In this process (the buffers are read back), with its own PTX cache.
 #[test]

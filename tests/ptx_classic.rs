@@ -1,4 +1,4 @@
-//! The classic kernels (calibration/classic/classic.cu) through the PTX front end, against the
+//! The classic kernels (calibration/draws/classic/classic.cu) through the PTX front end, against the
 //! H200: NVRTC's PTX (programs/cuda/classic.ptx, launch files programs/cuda/classic/) and
 //! nvcc's own PTX of the measured build (tests/fixtures/h200/classic/classic.ptx, CUDA 13.0), each
 //! launch's six shared counters against tests/fixtures/h200/classic_kernels.tsv.
@@ -63,7 +63,7 @@ fn nvcc_launch(kernel: &str) -> String {
 }
 
 /// Kernels where nvcc merged shared accesses (LDS.64/LDS.128/STS.64 in
-/// calibration/classic/raw/classic.sass): with `--no-merge` their counters differ.
+/// calibration/draws/classic/raw/classic.sass.gz): with `--no-merge` their counters differ.
 const MERGED_BY_PTXAS: &[&str] = &[
     "reduce_shfl",
     "scan_blelloch",

@@ -1,4 +1,4 @@
-//! The histogram kernels of calibration/kernels2/histogram.cu through NVRTC's PTX
+//! The histogram kernels of calibration/draws/histogram_fp16/histogram.cu through NVRTC's PTX
 //! (programs/cuda/histogram.ptx, launch files programs/cuda/histogram/), against the H200's
 //! Nsight Compute counters in tests/fixtures/h200/histogram_fp16/ncu_histogram.csv.
 

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Rewrite mentions of calibration/'s old paths (before issue 36's reorganisation, commit 59296a5)
+to their new ones, in any text file: Rust comments and strings, Markdown, RON, scripts.
+
+    python3 scripts/calibration_paths.py [--check] [--relative-to DIR] FILE ...
+
+The table is calibration/MOVES.tsv (old path -> new path, folders and files); a mention is
+rewritten by its longest leading part (whole path segments) that the table names, so
+`calibration/draw5/raw/ncu_{1,2}.csv` becomes `calibration/draws/draw5/raw/ncu_{1,2}.csv` and
+`calibration/sched/raw/flood4.txt` becomes `calibration/probes/scheduler/raw/flood4.txt.gz`.
+Mentions of the shared hardware data (`../shared/h200/timing.md`, `shared/h200/README.md`)
+become their copies in calibration/sources/h200/. Paths already new are left alone, so running
+it twice changes nothing.
+
+--relative-to DIR: the files also mention paths relative to DIR (calibration/README.md says
+`draw4/compare.py` for calibration/draw4/compare.py): such a mention, one with a `/` whose
+first segment is an old name in DIR, is rewritten relative to DIR as well (a bare file name
+is not: `analyze.py` may be another folder's). Mentions starting with
+`raw1/` ... `raw6/` are left alone in this mode (the campaigns' own raw2/, raw3/ ... folders
+share those names) and reported.
+--check: change nothing; list what would change and exit 1 if anything would.
+
+Prints, per file, the number of rewrites and every mention of calibration/ it could not
+resolve (neither an old path nor a path of the new layout, in the tree or in raw.tsv).
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = re.compile(r"(?<![\w/.])(?:\.\./)*shared/h200(?=[/`'\"\s)]|$)(?:/[\w.-]+)?")
+TOKEN = re.compile(r"(?<![\w-])calibration/[\w./{},*-]*")
+TRAIL = ".,;:"
+
+
+def load():
+    moves = {}
+    for line in open(os.path.join(ROOT, "calibration", "MOVES.tsv")):
+        if line.startswith("#") or line.startswith("old\t"):
+            continue
+        old, new, _ = line.rstrip("\n").split("\t", 2)
+        moves[old] = new
+    known = set(moves.values())
+    raw = os.path.join(ROOT, "calibration", "raw.tsv")
+    for line in open(raw):
+        if not line.startswith(("#", "path\t")):
+            known.add(line.split("\t", 1)[0])
+    return moves, known
+
+
+def resolve(path, moves):
+    """The new path of an old one by its longest leading part in the table, or None."""
+    parts = path.split("/")
+    for n in range(len(parts), 0, -1):
+        head = "/".join(parts[:n])
+        if head in moves:
+            return "/".join([moves[head]] + parts[n:])
+    return None
+
+
+def is_new(path, known):
+    p = path.rstrip("/")
+    if not p or p == "calibration":
+        return True
+    if p in known or os.path.exists(os.path.join(ROOT, p)):
+        return True
+    return any(k.startswith(p + "/") for k in known)
+
+
+def shared_new(m):
+    tail = m.group(0).split("shared/h200", 1)[1]
+    return "calibration/sources/h200" + tail
+
+
+def rewrite(text, moves, known, rel=None):
+    unresolved, skipped = [], []
+    count = 0
+
+    def full(m):
+        nonlocal count
+        tok = m.group(0)
+        core = tok.rstrip(TRAIL)
+        trail = tok[len(core):]
+        if is_new(core, known) and core not in moves:
+            return tok
+        new = resolve(core.rstrip("/"), moves)
+        if new is None:
+            unresolved.append(core)
+            return tok
+        if core.endswith("/") and not new.endswith("/"):
+            new += "/"
+        if new != core:
+            count += 1
+        return new + trail
+
+    def shared(m):
+        nonlocal count
+        count += 1
+        new = shared_new(m)
+        return os.path.relpath(new, rel) if rel else new
+
+    text = TOKEN.sub(full, text)
+    text = SHARED.sub(shared, text)
+    if rel:
+        tops = {k.split("/")[1] for k in moves if k.count("/") >= 1 and k.startswith(rel + "/")}
+        prefix = rel.rstrip("/") + "/"
+
+        def relative(m):
+            nonlocal count
+            tok = m.group(0)
+            core = tok.rstrip(TRAIL)
+            trail = tok[len(core):]
+            first = core.split("/", 1)[0]
+            if core.startswith(("calibration/", "../", "/")) or first not in tops:
+                return tok
+            if re.fullmatch(r"raw\d", first):
+                skipped.append(core)
+                return tok
+            new = resolve(prefix + core.rstrip("/"), moves)
+            if new is None or not new.startswith(prefix):
+                return tok
+            new = new[len(prefix):] + ("/" if core.endswith("/") and not new.endswith("/") else "")
+            if new != core:
+                count += 1
+            return new + trail
+
+        # only mentions with a slash: a bare file name (`analyze.py`) may be another folder's
+        text = re.sub(r"(?<![\w./-])[\w.-]+/[\w./{},*-]*", relative, text)
+    return text, count, unresolved, skipped
+
+
+def main(argv):
+    check, rel, files = False, None, []
+    it = iter(argv)
+    for a in it:
+        if a == "--check":
+            check = True
+        elif a == "--relative-to":
+            rel = os.path.relpath(os.path.abspath(next(it)), ROOT)
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            files.append(a)
+    if not files:
+        print(__doc__, file=sys.stderr)
+        return 2
+    moves, known = load()
+    changed = 0
+    for f in files:
+        try:
+            text = open(f, encoding="utf-8").read()
+        except (UnicodeDecodeError, IsADirectoryError):
+            continue
+        new, n, unresolved, skipped = rewrite(text, moves, known, rel)
+        if n or unresolved or skipped:
+            line = f"{f}: {n} rewritten"
+            if unresolved:
+                line += "; unresolved: " + ", ".join(sorted(set(unresolved)))
+            if skipped:
+                line += "; left (raw1..raw6, resolve by hand): " + ", ".join(sorted(set(skipped)))
+            print(line)
+        if new != text:
+            changed += 1
+            if not check:
+                open(f, "w", encoding="utf-8").write(new)
+    print(f"{changed} file(s) {'would change' if check else 'changed'}")
+    return 1 if check and changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
