@@ -1,7 +1,7 @@
 #!/bin/bash
-# calibration/sample: transpose.ron N=4096 off, default (sampled: K = 12), --sample 1 (every
+# calibration/checks/sampled_timing: transpose.ron N=4096 off, default (sampled: K = 12), --sample 1 (every
 # block), --sample 4, alternated.
-# usage (from the repository root): calibration/sample/speed.sh WARPSIM_BINARY ROUNDS
+# usage (from the repository root): calibration/checks/sampled_timing/speed.sh WARPSIM_BINARY ROUNDS
 # prints one line per run: round, PAD, mode, wall seconds (speed.txt: 3 rounds, 2 threads)
 B=$1
 for r in $(seq 1 $2); do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Device outputs of run.sh -> the test fixtures of the classic kernels.
 
-    python3 calibration/classic/fixtures.py DIR      # DIR = the run's $OUT/classic
+    python3 calibration/draws/classic/fixtures.py DIR      # DIR = the run's $OUT/classic
 
 writes tests/fixtures/h200/classic_kernels.tsv (whole-kernel totals from ncu_totals.csv: shared
 load/store wavefronts, bank conflicts and instructions, cycles, time, main stalls) and
@@ -93,7 +93,7 @@ def source(d, k):
 
 def main():
     d = sys.argv[1]
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "h200")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "fixtures", "h200")
     open(os.path.join(root, "classic_kernels.tsv"), "w").write("\n".join(totals(d)) + "\n")
     src = ["kernel\taddress\tsass\texecutions\twavefronts\tideal_wavefronts\tthreads"]
     for k in KERNELS:

@@ -4,7 +4,7 @@
 # (shared wavefronts, bank conflicts and instructions, time, cycles, stall reasons) in one run,
 # and per kernel a SourceCounters report whose Source page (per SASS instruction: executions,
 # shared wavefronts, N-way conflicts, stall samples) goes to CSV.
-# Run from the repository root: `OUT=/some/dir bash calibration/classic/run.sh`; everything goes
+# Run from the repository root: `OUT=/some/dir bash calibration/draws/classic/run.sh`; everything goes
 # under $OUT (default ./out_classic) and is packed into $OUT/classic.tar.gz after every stage.
 # Whole campaign: about 3-4 minutes (budget 8).
 set -u

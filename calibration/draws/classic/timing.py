@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The classic kernels' time: warpsim's timing model against the H200's measurement.
 
-    python3 calibration/classic/timing.py [WARPSIM]     # default: target/release/warpsim
+    python3 calibration/draws/classic/timing.py [WARPSIM]     # default: target/release/warpsim
 
 runs every measured launch of tests/fixtures/h200/classic_kernels.tsv with the timing model on
 (`warpsim run … --format json --no-verify`, the default preset, H200) and writes
-calibration/classic/timing.tsv and the same as a Markdown table to timing.md and stdout: elapsed cycles
+calibration/draws/classic/timing.tsv and the same as a Markdown table to timing.md and stdout: elapsed cycles
 (gpc__cycles_elapsed.max), SM active cycles (sm__cycles_active.avg) and duration
 (gpu__time_duration.sum), measured and modelled, with modelled / measured, and beside them the
 issued warp instructions (smsp__inst_executed.sum, from raw/ncu_totals.csv). These kernels are
@@ -13,7 +13,7 @@ held-out data for the timing model: nothing in it was tuned to them.
 """
 import csv, json, os, subprocess, sys
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 PORTS = {"reduce_shfl": ("reduce_shfl", []), "scan_hillis_steele": ("scan_hillis_steele", []),
          "scan_blelloch": ("scan_blelloch", ["CF=0"]), "scan_blelloch_cf": ("scan_blelloch", ["CF=1"]),
          "stencil5": ("stencil5", []), "conv2d_tiled": ("conv2d_tiled", []),
@@ -24,7 +24,7 @@ COLS = [("elapsed_cycles", "elapsed cycles"), ("sm_active_cycles_avg", "SM activ
 
 
 def issued():
-    rows = list(csv.reader(open(os.path.join(ROOT, "calibration", "classic", "raw", "ncu_totals.csv"))))
+    rows = list(csv.reader(open(os.path.join(ROOT, "calibration", "draws", "classic", "raw", "ncu_totals.csv"))))
     hdr = next(r for r in rows if "Metric Name" in r)
     ik, im, iv = hdr.index("Kernel Name"), hdr.index("Metric Name"), hdr.index("Metric Value")
     return {r[ik].split("(")[0].strip(): float(r[iv].replace(",", "")) for r in rows
@@ -61,14 +61,14 @@ def main():
         stalls.append("| `%s` | " % f["name"] + ", ".join(
             "%s %.1f / %.1f" % (k, h200[k], t["stalls"].get(k, 0.0)) for k in top) + " |")
         md.append("| `%s` | " % f["name"] + " | ".join(cells) + " |")
-    open(os.path.join(ROOT, "calibration", "classic", "timing.tsv"), "w").write("\n".join(tsv) + "\n")
+    open(os.path.join(ROOT, "calibration", "draws", "classic", "timing.tsv"), "w").write("\n".join(tsv) + "\n")
     head = ["# Classic kernels: the timing model against the H200", "",
-            "Written by `python3 calibration/classic/timing.py` (measured: raw/ncu_totals.csv via",
+            "Written by `python3 calibration/draws/classic/timing.py` (measured: raw/ncu_totals.csv via",
             "tests/fixtures/h200/classic_kernels.tsv; modelled: `warpsim run`, preset H200). Held-out",
             "data for the timing model: nothing in it was tuned to these kernels.", ""]
     note = ["", "Stall reasons (Nsight's smsp__average_warps_issue_stalled_*_per_issue_active; the",
             "model's `timing.stalls`), reported only:", ""]
-    open(os.path.join(ROOT, "calibration", "classic", "timing.md"), "w").write("\n".join(head + md + note + stalls) + "\n")
+    open(os.path.join(ROOT, "calibration", "draws", "classic", "timing.md"), "w").write("\n".join(head + md + note + stalls) + "\n")
     print("\n".join(md))
 
 

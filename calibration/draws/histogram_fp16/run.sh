@@ -1,7 +1,7 @@
 #!/bin/bash
 # H200 campaign for the histogram and half-precision kernels (issue 14): build, SASS, run,
 # Nsight Compute shared-memory counters per kernel, and per-instruction counters from the
-# Source page. Run from the repository root: `bash calibration/kernels2/run.sh`; everything
+# Source page. Run from the repository root: `bash calibration/draws/histogram_fp16/run.sh`; everything
 # goes under $OUT (default ./out_kernels2). Whole campaign: about 2 minutes.
 set -u
 D=$(cd "$(dirname "$0")" && pwd)

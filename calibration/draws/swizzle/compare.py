@@ -1,29 +1,17 @@
 #!/usr/bin/env python3
-"""calibration/swizzle: the model's predictions against the H200 (raw/ncu*_1.csv and _2.csv:
+"""calibration/draws/swizzle: the model's predictions against the H200 (raw/ncu*_1.csv and _2.csv:
 elapsed and SM-active cycles the mean of two ncu runs, instructions from the first), and the
 instructions a swizzle adds (swizzled launch minus its unswizzled twin, per warp). Writes
 measured.tsv (both draws) for tests/timing.rs.
 
-    python3 calibration/swizzle/compare.py > compare.txt
+    python3 calibration/draws/swizzle/compare.py > compare.txt
 """
-import csv, math, os
+import csv, math, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RAW = os.path.join(HERE, "raw")
-
-
-def measured(path):
-    rows = [r for r in csv.reader(open(path)) if len(r) > 10]
-    ids = {}
-    for r in rows[1:]:
-        d = dict(zip(rows[0], r))
-        try:
-            v = float(d["Metric Value"].replace(",", ""))
-        except ValueError:
-            continue
-        if not math.isnan(v):
-            ids.setdefault(int(d["ID"]), {})[d["Metric Name"]] = v
-    return ids
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "lib"))
+from ncu import by_launch as measured  # noqa: E402
 
 
 def h200(prefix, launches):

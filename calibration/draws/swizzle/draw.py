@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""calibration/swizzle: launches drawn (seed 20261205) after the swizzle-address rule (two
+"""calibration/draws/swizzle: launches drawn (seed 20261205) after the swizzle-address rule (two
 integer instructions per access to an XOR-swizzled shared array) was fixed. Each swizzled
 launch comes with its unswizzled twin at the same N, so that the difference in issued
 instructions tests the rule directly. Writes launches.tsv: name, template, N, registers per
 thread (the model's --regs: any count up to 32 gives these blocks the same residency;
 ptxas -v's counts are in raw/ptxas.txt).
 
-    python3 calibration/swizzle/draw.py
+    python3 calibration/draws/swizzle/draw.py
 """
 import os, random
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""calibration/swizzle, second draw (seed 20261206): launches drawn after the hoisting rule (a
+"""calibration/draws/swizzle, second draw (seed 20261206): launches drawn after the hoisting rule (a
 swizzled address that depends only on thread indices and constant-loop counters is computed
 once per distinct iteration of those loops) was fixed from the first draw's matmuls. Kernels
 the rule was not taken from: swizzles of 2-element groups (transpose, transpose64), the
 matmul with As swizzled (and its twin), the transposed-A matmul with both tiles swizzled.
 Writes launches2.tsv (same columns as launches.tsv).
 
-    python3 calibration/swizzle/draw2.py
+    python3 calibration/draws/swizzle/draw2.py
 """
 from drawing import draw
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""calibration/swizzle, third draw (seed 20261207): launches drawn after the group rule (an
+"""calibration/draws/swizzle, third draw (seed 20261207): launches drawn after the group rule (an
 access to an array swizzled in groups of more than one element issues 4 address instructions,
 not 2) was fixed from the second draw's 2-element groups. Kernels it was not taken from:
 transposes swizzled in groups of 4 and 8, and sgemm4x4 with As swizzled in groups of 4 (with
 its unswizzled twin). Writes launches3.tsv (same columns as launches.tsv).
 
-    python3 calibration/swizzle/draw3.py
+    python3 calibration/draws/swizzle/draw3.py
 """
 from drawing import draw
 

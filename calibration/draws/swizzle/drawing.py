@@ -1,4 +1,4 @@
-"""calibration/swizzle: what draw2.py and draw3.py share: draw sizes for a table of templates
+"""calibration/draws/swizzle: what draw2.py and draw3.py share: draw sizes for a table of templates
 and write the launch list."""
 import os, random
 

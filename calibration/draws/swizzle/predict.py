@@ -1,31 +1,18 @@
 #!/usr/bin/env python3
-"""calibration/swizzle: warpsim's predictions for a launch list, written before the H200 ran
+"""calibration/draws/swizzle: warpsim's predictions for a launch list, written before the H200 ran
 them (model.tsv: launches.tsv with the first rule; model2.tsv: launches2.tsv with the second;
 model3.tsv: launches3.tsv with the third).
 
-    python3 calibration/swizzle/predict.py WARPSIM_BINARY OUT.tsv [launches2.tsv]
+    python3 calibration/draws/swizzle/predict.py WARPSIM_BINARY OUT.tsv [launches2.tsv]
 """
-import csv, json, os, re, subprocess, sys
+import csv, json, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "lib"))
+from common import ROOT  # noqa: E402
+from programs import program  # noqa: E402
+
 STALLS = ["barrier", "short_scoreboard", "mio_throttle", "long_scoreboard", "wait"]
-
-
-def program(name):
-    """The shipped program and defines that port a launch of swz.cu."""
-    swz = {"_xor": ["SWIZZLE=1"], "_g2": ["SWIZZLE=2"], "_g4": ["SWIZZLE=4"], "_g8": ["SWIZZLE=8"],
-           "_swzA": ["SWIZZLE=1"], "_swzAB": ["SWIZZLE=1", "SWIZZLE_B=1"], "_swz4": ["SWIZZLE=4"]}
-    tail = [v for k, v in swz.items() if name.endswith(k)]
-    tail = tail[0] if tail else []
-    m = re.match(r"transpose(64)?_n(\d+)_tile32x32", name)
-    if m:
-        return ("transpose_f64.ron" if m[1] else "transpose.ron"), ["N=" + m[2]] + tail
-    m = re.match(r"sgemm4x4_n(\d+)", name)
-    if m:
-        return "sgemm_4x4.ron", ["N=" + m[1]] + tail
-    m = re.match(r"matmul_n(\d+)_t(\d+)(_transA)?", name)
-    return "matmul.ron", ["N=" + m[1], "TILE=" + m[2]] + (["TRANS_A=1"] if m[3] else []) + tail
 
 
 def main():

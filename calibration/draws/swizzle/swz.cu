@@ -1,4 +1,4 @@
-// calibration/swizzle: the rule that an access to an XOR-swizzled shared array issues two
+// calibration/draws/swizzle: the rule that an access to an XOR-swizzled shared array issues two
 // integer instructions for its address (timing crate, trace.rs `SWIZZLE_ADDRESS`), fixed from
 // the SASS of transpose<0,true> (kernels.cu), tested on kernels it was not taken from:
 // transpose64 and the transposed-A matmul with XOR-swizzled tiles, and transpose<0,true> at

@@ -1,5 +1,5 @@
 // Whole kernels for ncu: the 7 launches of kernels_timing.tsv ("orig_*") and held-out launches
-// the timing model must not be tuned on ("ho_*"). kernels.cu is ../shared/h200/kernels.cu
+// the timing model must not be tuned on ("ho_*"). kernels.cu is calibration/sources/h200/kernels.cu
 // (= tests/fixtures/h200/kernels.cu) unchanged; reduce_k, vectors_k and divergence_k are CUDA
 // ports of programs/examples/{reduce,vectors,divergence}.ron (volatile shared memory, so every
 // shared access is one instruction as in the .ron).

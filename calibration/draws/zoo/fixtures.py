@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Device outputs of run.sh -> tests/fixtures/h200/zoo_kernels.tsv.
 
-    python3 calibration/zoo/fixtures.py calibration/zoo/raw
+    python3 calibration/draws/zoo/fixtures.py calibration/draws/zoo/raw
 
 One row per launch of zoo.cu's main(), named as its "launched NAME" line in run.txt (ncu's ID
 column follows the launch order): shared load/store/atomic wavefronts, bank conflicts and
@@ -53,7 +53,7 @@ def main():
         m = got[i]
         st = [fmt(m.get("smsp__average_warps_issue_stalled_%s_per_issue_active.ratio" % s)) for s in STALLS]
         out.append("\t".join([k] + [fmt(m.get(metric)) for _, metric in TOT] + st))
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "h200")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "fixtures", "h200")
     open(os.path.join(root, "zoo_kernels.tsv"), "w").write("\n".join(out) + "\n")
     print("\n".join(out))
 

@@ -1,17 +1,17 @@
 #!/bin/bash
-# H200 campaign for the zoo (calibration/zoo/zoo.cu + zoo_headers.cu): ordinary CUDA kernels
+# H200 campaign for the zoo (calibration/draws/zoo/zoo.cu + zoo_headers.cu): ordinary CUDA kernels
 # that warpsim's CUDA path was not built on. Builds zoo.cu with nvcc as the other campaigns do,
 # dumps the SASS, runs every launch of main() once, then Nsight Compute: per launch the shared
 # counters (wavefronts, bank conflicts, instructions for ld/st/atom), time and stall reasons; and
 # the Source page (per SASS instruction) of every launch in one CSV.
-# Run from the repository root: `OUT=/some/dir bash calibration/zoo/run.sh` (everything goes under
+# Run from the repository root: `OUT=/some/dir bash calibration/draws/zoo/run.sh` (everything goes under
 # $OUT/zoo, packed into $OUT/zoo.tar.gz after every stage). About 2-4 minutes.
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/out_zoo}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 W=$(mktemp -d); cd "$W" || exit 2
-mkdir -p zoo kernels2; cp "$D"/zoo.cu "$D"/zoo_headers.cu zoo/; cp "$D/../kernels2/common.h" kernels2/
+mkdir -p zoo histogram_fp16; cp "$D"/zoo.cu "$D"/zoo_headers.cu zoo/; cp "$D/../histogram_fp16/common.h" histogram_fp16/
 cd zoo
 START=$(date +%s)
 R=$OUT/zoo; mkdir -p "$R"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The zoo's time: warpsim's timing model against the H200 (tests/fixtures/h200/zoo_kernels.tsv).
 
-    WARPSIM_NVRTC=/path/libnvrtc.so.12 python3 calibration/zoo/timing.py [WARPSIM ...]
+    WARPSIM_NVRTC=/path/libnvrtc.so.12 python3 calibration/draws/zoo/timing.py [WARPSIM ...]
 
 runs each programs/cuda/zoo/*.ron launch (`warpsim run … --format json --no-verify`, preset
 H200) with each binary (default: target/release/warpsim) and prints, per binary, model / H200
@@ -10,7 +10,7 @@ mean |log ratio|. Held-out data for the timing model: nothing in it was tuned to
 """
 import csv, json, math, os, subprocess, sys
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 rows = list(csv.DictReader(open(os.path.join(ROOT, "tests/fixtures/h200/zoo_kernels.tsv")), delimiter="\t"))
 for b in sys.argv[1:] or [os.path.join(ROOT, "target/release/warpsim")]:
     r = {"elapsed_cycles": [], "sm_active_cycles_avg": []}

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""calibration/draw4: warpsim's predictions (model.tsv, written before the H200 ran the draw)
-against the H200 (raw/ncu_1.csv and raw/ncu_2.csv: two ncu runs, the median of the two taken
-where they differ), and the stamped transpose's barrier waits.
+"""The template draws: warpsim's predictions (DIR/model.tsv, written before the H200 ran the draw)
+against the H200 (DIR/raw/ncu_1.csv and raw/ncu_2.csv: two ncu runs, the mean of the two), and
+the stamped transpose's barrier waits; writes DIR/measured.tsv.
 
-    python3 calibration/draw4/compare.py [--dir DIR] [other_model.tsv ...]
+    python3 calibration/lib/template_draw/compare.py [--dir DIR] [other_model.tsv ...]
 
---dir DIR: another draw's folder laid out the same (calibration/draw5).
+--dir DIR: the draw's folder (calibration/draws/draw5); default draw4's. The raw files are not
+in the tree: calibration/lib/restore_raw.sh DIR brings them back (calibration/drive.py compare
+does it first).
 """
 import csv, glob, gzip, math, os, re, sys
 
-from ncu import measured
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import CAL  # noqa: E402
+from ncu import measured  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(CAL, "draws", "draw4")
 if sys.argv[1:2] == ["--dir"]:
     HERE = os.path.abspath(sys.argv[2])
     del sys.argv[1:3]

@@ -1,7 +1,7 @@
-// calibration/draw4: runs the launches of launches.tsv (kernels.cu's templates at random N,
-// drawn by draw.py after the DRAM-channel rule was fixed) for ncu, and `stamp`: the padded
-// transpose with per-warp clock64 stamps, L2 clean (written, then evicted by reading another
-// buffer), to see the spread of DRAM latency within a block under ncu-like conditions.
+// The template draws (written for draw4): runs the launches of a draw's launches.tsv (kernels.cu's
+// templates at random N, drawn by draw.py after the DRAM-channel rule was fixed) for ncu, and
+// `stamp`: the padded transpose with per-warp clock64 stamps, L2 clean (written, then evicted by
+// reading another buffer), to see the spread of DRAM latency within a block under ncu-like conditions.
 //
 // Usage: draw launches.tsv          (labels to stderr, "LAUNCH i name grid block")
 //        draw stamp N raw.csv       (3 launches; the last one's rows to raw.csv)

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""calibration/draw4: a fresh random set of whole-kernel launches, drawn (seed 20261204) after
-the DRAM-channel rule (192 channels, 256-byte interleave) was fixed, to test that the rule was
-not fitted. Writes launches.tsv: name, template, N, registers per thread (ptxas -v of the same
-templates in raw1/ptxas_heldout.txt; N is a run-time argument, so it does not change them).
+"""The template draws (calibration/draws/draw4 ... draw11): a fresh random set of whole-kernel
+launches of kernels.cu's templates, two random sizes each. Written for draw4 (seed 20261204,
+drawn after the DRAM-channel rule, 192 channels and a 256-byte interleave, was fixed, to test
+that the rule was not fitted). Writes launches.tsv: name, template, N, registers per thread
+(ptxas -v of the same templates in calibration/draws/whole_kernels/raw1/ptxas_heldout.txt; N is
+a run-time argument, so it does not change them).
 
-    python3 calibration/draw4/draw.py [SEED DIR]
+    python3 calibration/lib/template_draw/draw.py [SEED DIR]
 
-With SEED and DIR it draws another set the same way into DIR/launches.tsv (calibration/draw5:
+With SEED and DIR it draws another set the same way into DIR/launches.tsv (calibration/draws/draw5:
 seed 20261208, after the DRAM latency spread was fixed).
 """
 import os, random, sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SEED, OUT = (int(sys.argv[1]), sys.argv[2]) if len(sys.argv) > 2 else (20261204, HERE)
+DRAW4 = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "draws", "draw4")
+SEED, OUT = (int(sys.argv[1]), sys.argv[2]) if len(sys.argv) > 2 else (20261204, DRAW4)
 rng = random.Random(SEED)
 # template -> (name pattern, N step, N min, N max, regs)
 T = {
@@ -39,7 +41,7 @@ with open(os.path.join(OUT, "launches.tsv"), "w") as f:
     for r in rows:
         f.write("%s\t%s\t%d\t%d\n" % r)
 print("\n".join("%s\t%s\t%d\t%d" % r for r in rows))
-if OUT != HERE:
+if os.path.abspath(OUT) != DRAW4:
     # Another draw also stamps the padded transpose at three sizes of its own.
     sizes = sorted(n * 32 for n in random.Random(SEED + 1).sample(range(512 // 32, 4096 // 32 + 1), 3))
     with open(os.path.join(OUT, "stamp_sizes.txt"), "w") as f:

@@ -1,35 +1,23 @@
 #!/usr/bin/env python3
-"""calibration/draw4: warpsim's predictions for launches.tsv, written before the H200 ran them.
+"""The template draws: warpsim's predictions for a draw's launches.tsv, written before the H200
+ran them.
 
-    python3 calibration/draw4/predict.py WARPSIM_BINARY model.tsv [DIR]
+    python3 calibration/lib/template_draw/predict.py WARPSIM_BINARY model.tsv [DIR]
 
-DIR: another draw's folder (its launches.tsv), e.g. calibration/draw5.
+DIR: the draw's folder (its launches.tsv), e.g. calibration/draws/draw5; default draw4's.
 """
-import csv, json, os, re, subprocess, sys
+import csv, json, os, subprocess, sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import CAL, ROOT  # noqa: E402
+from programs import program  # noqa: E402
+
 STALLS = ["barrier", "short_scoreboard", "mio_throttle", "long_scoreboard", "lg_throttle", "drain"]
-
-
-def program(name):
-    """The shipped program and defines that port a launch of kernels.cu."""
-    m = re.match(r"transpose_n(\d+)_tile32x3(\d)(_xor)?$", name)
-    if m:
-        return "transpose.ron", ["N=" + m[1]] + (["PAD=1"] if m[2] == "3" else []) + (["SWIZZLE=1"] if m[3] else [])
-    m = re.match(r"transpose64_n(\d+)_tile32x3(\d)$", name)
-    if m:
-        return "transpose_f64.ron", ["N=" + m[1]] + (["PAD=1"] if m[2] == "3" else [])
-    m = re.match(r"matmul_n(\d+)_t(\d+)(_transA)?(_pad1)?$", name)
-    if m:
-        return "matmul.ron", ["N=" + m[1], "TILE=" + m[2]] + (["TRANS_A=1"] if m[3] else []) + (["PAD=1"] if m[4] else [])
-    m = re.match(r"sgemm4x4_n(\d+)(_pad4)?$", name)
-    return "sgemm_4x4.ron", ["N=" + m[1]] + (["PAD=4"] if m[2] else [])
 
 
 def main():
     binary, out = sys.argv[1], sys.argv[2]
-    where = sys.argv[3] if len(sys.argv) > 3 else HERE
+    where = sys.argv[3] if len(sys.argv) > 3 else os.path.join(CAL, "draws", "draw4")
     rows = list(csv.DictReader(open(os.path.join(where, "launches.tsv")), delimiter="\t"))
     with open(out, "w") as f:
         f.write("\t".join(["name", "elapsed_cycles", "sm_active_cycles_avg", "warp_cycles_per_issued_inst"]

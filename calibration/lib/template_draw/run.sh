@@ -1,13 +1,14 @@
 #!/bin/bash
-# H200 campaign for calibration/draw4 (run from the repository root: OUT=dir bash calibration/draw4/run.sh).
+# H200 campaign of a template draw (written for draw4; run from the repository root:
+# OUT=dir bash calibration/lib/template_draw/run.sh).
 # Builds draw.cu (ptxas -v, SASS), runs launches.tsv twice under Nsight Compute (cold caches,
 # unlocked clocks, as the other campaigns) and the stamped transpose at four sizes.
-# Another draw: DRAW=calibration/draw5 STAMP="N1 N2 ..." (its launches.tsv, results in $OUT/draw5).
+# Another draw: DRAW=calibration/draws/draw5 STAMP="N1 N2 ..." (its launches.tsv, results in $OUT/draw5).
 set -u
-DRAW=${DRAW:-calibration/draw4}; STAMP=${STAMP:-1024 1536 2048 4096}
+DRAW=${DRAW:-calibration/draws/draw4}; STAMP=${STAMP:-1024 1536 2048 4096}
 OUT=${OUT:-$PWD/out_draw4}; R=$OUT/$(basename "$DRAW"); mkdir -p "$R"
 export PATH=/usr/local/cuda/bin:$PATH
-W=$(mktemp -d); D=calibration/draw4
+W=$(mktemp -d); D=calibration/lib/template_draw
 nvcc -O3 -arch=sm_90 -Xptxas -v -o "$W/draw" $D/draw.cu > "$R/ptxas.txt" 2>&1 || { cat "$R/ptxas.txt"; exit 1; }
 cuobjdump -sass "$W/draw" > "$R/draw.sass"
 for n in $STAMP; do "$W/draw" stamp $n "$R/stamp_n$n.csv"; done > "$R/stamp.txt" 2>&1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs the DRAM latency probe on the device machine: bash calibration/dramlat/run.sh (OUT=dir)
+# Runs the DRAM latency probe on the device machine: bash calibration/probes/dram_latency/run.sh (OUT=dir)
 set -e
 cd "$(dirname "$0")"
 OUT=${OUT:-raw}

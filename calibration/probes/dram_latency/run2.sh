@@ -1,6 +1,6 @@
 #!/bin/bash
 # Second call (2026-12-02): the idle configurations with chains confined to 2, 16 and 1,024 MiB
-# of the buffer (OUT=dir bash calibration/dramlat/run2.sh): does a read's spread depend on the
+# of the buffer (OUT=dir bash calibration/probes/dram_latency/run2.sh): does a read's spread depend on the
 # distance between reads (the TLB) or is it the DRAM's own?
 set -e
 cd "$(dirname "$0")"

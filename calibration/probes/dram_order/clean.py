@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""calibration/dramorder: the probes with and without the memset's dirty lines in L2 (run_clean.sh
+"""calibration/probes/dram_order: the probes with and without the memset's dirty lines in L2 (run_clean.sh
 -> raw2/, run_clean2.sh -> raw3/, run_issue.sh -> raw4/, run_issue2.sh -> raw5/). Prints, for order.cu, the summary of summary.py; for
 sched/phases.cu (every SM's warps), per block place on its SM (1 = oldest) the mean over blocks
 of: data in (tD), stores left (tS - tD), a warp's wait for its block's last store (max tS - tS),
 the spread of the block's data (max - min tD) and of its stores (max - min tS), and |tS| differences
 between two warps of one sub-partition against two of different ones.
 
-    python3 calibration/dramorder/clean.py > calibration/dramorder/clean.txt
+    python3 calibration/probes/dram_order/clean.py > calibration/probes/dram_order/clean.txt
 """
 import collections, gzip, os, statistics as st, subprocess, sys
 

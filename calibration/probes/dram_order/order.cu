@@ -1,4 +1,4 @@
-// calibration/dramorder/order.cu: in which order the H200's DRAM serves a wave's burst of reads.
+// calibration/probes/dram_order/order.cu: in which order the H200's DRAM serves a wave's burst of reads.
 // One wave (132 x 8 blocks of 8 warps, as the transposes at 28 registers), a cold L2 (a 256 MiB
 // memset before each launch); each warp issues 4 loads of a 128-byte line and records, on lane 0,
 // its SM, its start (t0), its loads issued (tA) and its data in (tD), by clock64 of its SM.

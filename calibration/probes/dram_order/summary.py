@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""calibration/dramorder: from raw/order.txt.gz, per pattern and rep: the loads' latency (tD - tA)
+"""calibration/probes/dram_order: from raw/order.txt.gz, per pattern and rep: the loads' latency (tD - tA)
 over all warps (quantiles), the spread within a block (max - min over its 8 warps; quantiles over
 blocks), and how much of the latency the block's place on its SM (its order of arrival, 1-8)
 explains: the mean latency of each place.
 
-    python3 calibration/dramorder/summary.py > calibration/dramorder/summary.txt
-    python3 calibration/dramorder/summary.py calibration/dramorder/raw2/order_clean.txt.gz
+    python3 calibration/probes/dram_order/summary.py > calibration/probes/dram_order/summary.txt
+    python3 calibration/probes/dram_order/summary.py calibration/probes/dram_order/raw2/order_clean.txt.gz
 """
 import collections, gzip, os, statistics, sys
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""calibration/spread: per-block spread of the warps' load completion, from raw/raw_nN.csv.gz.
+"""calibration/probes/dram_spread: per-block spread of the warps' load completion, from raw/raw_nN.csv.gz.
 
-    python3 calibration/spread/analyze.py
+    python3 calibration/probes/dram_spread/analyze.py
 
 The kernel's own `barrier_wait` column is not a barrier wait: `BAR.SYNC.DEFER_BLOCKING` lets
 the clock read after it issue before the barrier releases (2 cycles for every warp). The wait

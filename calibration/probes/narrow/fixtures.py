@@ -5,7 +5,7 @@ narrow_heldout_{patterns.txt,measured.tsv} from probe_patterns.txt and measured*
 Trace op: `ld`/`st` for loads and stores (signedness stays in the name), `atom.OP.TYPE` /
 `red.OP.TYPE` for atomics; width from the PTX type."""
 import os
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../tests/fixtures/h200")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tests/fixtures/h200")
 pats = {l.split()[0]: (l.split()[1], l.split()[2:]) for l in open("probe_patterns.txt")}
 
 

@@ -34,7 +34,7 @@ def phases(active, width):
 
 
 def load_cost(active, offs, width):
-    """The 4/8/16-byte rule of ../../../shared/h200/README.md, plus 1/2-byte (one phase)."""
+    """The 4/8/16-byte rule of calibration/sources/h200/README.md, plus 1/2-byte (one phase)."""
     n = 32 if width <= 4 else 128 // width
     if width >= 8:
         for m in (1, 2):

@@ -8,7 +8,7 @@ one way: `u32` zero-extends (cvt.u32.u16), `s32` sign-extends, `f32` converts ha
 `st16` 2-byte global stores, `mixed` half f16->f32 and half u16->u32, `hadd2` pack + f16x2 add,
 `u8` bytes zero-extended; `m2x`/`m4x`: halves starting 2 bytes into the window.
 Run: python3 gen.py (in this folder); then on a machine with CUDA:
-  bash calibration/ptx/compare_sass.sh calibration/merge16/merge16.ptx
+  bash calibration/probes/ptxas_streams/compare_sass.sh calibration/probes/narrow_merge/merge16.ptx
 """
 head = """.version 8.5
 .target sm_90

@@ -1,7 +1,7 @@
 // Runs kernel `bit_ops` of tests/fixtures/ptx/bits.ptx on the GPU (driver API: the PTX as
 // it is, JIT-compiled) and prints outi (288 words) and outf (128 words) as hex, one per line,
 // for tests/ptx_bits.rs. Build: nvcc -o run_bits run_bits.cu -lcuda; run from the repository
-// root: ./run_bits tests/fixtures/ptx/bits.ptx > calibration/bits/h200.txt
+// root: ./run_bits tests/fixtures/ptx/bits.ptx > calibration/probes/ptx_bits/h200.txt
 #include <cuda.h>
 #include <cstdio>
 #include <cstdlib>

@@ -6,11 +6,11 @@
 # line per kernel: "stream matches SASS" or the first difference. Not run in CI; ships no NVIDIA
 # binary. Needs CUDA 12 or later on PATH or in /usr/local/cuda/bin, and python3.
 #
-#   bash calibration/ptx/compare_sass.sh [SRC[=STREAM] ...]
+#   bash calibration/probes/ptxas_streams/compare_sass.sh [SRC[=STREAM] ...]
 #
 # Run from the repository root. Default inputs: NVRTC's PTX of the classic kernels and of the
 # reference kernels, nvcc's PTX of the classic kernels (the measured build), and classic.cu
-# itself through nvcc, each against its stream in calibration/ptx/streams/. Everything goes
+# itself through nvcc, each against its stream in calibration/probes/ptxas_streams/streams/. Everything goes
 # under $OUT (default ./out_sass): <name>.sass, <name>.compare.txt, summary.txt. About a minute.
 set -u
 R=$(cd "$(dirname "$0")" && pwd)
@@ -19,9 +19,9 @@ export PATH=$PATH:/usr/local/cuda/bin
 S=$R/streams
 if [ $# -eq 0 ]; then
   set -- "programs/cuda/classic.ptx=$S/classic_nvrtc.stream" \
-         "calibration/classic/raw/classic.ptx=$S/classic_nvcc.stream" \
+         "tests/fixtures/h200/classic/classic.ptx=$S/classic_nvcc.stream" \
          "programs/cuda/kernels.ptx=$S/kernels_nvrtc.stream" \
-         "calibration/classic/classic.cu=$S/classic_nvcc.stream" \
+         "calibration/draws/classic/classic.cu=$S/classic_nvcc.stream" \
          "tests/fixtures/ptx/merge.ptx=tests/fixtures/ptx/merge_tests.stream" \
          "programs/cuda/kernels.cu=$S/kernels_nvrtc.stream" \
          "programs/cuda/histogram.ptx=$S/histogram_nvrtc.stream"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """CUDA source -> PTX with NVRTC, as nvcc -arch=sm_90 -lineinfo compiles device code.
 
-    python3 calibration/ptx/nvrtc_ptx.py IN.cu OUT.ptx [NAME_EXPRESSION ...] [-DNAME=VALUE ...]
+    python3 calibration/probes/ptxas_streams/nvrtc_ptx.py IN.cu OUT.ptx [NAME_EXPRESSION ...] [-DNAME=VALUE ...]
 
 Options passed to NVRTC: --gpu-architecture=compute_90 -lineinfo -std=c++17 (the flags of the
-H200 campaigns, calibration/classic/run.sh: nvcc -O3 -arch=sm_90 -lineinfo -std=c++17; NVRTC
+H200 campaigns, calibration/draws/classic/run.sh: nvcc -O3 -arch=sm_90 -lineinfo -std=c++17; NVRTC
 optimises device code as nvcc does by default). Host code must be guarded by
 `#ifndef __CUDACC_RTC__`. Name expressions (`"transpose<0,false>"`) instantiate templates;
 `extern "C"` kernels need none. The PTX's `.file 1` names the source by its base name.

@@ -5,7 +5,7 @@ its LDS while both flood, and after sub-partition 0's last LDS: how many of sub-
 next LDS come ~64 cycles apart (one of every two departures) before they come ~32 apart. The
 last 4 stamps of a warp are left out: ptxas reads them after its last LDS (raw/share.sass.gz).
 
-    python3 calibration/share/analyze.py raw/share.txt.gz
+    python3 calibration/probes/queue_share/analyze.py raw/share.txt.gz
 """
 import collections, gzip, statistics as st, sys
 

@@ -6,7 +6,7 @@ release to its first shared load's issue (the end of its spin: the first `mio_th
 the loads come back in order) and to the end of its last one (all 32 loads back: share.cu's
 `end` clock).
 
-    python3 calibration/share/model_share.py BIN SPIN [one|two]
+    python3 calibration/probes/queue_share/model_share.py BIN SPIN [one|two]
 
 With `one` or `two`, warp 2's row is its timed load: first = its issue, end = its data used.
 """

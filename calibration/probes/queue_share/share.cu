@@ -1,4 +1,4 @@
-// calibration/share/share.cu: when one sub-partition floods the memory queue first and another
+// calibration/probes/queue_share/share.cu: when one sub-partition floods the memory queue first and another
 // joins later, how do the two share the SM-wide stage? The queue holds ~9 instructions a
 // sub-partition and ~20 more SM-wide (section 1). One block of 12 warps a SM (warp w on
 // sub-partition w % 4). Warps 0, 4, 8 (sub-partition 0) issue 32 independent 32-way conflicted

@@ -3,7 +3,7 @@
 warps of: first LDS issued, last LDS issued, end (all data back), cycles from the block's t0;
 and the share of sub-partition 1 among LDS issued between its 10th and sub-partition 0's last.
 
-    python3 calibration/share/summary.py raw/share.txt
+    python3 calibration/probes/queue_share/summary.py raw/share.txt
 """
 import collections, statistics as st, sys
 

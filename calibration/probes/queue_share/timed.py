@@ -2,12 +2,15 @@
 """`share timed` → per K (sub-partitions flooding) and T: the timed load's issue-to-use, p10 /
 p50 / p90 over SM-launches, and its issue (p50).
 
-    python3 calibration/share/timed.py raw/timed.txt
+    python3 calibration/probes/queue_share/timed.py raw/timed.txt
 """
-import collections, sys
+import collections, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (large raw files are kept gzipped)
 
 d = collections.defaultdict(list)
-for line in open(sys.argv[1]):
+for line in open_text(sys.argv[1]):
     t = line.split()
     if t[0] == "timed":
         d[(int(t[1]), int(t[2]))].append((int(t[5]), int(t[6]) - int(t[5])))

@@ -1,5 +1,5 @@
-// calibration/arb/arb.cu: how an SM's memory queue shares itself among its sub-partitions when a
-// flood of 32-way conflicted shared loads fills it. In the naive transpose (calibration/dramorder/
+// calibration/probes/queue_turns/arb.cu: how an SM's memory queue shares itself among its sub-partitions when a
+// flood of 32-way conflicted shared loads fills it. In the naive transpose (calibration/probes/dram_order/
 // clean.txt) the warps of a young block get their shared stores into the flooded queue per
 // sub-partition, ~1,100 cycles apart from one sub-partition to another, while the model lets the
 // four in together. Two modes, one launch per SM-sized grid (132 blocks or 264), 3 reps each:

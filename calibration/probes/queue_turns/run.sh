@@ -1,8 +1,8 @@
 #!/bin/bash
-# calibration/arb on the H200, from the repository root: the SASS and raw/*.txt.gz.
+# calibration/probes/queue_turns on the H200, from the repository root: the SASS and raw/*.txt.gz.
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/arb}; mkdir -p "$O"
-nvcc -O3 -arch=sm_90 -o /tmp/arb calibration/arb/arb.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
+nvcc -O3 -arch=sm_90 -o /tmp/arb calibration/probes/queue_turns/arb.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
 cuobjdump -sass /tmp/arb | gzip > "$O/arb.sass.gz"
 cuobjdump -sass /tmp/arb | grep -cE "LDS|STS|CS2R|S2R" 
 for w in 4 8 16; do /tmp/arb rr $w; done | gzip > "$O/rr.txt.gz"; echo "rr rc $?"

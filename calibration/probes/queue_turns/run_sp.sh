@@ -1,8 +1,8 @@
 #!/bin/bash
-# calibration/arb, second call: `arb sp 0` and `arb sp 1` (raw/sp.txt), the SASS (raw/sp.sass.gz).
+# calibration/probes/queue_turns, second call: `arb sp 0` and `arb sp 1` (raw/sp.txt), the SASS (raw/sp.sass.gz).
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/arb}; mkdir -p "$O"
-nvcc -O3 -arch=sm_90 -o /tmp/arb calibration/arb/arb.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
+nvcc -O3 -arch=sm_90 -o /tmp/arb calibration/probes/queue_turns/arb.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
 cuobjdump -sass /tmp/arb | gzip > "$O/sp.sass.gz"
 for m in 0 1; do /tmp/arb sp $m; done > "$O/sp.txt"; echo "sp rc $?"
 cuobjdump -sass /tmp/arb | awk '/Function : _Z3spq/,/EXIT/' | grep -E "LDS|CS2R|FADD|BRA|BAR" | head -40

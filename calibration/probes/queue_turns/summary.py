@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""calibration/arb: raw/rr.txt.gz and raw/young.txt.gz (arb.cu). rr: once the queue is full,
+"""calibration/probes/queue_turns: raw/rr.txt.gz and raw/young.txt.gz (arb.cu). rr: once the queue is full,
 the cycles between a warp's consecutive LDS issues (median over warps and SMs: W warps each
 waiting its turn, 32 cycles a 32-way load on two servers, predict 32 W), whether the order
 in which the warps take their turns repeats round after round, and how many LDS each warp had
@@ -7,9 +7,12 @@ issued before the first longer gap (not the queue's depth: calibration/README.md
 fourth shared store, |difference| between two warps of one sub-partition and of two, and its
 spread over the block (p50 over SMs and reps).
 
-    python3 calibration/arb/summary.py > calibration/arb/summary.txt
+    python3 calibration/probes/queue_turns/summary.py > calibration/probes/queue_turns/summary.txt
 """
-import collections, gzip, os, statistics as st
+import collections, gzip, os, statistics as st, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (large raw files are kept gzipped)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rr = collections.defaultdict(dict)
@@ -57,7 +60,7 @@ for delay in (1500, 4000):
 # (sub-partitions 1-3), spinning 800, 1,200, 1,600 cycles first, while sub-partition 0 alone
 # (mode 0) or every sub-partition (mode 1) floods.
 sp = collections.defaultdict(list)
-for line in open(os.path.join(HERE, "raw", "sp.txt")):
+for line in open_text(os.path.join(HERE, "raw", "sp.txt")):
     t = line.split()
     sp[(int(t[1]), int(t[4]))].append(int(t[6]) - int(t[5]))
 for (mode, w), v in sorted(sp.items()):

@@ -1,4 +1,4 @@
-// calibration/sched/flood.cu: what a flood of 32-way conflicted shared loads does to other warps'
+// calibration/probes/scheduler/flood.cu: what a flood of 32-way conflicted shared loads does to other warps'
 // memory instructions. One block per SM of 16 warps: warps 0-7 (two per sub-partition) flood the
 // shared pipe (FLOOD conflicted LDS each, 32 wavefronts apiece) after spinning SPIN cycles; warps
 // 8-15 meanwhile time, from one clock read to the next:

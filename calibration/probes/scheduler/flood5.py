@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""calibration/sched: section 18's check from raw/flood5.txt (flood.cu's `dram` mode): eight
+"""calibration/probes/scheduler: section 18's check from raw/flood5.txt (flood.cu's `dram` mode): eight
 timed warps' lines come back from DRAM inside a flood of WAYS-way conflicted shared loads. Per
 rep, the eight load-to-use times sorted, paired (2k, 2k+1), and the steps between the pairs'
 means; the rule (one line per server between two instructions, two servers) predicts pairs a
 step of 2 x WAYS cycles apart.
 
-    python3 calibration/sched/flood5.py > calibration/sched/flood5_summary.txt
+    python3 calibration/probes/scheduler/flood5.py > calibration/probes/scheduler/flood5_summary.txt
 """
-import collections, os, statistics
+import collections, os, statistics, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (large raw files are kept gzipped)
 
 RAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw", "flood5.txt")
 d = collections.defaultdict(list)
-for line in open(RAW):
+for line in open_text(RAW):
     f = line.split()
     d[(int(f[1]), int(f[3]), int(f[6]))].append(int(f[f.index("load") + 1]))
 for ways in (32, 16, 8):

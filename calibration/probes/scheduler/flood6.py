@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""calibration/sched: section 18's L1 question from raw/flood6.txt (flood.cu's `dram_ca` mode):
+"""calibration/probes/scheduler: section 18's L1 question from raw/flood6.txt (flood.cu's `dram_ca` mode):
 eight lines from DRAM inside a 32-way flood, loaded with ld.global.ca (allocating in L1) and
 .cg; per rep the sorted load-to-use times, the steps between pairs, and how late the last line
 is against the median without the flood.
 
-    python3 calibration/sched/flood6.py > calibration/sched/flood6_summary.txt
+    python3 calibration/probes/scheduler/flood6.py > calibration/probes/scheduler/flood6_summary.txt
 """
-import collections, os, statistics
+import collections, os, statistics, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (large raw files are kept gzipped)
 
 RAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw", "flood6.txt")
 d = collections.defaultdict(list)
-for line in open(RAW):
+for line in open_text(RAW):
     f = line.split()
     d[(f[0], int(f[2]), int(f[5]))].append(int(f[f.index("load") + 1]))
 for kind in ("cg", "ca"):

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The model's rows of section 17's phase table (and of calibration/dramorder/clean.txt): per
+"""The model's rows of section 17's phase table (and of calibration/probes/dram_order/clean.txt): per
 block on SM 0 (oldest first), over its warps: the mean of cycles from the SM's first block's
 dispatch to the warp's loaded data (the end of its last `long_scoreboard` before the barrier), then
 to its barrier arrival (its stores issued); the mean wait at the barrier (its span); the spread
 of the block's data and of its arrivals (max - min); the mean |arrival difference| of two warps of
 one sub-partition (slot % 4) and of two of different ones.
 
-    python3 calibration/sched/model_phases.py BIN [PAD]
+    python3 calibration/probes/scheduler/model_phases.py BIN [PAD]
 """
 import collections, json, statistics, subprocess, sys, tempfile
 

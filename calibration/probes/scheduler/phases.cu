@@ -1,4 +1,4 @@
-// calibration/sched/phases.cu: where the naive transpose's warps spend their time on the H200, one
+// calibration/probes/scheduler/phases.cu: where the naive transpose's warps spend their time on the H200, one
 // clock read between each step: transpose<PAD,false> of ../kernels.cu (n = 1024, grid 32x32,
 // block 32x8) with its global loads and shared stores written as PTX so that the clock reads stay
 // between them. Per warp (lane 0): t0 at start; tA after issuing its 4 global loads; tD when all

@@ -1,6 +1,6 @@
 #!/bin/bash
-# calibration/sched: the warp scheduler's policy from per-warp clocks (sched.cu), plus the probes'
-# SASS. Run on the device machine from the repository root: bash calibration/sched/run.sh
+# calibration/probes/scheduler: the warp scheduler's policy from per-warp clocks (sched.cu), plus the probes'
+# SASS. Run on the device machine from the repository root: bash calibration/probes/scheduler/run.sh
 # (raw/clocks.txt and clocks_long.txt came from the first version of sched.cu, without the
 # multi-block configurations and tr, whose mm lines its dump dropped; raw/clocks2.txt, ncu.csv and
 # sched.sass.gz from this one; raw/flood.txt from flood.cu before its swap setting, flood2.txt

@@ -1,13 +1,13 @@
 #!/bin/bash
-# calibration/sched, section 18's check (after the rule was fixed): flood.cu's DRAM lines under
+# calibration/probes/scheduler, section 18's check (after the rule was fixed): flood.cu's DRAM lines under
 # floods of 8-, 16- and 32-way conflicted loads (raw/flood5.txt, flood5.sass.gz), and draw10
-# (calibration/draw4/run.sh). Run on the device machine from the repository root.
+# (calibration/lib/template_draw/run.sh). Run on the device machine from the repository root.
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/land}; mkdir -p "$O"
-nvcc -O3 -arch=sm_90 -o /tmp/flood calibration/sched/flood.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
+nvcc -O3 -arch=sm_90 -o /tmp/flood calibration/probes/scheduler/flood.cu > "$O/build.txt" 2>&1 || { cat "$O/build.txt"; exit 1; }
 cuobjdump -sass /tmp/flood | gzip > "$O/flood5.sass.gz"
 /tmp/flood dram > "$O/flood5.txt"; echo "flood rc $?"
-DRAW=calibration/draw10 STAMP=" " OUT="$O" bash calibration/draw4/run.sh; echo "draw rc $?"
+DRAW=calibration/draws/draw10 STAMP=" " OUT="$O" bash calibration/lib/template_draw/run.sh; echo "draw rc $?"
 ls -la "$O" "$O/draw10"
 # The rule's prediction, written before this ran (the unit test data_coming_back_in_a_flood_...
 # at 32 ways: losses 64 60 120 116 178 178 240 240): eight lines land in pairs, a step of one

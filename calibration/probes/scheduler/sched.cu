@@ -1,4 +1,4 @@
-// calibration/sched: which warp a sub-partition issues when several are ready (the warp
+// calibration/probes/scheduler: which warp a sub-partition issues when several are ready (the warp
 // scheduler's policy), read from per-warp clocks on one SM. One block per SM (grid = 132 or
 // fewer), a block of W warps = W/4 warps per sub-partition (warp w on sub-partition w % 4).
 //   (and with 2 blocks of 16 warps, 4 blocks of 8 warps per SM)

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""calibration/sched: the tables of calibration/README.md section 17 from raw/.
+"""calibration/probes/scheduler: the tables of calibration/README.md section 17 from raw/.
 
-    python3 calibration/sched/summary.py > calibration/sched/summary.txt
+    python3 calibration/probes/scheduler/summary.py > calibration/probes/scheduler/summary.txt
 """
-import collections, os
+import collections, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (large raw files are kept gzipped)
 
 RAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw")
 
@@ -11,7 +14,7 @@ RAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw")
 def sections(path, kinds):
     """{header: [fields of each line]} for the lines of `kinds`, under each '# rep ...' header."""
     out, cur = collections.defaultdict(list), None
-    for line in open(os.path.join(RAW, path)):
+    for line in open_text(os.path.join(RAW, path)):
         if line.startswith("#"):
             cur = line[2:].strip()
         elif line.split()[0] in kinds:
@@ -55,7 +58,7 @@ def mm(path):
 def flood(path):
     print(f"== {path}: mean cycles over the 8 timed warps, rep 0")
     acc = collections.defaultdict(list)
-    for line in open(os.path.join(RAW, path)):
+    for line in open_text(os.path.join(RAW, path)):
         f = line.split()
         if f[1] != "0":
             continue

@@ -9,7 +9,7 @@ atomicAdd(&x, 1u) (ATOMS.POPC.INC.32), `red.sub.u32` for atomicSub (ATOMS.ADD of
 for a used atomicAdd(&x, 1u), the 64-bit and half forms by their PTX names."""
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "../../tests/fixtures/h200")
+OUT = os.path.join(HERE, "../../../tests/fixtures/h200")
 pats = {l.split()[0]: (l.split()[1], l.split()[2:]) for l in open(os.path.join(HERE, "probe_patterns.txt"))}
 
 OPS = {

@@ -1,4 +1,4 @@
-// Single-warp probes of the shared atomics CUDA C emits that calibration/narrow/ (inline PTX)
+// Single-warp probes of the shared atomics CUDA C emits that calibration/probes/narrow/ (inline PTX)
 // did not reach (issue 14, second campaign): atomicAdd(&s[x], 1u) with the result unused (ptxas:
 // ATOMS.POPC.INC.32, warp-aggregated), atomicSub(.., 1u), atomicInc/Dec unused, every 64-bit
 // atomic on unsigned long long, f16x2 / bf16x2 / f16 / f64 adds, f32 add unused.

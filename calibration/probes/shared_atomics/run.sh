@@ -1,8 +1,8 @@
 #!/bin/bash
-# The whole H200 campaign of calibration/atomics2 in one call (about 4-6 minutes): build, SASS
+# The whole H200 campaign of calibration/probes/shared_atomics in one call (about 4-6 minutes): build, SASS
 # (per probe kernel, the shared/atomic instructions ptxas emitted), functional results (`val`),
 # Nsight Compute counters of every pattern (`one`, chunks of 100 launches), clock64 throughput.
-# Run from the repository root: `bash calibration/atomics2/run.sh`; everything goes under $OUT.
+# Run from the repository root: `bash calibration/probes/shared_atomics/run.sh`; everything goes under $OUT.
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/out_atomics2}; mkdir -p "$OUT"
