@@ -2,17 +2,16 @@
 """Summary of compare.py's table by waves: sampled against full (mean and largest |ratio - 1|)
 and each against the H200 (mean |log|, launches within 15%).
 
-    python3 calibration/sample/summary.py k4.tsv
+    python3 calibration/checks/sampled_timing/summary.py k4.tsv
 """
-import csv, math, re, sys
+import csv, math, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from programs import blocks_per_sm as per_sm  # noqa: E402
 
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 KEYS = ["elapsed_cycles", "sm_active_cycles_avg", "barrier", "short_scoreboard", "mio_throttle",
         "long_scoreboard", "lg_throttle", "drain"]
-
-
-def per_sm(name):
-    return 4 if name.startswith("sgemm") else 2 if "_t32" in name else 8
 
 
 def mean(a):

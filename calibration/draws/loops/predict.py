@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Loads in a loop vs straight-line loads: warpsim's prediction, written before the H200 runs.
 
-    python3 calibration/loops/predict.py [WARPSIM] [DRAW]   # default target/release/warpsim, 1
+    python3 calibration/draws/loops/predict.py [WARPSIM] [DRAW [OUT]]   # default target/release/warpsim, 1
 
 The rule under test (crates/timing/src/trace.rs): a PTX branch back (a loop ptxas keeps) stops
 the hoisting of loads, so a loop's loads wait for one another's iteration; straight-line loads
 overlap. Launches: the two of tests/timing.rs, then 12 drawn at random (seed 20261201, drawn
 after the rule was fixed). Writes configs.txt (kernel G B K, the H200 harness's input) and
 model.tsv (warpsim's elapsed and SM-active cycles, long-scoreboard stall per issue).
+
+A committed prediction is never overwritten (model.tsv was, after draw 1 ran; issue 36 restored
+it from e66c739 and kept the later file as model_redone_after_draw1.tsv): with the draw's model
+file already there, give OUT, a new file name, as the third argument.
 """
 import json, os, random, subprocess, sys
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 B = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "warpsim")
 DRAW = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 # Draw 2 (seed 20261202, 16 launches, files configs2.txt and model2.tsv) was drawn after the
@@ -30,7 +34,10 @@ for _ in range({1: 12, 2: 16}.get(DRAW, 0)):
                  rng.randint(2, 8) if k == "sum_loop" else 4))
 here = os.path.dirname(os.path.abspath(__file__))
 sfx = "" if DRAW == 1 else str(DRAW)
-with open(os.path.join(here, f"configs{sfx}.txt"), "w") as f, open(os.path.join(here, f"model{sfx}.tsv"), "w") as m:
+out = os.path.join(here, sys.argv[3] if len(sys.argv) > 3 else f"model{sfx}.tsv")
+if os.path.exists(out):
+    sys.exit(f"{out} exists: a prediction committed before its draw ran is kept; give another file name")
+with open(os.path.join(here, f"configs{sfx}.txt"), "w") as f, open(out, "w") as m:
     m.write("kernel\tgrid\tblock\tk\telapsed_cycles\tsm_active_cycles_avg\tstall_long_scoreboard\n")
     for k, g, b, kk in cfgs:
         f.write(f"{k} {g} {b} {kk}\n")

@@ -1,6 +1,6 @@
-// Runs the launches of calibration/loops/configs.txt ("kernel G B K" a line) of
+// Runs the launches of calibration/draws/loops/configs.txt ("kernel G B K" a line) of
 // tests/fixtures/ptx/loop_loads.ptx on the GPU (driver API: the PTX as it is, JIT-compiled),
-// one after the other, for Nsight Compute (calibration/loops/run.sh). x holds 8 x 4096 floats.
+// one after the other, for Nsight Compute (calibration/draws/loops/run.sh). x holds 8 x 4096 floats.
 // Build: nvcc -o run_loops run_loops.cu -lcuda; run from the repository root.
 #include <cuda.h>
 #include <cstdio>
