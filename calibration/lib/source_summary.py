@@ -8,10 +8,13 @@ barrier, mio, short_sb, long_sb, lg, wait, not_selected, selected, ...). Samples
 fixed interval per SM sub-partition, so a reason's share of a kernel's samples is its share of
 warp stall cycles.
 """
-import csv, sys
+import csv, os, sys
 
-lines = open(sys.argv[1]).read().split("\n")
-labels = [l.split("\t")[2] for l in open(sys.argv[2]) if l.startswith("LAUNCH")]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import open_text  # noqa: E402  (the Source pages are kept gzipped)
+
+lines = open_text(sys.argv[1]).read().split("\n")
+labels = [l.split("\t")[2] for l in open_text(sys.argv[2]) if l.startswith("LAUNCH")]
 blocks, cur = [], None
 for l in lines:
     if l.startswith('"Kernel Name"'):

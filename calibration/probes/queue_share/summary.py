@@ -5,10 +5,13 @@ and the share of sub-partition 1 among LDS issued between its 10th and sub-parti
 
     python3 calibration/probes/queue_share/summary.py raw/share.txt
 """
-import collections, statistics as st, sys
+import collections, os, statistics as st, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from common import open_text  # noqa: E402  (raw/share.txt is kept gzipped)
 
 runs = collections.defaultdict(dict)
-for line in open(sys.argv[1]):
+for line in open_text(sys.argv[1]):
     t = line.split()
     if t[0] != "share":
         continue
