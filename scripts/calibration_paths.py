@@ -20,16 +20,23 @@ is not: `analyze.py` may be another folder's). Mentions starting with
 share those names) and reported.
 --check: change nothing; list what would change and exit 1 if anything would.
 
+Left alone whatever the arguments: calibration/MOVES.tsv and raw.tsv, this file, and in
+calibration/ the recorded files (raw outputs, the .txt/.tsv/.csv tables the scripts wrote, whose
+command lines name the paths of their day, and sources/); a path after `:` (`59296a5:calibration/
+draw5/model.tsv`, a file in a commit) is never rewritten.
+
 Prints, per file, the number of rewrites and every mention of calibration/ it could not
 resolve (neither an old path nor a path of the new layout, in the tree or in raw.tsv).
 """
+import fnmatch
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = re.compile(r"(?<![\w/.])(?:\.\./)*shared/h200(?=[/`'\"\s)]|$)(?:/[\w.-]+)?")
-TOKEN = re.compile(r"(?<![\w-])calibration/[\w./{},*-]*")
+# not after `:`: `59296a5:calibration/...` names a file in a commit, which never moves
+TOKEN = re.compile(r"(?<![\w:-])calibration/[\w./{},*-]*")
 TRAIL = ".,;:"
 
 
@@ -48,8 +55,28 @@ def load():
     return moves, known
 
 
+def braces(pattern):
+    """`ncu_{1,2}.csv` -> [`ncu_1.csv`, `ncu_2.csv`] (one level, as the notes write them)."""
+    m = re.search(r"\{([^{}]*)\}", pattern)
+    if not m:
+        return [pattern]
+    return [x for alt in m.group(1).split(",") for x in braces(pattern[:m.start()] + alt + pattern[m.end():])]
+
+
 def resolve(path, moves):
-    """The new path of an old one by its longest leading part in the table, or None."""
+    """The new path of an old one by its longest leading part in the table, or None. A pattern
+    (`raw1/ncu_orig_rep{2,3}.csv`, `raw2/ncu_ho2*.csv`) is resolved by the files it matches,
+    which must all have moved to one folder (a folder split between campaigns: raw1, draw4)."""
+    if re.search(r"[{}*?]", path):
+        pats = braces(path)
+        hits = {o: n for o, n in moves.items() if any(fnmatch.fnmatchcase(o, p) for p in pats)}
+        dirs = {(os.path.dirname(o), os.path.dirname(n)) for o, n in hits.items()}
+        if len(dirs) == 1:
+            old_dir, new_dir = dirs.pop()
+            if path.startswith(old_dir + "/"):
+                return new_dir + path[len(old_dir):]
+        if len(dirs) > 1:
+            return None
     parts = path.split("/")
     for n in range(len(parts), 0, -1):
         head = "/".join(parts[:n])
@@ -62,6 +89,10 @@ def is_new(path, known):
     p = path.rstrip("/")
     if not p or p == "calibration":
         return True
+    if re.search(r"[{}*?]", p):
+        pats = braces(p)
+        return any(fnmatch.fnmatchcase(k, q) or k.startswith(q + "/") for k in known for q in pats) or any(
+            os.path.exists(os.path.join(ROOT, q)) for q in pats)
     if p in known or os.path.exists(os.path.join(ROOT, p)):
         return True
     return any(k.startswith(p + "/") for k in known)
@@ -129,6 +160,18 @@ def rewrite(text, moves, known, rel=None):
     return text, count, unresolved, skipped
 
 
+def recorded(f):
+    """Files left as they are: the tables themselves, this file's examples of old paths, and in
+    calibration/ what was recorded rather than written (raw outputs, the tables and texts the
+    scripts wrote, whose command lines name the paths of their day) and the copied sources."""
+    rel = os.path.relpath(os.path.abspath(f), ROOT)
+    if not rel.startswith("calibration" + os.sep):
+        return False
+    parts = rel.split(os.sep)
+    return (parts[1] == "sources" or any(p.startswith("raw") for p in parts[1:-1])
+            or os.path.splitext(rel)[1] in (".txt", ".tsv", ".csv", ".stream", ".json", ".gz", ".sass", ".ptx"))
+
+
 def main(argv):
     check, rel, files = False, None, []
     it = iter(argv)
@@ -147,7 +190,11 @@ def main(argv):
         return 2
     moves, known = load()
     changed = 0
+    own = {os.path.abspath(__file__), os.path.join(ROOT, "calibration", "MOVES.tsv"),
+           os.path.join(ROOT, "calibration", "raw.tsv")}
     for f in files:
+        if os.path.abspath(f) in own or recorded(f):
+            continue
         try:
             text = open(f, encoding="utf-8").read()
         except (UnicodeDecodeError, IsADirectoryError):
