@@ -36,3 +36,16 @@ def registers(path):
     """{launch ID: registers per thread} of the launches that ran (that have elapsed cycles)."""
     return {i: int(m["launch__registers_per_thread"]) for i, m in by_launch(path).items()
             if "gpc__cycles_elapsed.max" in m and "launch__registers_per_thread" in m}
+
+
+def number(s):
+    """One of Nsight's values as a float ("1,234.5" -> 1234.5), None if it is not a number."""
+    try:
+        return float(s.replace(",", "").strip())
+    except ValueError:
+        return None
+
+
+def cell(v):
+    """A value for a fixture table: an integer without decimals, else 2 decimals; "-" for none."""
+    return "-" if v is None else (str(int(v)) if float(v).is_integer() else "%.2f" % v)

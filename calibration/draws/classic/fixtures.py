@@ -13,6 +13,9 @@ all lanes (Nsight's totals, smsp__sass_inst_executed_op_shared_*, count only war
 """
 import csv, io, os, re, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from ncu import cell as fmt, number as num  # noqa: E402  (were copies in classic/ and zoo/)
+
 KERNELS = ["reduce_shfl", "scan_hillis_steele", "scan_blelloch", "scan_blelloch_cf", "stencil5",
            "conv2d_tiled", "softmax_row", "nbody_tile", "bitonic_sort_shared", "radix_split4"]
 TOT = [("ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
@@ -27,18 +30,6 @@ TOT = [("ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
 STALLS = ["barrier", "short_scoreboard", "mio_throttle", "long_scoreboard", "wait", "not_selected",
           "math_pipe_throttle", "dispatch_stall", "no_instruction", "drain", "lg_throttle", "selected",
           "branch_resolving"]
-
-
-def num(s):
-    s = s.replace(",", "").strip()
-    try:
-        return float(s)
-    except ValueError:
-        return None
-
-
-def fmt(v):
-    return str(int(v)) if v is not None and float(v).is_integer() else ("%.2f" % v if v is not None else "-")
 
 
 def totals(d):

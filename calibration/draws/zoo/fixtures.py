@@ -9,6 +9,9 @@ instructions (ncu's whole-kernel totals), then cycles, time and the main stall r
 """
 import csv, os, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "lib"))
+from ncu import cell as fmt, number as num  # noqa: E402  (were copies in classic/ and zoo/)
+
 TOT = [("ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
        ("ld_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
        ("ld_inst", "smsp__sass_inst_executed_op_shared_ld.sum"),
@@ -25,17 +28,6 @@ TOT = [("ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
        ("inst_executed", "smsp__inst_executed.sum")]
 STALLS = ["barrier", "short_scoreboard", "mio_throttle", "long_scoreboard", "wait", "not_selected",
           "math_pipe_throttle", "no_instruction", "selected"]
-
-
-def num(s):
-    try:
-        return float(s.replace(",", "").strip())
-    except ValueError:
-        return None
-
-
-def fmt(v):
-    return "-" if v is None else (str(int(v)) if float(v).is_integer() else "%.2f" % v)
 
 
 def main():
