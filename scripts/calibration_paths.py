@@ -20,7 +20,8 @@ is not: `analyze.py` may be another folder's). Mentions starting with
 share those names) and reported.
 --check: change nothing; list what would change and exit 1 if anything would.
 
-Left alone whatever the arguments: calibration/MOVES.tsv and raw.tsv, this file, and in
+Left alone whatever the arguments: calibration/MOVES.tsv and raw.tsv, this file, fuzz/corpus/
+(inputs, most named by their content's hash), and in
 calibration/ the recorded files (raw outputs, the .txt/.tsv/.csv tables the scripts wrote, whose
 command lines name the paths of their day, and sources/); a path after `:` (`59296a5:calibration/
 draw5/model.tsv`, a file in a commit) is never rewritten.
@@ -165,6 +166,8 @@ def recorded(f):
     calibration/ what was recorded rather than written (raw outputs, the tables and texts the
     scripts wrote, whose command lines name the paths of their day) and the copied sources."""
     rel = os.path.relpath(os.path.abspath(f), ROOT)
+    if rel.startswith(os.path.join("fuzz", "corpus") + os.sep):
+        return True  # fuzz inputs (most named by their content's hash): data, not prose
     if not rel.startswith("calibration" + os.sep):
         return False
     parts = rel.split(os.sep)
