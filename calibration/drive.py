@@ -44,6 +44,7 @@ A description file (TOML):
     results = "$OUT/draw5/* -> {dir}/raw/"
     [compare]
     run = [{cmd = "python3 ... --dir {dir}", output = "{dir}/compare.txt"}]
+    restore = ["calibration/draws/draw4"]  # other campaigns' raw outputs it reads
 
 Placeholders: {dir} the campaign's folder, {warpsim} the binary, {root} the repository, and in
 a staged call's `run` {stage}, the folder its files were copied into. Commands run from the
@@ -189,8 +190,8 @@ def cmd_compare(a):
     d = load(c).get("compare")
     if not d:
         sys.exit(f"drive: {c} has nothing to compare")
-    r = subprocess.run(["bash", os.path.join(CAL, "lib", "restore_raw.sh"), c], cwd=ROOT,
-                       capture_output=True, text=True)
+    r = subprocess.run(["bash", os.path.join(CAL, "lib", "restore_raw.sh"), c, *d.get("restore", [])],
+                       cwd=ROOT, capture_output=True, text=True)
     if r.returncode == 1:
         sys.exit("drive: restoring the raw outputs failed:\n" + r.stderr)
     print(r.stdout.strip() or "(no raw output of this campaign is out of the tree)")
