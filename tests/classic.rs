@@ -1,7 +1,7 @@
 //! The classic kernels of `programs/classic/` against the H200.
 //!
 //! `tests/fixtures/h200/classic_kernels.tsv` holds each kernel's shared-memory totals as Nsight
-//! Compute read them (calibration/classic/: CUDA source, script, raw outputs), and
+//! Compute read them (calibration/draws/classic/: CUDA source, script, raw outputs), and
 //! `classic_source.tsv` the per-instruction counts of the Source page: for every shared SASS
 //! instruction its executions, threads and wavefronts. Every port mirrors the SASS nvcc produced
 //! (merged `LDS.64`/`LDS.128`/`STS.64`, unrolled loops, values kept in registers), so its
@@ -196,7 +196,7 @@ fn classic_kernels_match_the_h200_per_instruction() {
 /// The timing model against the H200's measured time of every classic launch. These kernels are
 /// held-out data for the model (nothing in it was tuned to them). Elapsed cycles and duration are
 /// held within 25% of the H200's (they were 0.82 to 1.03 of it when this test was written); SM
-/// active cycles (0.72 to 1.50) are only reported, in `calibration/classic/timing.tsv` and the
+/// active cycles (0.72 to 1.50) are only reported, in `calibration/draws/classic/timing.tsv` and the
 /// README's classic section.
 #[test]
 fn classic_kernels_time_within_a_quarter_of_the_h200() {

@@ -243,7 +243,7 @@ fn narrow_widths_and_atomics() {
     let (w, _, out) = atom(&["--op", "red.add.f32", "tid*32"]);
     assert_eq!(w, 64);
     assert_eq!(total(&out, "trips (ATOMS executed)"), 32);
-    // calibration/atomics2: ATOMS.POPC.INC serves each address once (the grid shows `*4`:
+    // calibration/probes/shared_atomics: ATOMS.POPC.INC serves each address once (the grid shows `*4`:
     // four lanes on one address, one visit), the half loops.
     let (w, c, out) = atom(&["--op", "red.popc", "(tid%8)*32"]);
     assert_eq!((w, c), (8, 7));

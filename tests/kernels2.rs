@@ -1,8 +1,8 @@
 //! The histogram and half-precision kernels against the H200 (issue 14): whole-kernel shared
 //! counters — loads, stores and atomics, wavefronts, bank conflicts and SASS instructions
 //! executed — as Nsight Compute measured them (tests/fixtures/h200/kernels2.tsv, made by
-//! calibration/kernels2/run.sh and parse.py; origin in the fixtures' README), and the half
-//! kernels' outputs bit for bit against the H200's (calibration/kernels2/raw/dump/).
+//! calibration/draws/histogram_fp16/run.sh and parse.py; origin in the fixtures' README), and the half
+//! kernels' outputs bit for bit against the H200's (tests/fixtures/h200/histogram_fp16/dump/).
 
 use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
 use warpsim_interp::exec::{Config, Global, Stats, Verified};
@@ -103,14 +103,19 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
 }
 
 /// C of both half kernels equals the H200's bit for bit (fp16.cu dumps C's raw f16 bits,
-/// row-major, little-endian: `DUMP=dir ./fp16` in calibration/kernels2/run.sh).
+/// row-major, little-endian: `DUMP=dir ./fp16` in calibration/draws/histogram_fp16/run.sh).
 #[test]
 fn half_kernels_equal_the_h200_bit_for_bit() {
     for (program, dump) in [
         ("hgemm_tile.ron", "hgemm_tile_c.bin"),
         ("hgemm_tile_h.ron", "hgemm_tile_h_c.bin"),
     ] {
-        let want = std::fs::read(root().join("calibration/kernels2/raw/dump").join(dump)).unwrap();
+        let want = std::fs::read(
+            root()
+                .join("tests/fixtures/h200/histogram_fp16/dump")
+                .join(dump),
+        )
+        .unwrap();
         let got = final_bytes(program, "C");
         assert_eq!(got.len(), want.len(), "{program}: C's size");
         let differ: Vec<usize> = (0..want.len() / 2)
@@ -166,10 +171,12 @@ fn half_and_double_atomics_in_a_report() {
     assert_eq!(names, ["atom.add.f64", "atom.add.f16"]);
 }
 
-/// The Source page's shared instructions (calibration/kernels2/raw/source_KERNEL.csv), summed
+/// The Source page's shared instructions (tests/fixtures/h200/histogram_fp16/source_KERNEL.csv), summed
 /// per kind of access: (`ld`/`st`/`atom`, width) -> (instructions executed, wavefronts).
 fn source_classes(kernel: &str) -> std::collections::BTreeMap<(String, u64), (u64, u64)> {
-    let path = root().join(format!("calibration/kernels2/raw/source_{kernel}.csv"));
+    let path = root().join(format!(
+        "tests/fixtures/h200/histogram_fp16/source_{kernel}.csv"
+    ));
     let text = std::fs::read_to_string(path).unwrap();
     let split = |l: &str| -> Vec<String> {
         l.trim_matches('"')

@@ -314,9 +314,9 @@ fn cuda_without_nvrtc_says_how_to_install_it() {
     assert!(err.contains("pip install nvidia-cuda-nvrtc-cu12"), "{err}");
 }
 
-/// The classic kernels (calibration/classic/classic.cu) as `cuda:` launches: each loads, and
+/// The classic kernels (tests/fixtures/h200/classic/classic.cu) as `cuda:` launches: each loads, and
 /// NVRTC's PTX at run time is the checked-in programs/cuda/classic.ptx (made by
-/// calibration/ptx/nvrtc_ptx.py with the same options), so its counters are those of
+/// calibration/probes/ptxas_streams/nvrtc_ptx.py with the same options), so its counters are those of
 /// tests/ptx_classic.rs.
 #[test]
 fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
@@ -328,7 +328,7 @@ fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(tmp.join("classic")).unwrap();
     std::fs::copy(
-        root().join("calibration/classic/classic.cu"),
+        root().join("tests/fixtures/h200/classic/classic.cu"),
         tmp.join("classic.cu"),
     )
     .unwrap();
@@ -405,7 +405,7 @@ fn toolkit_headers(test: &str, dir: &PathBuf) -> bool {
     true
 }
 
-/// The half-precision kernels of calibration/kernels2/fp16.cu, compiled as they are (with
+/// The half-precision kernels of calibration/draws/histogram_fp16/fp16.cu, compiled as they are (with
 /// cuda_fp16.h) from programs/cuda/fp16/: all nine shared counters equal the H200's
 /// (tests/fixtures/h200/kernels2.tsv) and the runs verify. Without ptxas's merging of the
 /// four 2-byte loads of a row of `As` into one `LDS.64` (`--no-merge`) the loads differ.
@@ -491,7 +491,7 @@ fn cuda_missing_toolkit_header_says_how_to_install_it() {
 }
 
 /// C of both half kernels compiled from fp16.cu equals the H200's bit for bit (the dumps of
-/// calibration/kernels2/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
+/// calibration/draws/histogram_fp16/run.sh, as `kernels2::half_kernels_equal_the_h200_bit_for_bit` holds
 /// their RON ports to): every `__hfma`, conversion and 2-byte access of NVRTC's PTX as CUDA
 /// does it. In this process (the buffers are read back), with its own PTX cache.
 #[test]
@@ -506,8 +506,10 @@ fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
     std::env::set_var("WARPSIM_CACHE", &dir);
     warpsim_ptx::register();
     for k in ["hgemm_tile", "hgemm_tile_h"] {
-        let want =
-            std::fs::read(root().join(format!("calibration/kernels2/raw/dump/{k}_c.bin"))).unwrap();
+        let want = std::fs::read(
+            root().join(format!("tests/fixtures/h200/histogram_fp16/dump/{k}_c.bin")),
+        )
+        .unwrap();
         let got = crate::kernels2::final_bytes(&format!("cuda/fp16/{k}.ron"), "C");
         assert_eq!(got.len(), want.len(), "{k}: C's size");
         let differ = (0..want.len() / 2)

@@ -1,6 +1,6 @@
 //! The bit-field, permutation and special-function PTX instructions (`clz brev bfind bfe
 //! prmt copysign sin cos lg2`; tests/fixtures/ptx/bits.ptx, kernel `bit_ops`) against the
-//! H200's results of the same PTX (calibration/bits/h200.txt, from run_bits.cu): every integer
+//! H200's results of the same PTX (tests/fixtures/h200/ptx_bits/h200.txt, from run_bits.cu): every integer
 //! word equal, `copysign` equal, and the approximations (`sin.approx`, `cos.approx`,
 //! `lg2.approx`, which warpsim computes exactly rounded) within 2^-20 of the GPU's.
 
@@ -9,11 +9,12 @@ use crate::util::root;
 #[test]
 fn bit_operations_equal_the_h200() {
     warpsim_ptx::register();
-    let h200: Vec<u32> = std::fs::read_to_string(root().join("calibration/bits/h200.txt"))
-        .unwrap()
-        .lines()
-        .map(|l| u32::from_str_radix(l.trim(), 16).unwrap())
-        .collect();
+    let h200: Vec<u32> =
+        std::fs::read_to_string(root().join("tests/fixtures/h200/ptx_bits/h200.txt"))
+            .unwrap()
+            .lines()
+            .map(|l| u32::from_str_radix(l.trim(), 16).unwrap())
+            .collect();
     assert_eq!(h200.len(), 288 + 128);
     let words = |name: &str| -> Vec<u32> {
         crate::kernels2::final_bytes("../tests/fixtures/ptx/bit_ops.ron", name)

@@ -1,6 +1,6 @@
-//! The classic kernels (calibration/classic/classic.cu) through the PTX front end, against the
+//! The classic kernels (calibration/draws/classic/classic.cu) through the PTX front end, against the
 //! H200: NVRTC's PTX (programs/cuda/classic.ptx, launch files programs/cuda/classic/) and
-//! nvcc's own PTX of the measured build (calibration/classic/raw/classic.ptx, CUDA 13.0), each
+//! nvcc's own PTX of the measured build (tests/fixtures/h200/classic/classic.ptx, CUDA 13.0), each
 //! launch's six shared counters against tests/fixtures/h200/classic_kernels.tsv.
 
 use crate::util::{root, warpsim, LD_ST_COUNTERS as COUNTERS};
@@ -50,7 +50,7 @@ pub fn counters(path: &str, extra: &[&str]) -> (Vec<u64>, serde_json::Value) {
 fn nvcc_launch(kernel: &str) -> String {
     let text = std::fs::read_to_string(root().join(format!("programs/cuda/classic/{kernel}.ron")))
         .unwrap();
-    let ptx = root().join("calibration/classic/raw/classic.ptx");
+    let ptx = root().join("tests/fixtures/h200/classic/classic.ptx");
     let text = text.replace(
         "\"../classic.ptx\"",
         &format!("{:?}", ptx.to_str().unwrap()),
@@ -63,7 +63,7 @@ fn nvcc_launch(kernel: &str) -> String {
 }
 
 /// Kernels where nvcc merged shared accesses (LDS.64/LDS.128/STS.64 in
-/// calibration/classic/raw/classic.sass): with `--no-merge` their counters differ.
+/// calibration/draws/classic/raw/classic.sass.gz): with `--no-merge` their counters differ.
 const MERGED_BY_PTXAS: &[&str] = &[
     "reduce_shfl",
     "scan_blelloch",

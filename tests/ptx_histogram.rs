@@ -1,6 +1,6 @@
-//! The histogram kernels of calibration/kernels2/histogram.cu through NVRTC's PTX
+//! The histogram kernels of calibration/draws/histogram_fp16/histogram.cu through NVRTC's PTX
 //! (programs/cuda/histogram.ptx, launch files programs/cuda/histogram/), against the H200's
-//! Nsight Compute counters in calibration/kernels2/raw/ncu_histogram.csv.
+//! Nsight Compute counters in tests/fixtures/h200/histogram_fp16/ncu_histogram.csv.
 
 use crate::ptx_classic::counters;
 use crate::util::{root, SHARED_COUNTERS as NAMES};
@@ -8,8 +8,10 @@ use crate::util::{root, SHARED_COUNTERS as NAMES};
 /// The nine shared counters (ld, st, atom: wavefronts, bank conflicts, instructions) Nsight
 /// measured for `kernel`, in the order of `NAMES`.
 fn measured(kernel: &str) -> Vec<u64> {
-    let csv =
-        std::fs::read_to_string(root().join("calibration/kernels2/raw/ncu_histogram.csv")).unwrap();
+    let csv = std::fs::read_to_string(
+        root().join("tests/fixtures/h200/histogram_fp16/ncu_histogram.csv"),
+    )
+    .unwrap();
     let mut got = std::collections::HashMap::new();
     for line in csv.lines().filter(|l| l.starts_with('"')) {
         let f: Vec<&str> = line.split("\",\"").map(|x| x.trim_matches('"')).collect();

@@ -37,7 +37,7 @@ const KERNELS: &[(&str, &str, &[&str], &str)] = &[
 
 /// (kernel, metric) pairs the model does not meet today: none. The last, the naive
 /// transpose's `barrier` (8.9 against 13.7), went with the sub-partitions' own memory queues
-/// feeding the SM-wide stage in turn (calibration/share, calibration/README.md section 21):
+/// feeding the SM-wide stage in turn (calibration/probes/queue_share, calibration/README.md section 21):
 /// 10.3. Kept so that a new miss is named here and in the README, not loosened away.
 const KNOWN_MISSES: &[(&str, &str)] = &[];
 
@@ -141,11 +141,11 @@ fn measured(tsv: &str, name: &str) -> Vec<f64> {
 }
 
 /// The small launches of three fresh random draws, each drawn after a rule was fixed and
-/// predicted before the H200 ran it (calibration/draw4, seed 20261204, after the DRAM channels;
-/// calibration/draw5, seed 20261208, after the DRAM latency spread; calibration/draw7, seed
+/// predicted before the H200 ran it (calibration/draws/draw4, seed 20261204, after the DRAM channels;
+/// calibration/draws/draw5, seed 20261208, after the DRAM latency spread; calibration/draws/draw7, seed
 /// 20261210, after nvcc.rs's prologue and addresses): each within 15% of the H200 in elapsed
 /// and SM-active cycles (the mean of two ncu runs). The whole draws, 22 launches each, are
-/// `calibration/draw4/compare.py [--dir calibration/draw5]` (draw4: all 22 within 15% when
+/// `calibration/lib/template_draw/compare.py [--dir calibration/draws/draw5]` (draw4: all 22 within 15% when
 /// drawn; draw5: 21 and 21; draw7: 22 and 22).
 #[test]
 fn a_draw_made_after_the_rule_is_within_15_percent() {
@@ -225,7 +225,7 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
     // Outside 15% since a later rule, listed so that the list stays true (the test fails if one
     // comes back within): the DRAM latency spread made this 64-block matmul's elapsed cycles
     // 1.16x the H200's (0.97 before; each block waits for the slowest of its chunks); the
-    // scheduler's order (oldest block first, then the warp that waited longest: calibration/sched)
+    // scheduler's order (oldest block first, then the warp that waited longest: calibration/probes/scheduler)
     // took its SM-active cycles from 1.14x to 1.16x and the small swizzled transpose's from 1.137x
     // to 1.152x.
     const MISSES: &[(&str, &str)] = &[
@@ -235,7 +235,7 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
     ];
     let mut bad = Vec::new();
     for (draw, name, prog, defines, regs) in SMALL {
-        let row = measured(&format!("calibration/{draw}/measured.tsv"), name);
+        let row = measured(&format!("tests/fixtures/h200/{draw}/measured.tsv"), name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200) in [("elapsed_cycles", row[0]), ("sm_active_cycles_avg", row[1])] {
             let model = t[metric].as_f64().unwrap();
@@ -256,7 +256,7 @@ fn a_draw_made_after_the_rule_is_within_15_percent() {
 }
 
 /// The address arithmetic of XOR-swizzled shared accesses (`crates/timing/src/swizzle.rs`),
-/// against launches drawn after each rule was fixed (calibration/swizzle): the transposes'
+/// against launches drawn after each rule was fixed (calibration/draws/swizzle): the transposes'
 /// instruction counts within 6% (two per access: the XOR and the address; they matched exactly
 /// until `nvcc.rs`, when the IR's surplus of address arithmetic stood in for the prologue it
 /// lacked: now 59 a warp against the SASS's 62, as the unswizzled transpose issues 47 against
@@ -290,7 +290,7 @@ fn swizzled_addresses_cost_what_the_h200_issues() {
     ];
     let mut bad = Vec::new();
     for (name, prog, defines, regs, inst_tolerance) in SMALL {
-        let row = measured("calibration/swizzle/measured.tsv", name);
+        let row = measured("tests/fixtures/h200/swizzle/measured.tsv", name);
         let t = &run_json(prog, defines, &["--regs", regs, "--no-verify"])["timing"];
         for (metric, h200, tolerance) in [
             ("issued_warp_instructions", row[0], *inst_tolerance),
@@ -473,7 +473,7 @@ fn bad_gpu_file_points_at_the_line() {
     assert!(v["traceEvents"].as_array().unwrap().len() > 10);
 }
 
-/// Loads in a PTX loop are priced as ptxas compiles the loop (calibration/loops: its SASS and
+/// Loads in a PTX loop are priced as ptxas compiles the loop (calibration/draws/loops: its SASS and
 /// the H200's times): a counted loop (constant step) is unrolled by 4, remainder first, so 4
 /// iterations' loads overlap as straight-line loads do and 3 iterations wait for one another;
 /// a grid-stride loop (run-time step) is kept, and each iteration's load waits for the last.

@@ -1,8 +1,8 @@
-//! The zoo (calibration/zoo): 25 launches of ordinary CUDA kernels (CUDA samples' transposes,
+//! The zoo (calibration/draws/zoo): 25 launches of ordinary CUDA kernels (CUDA samples' transposes,
 //! reductions and matrixMul, GPU Gems' scan, cooperative groups, local arrays, a `__noinline__`
 //! helper, halves, bytes, doubles, float2/float4, an XOR swizzle), measured on the H200 and
 //! never used to build warpsim (tests/fixtures/h200/zoo_kernels.tsv, from
-//! calibration/zoo/fixtures.py). Each runs from `programs/cuda/zoo/NAME.ron` through NVRTC;
+//! calibration/draws/zoo/fixtures.py). Each runs from `programs/cuda/zoo/NAME.ron` through NVRTC;
 //! all nine shared-memory counters must equal the H200's and the run must verify, except the
 //! launches listed below with their reason. The lists must stay true: a launch that starts to
 //! run, or to match, fails the test until it is taken off its list.

@@ -1,4 +1,4 @@
-// The three kernels of calibration/kernels2/histogram.cu (measured on the H200; host code and
+// The three kernels of calibration/draws/histogram_fp16/histogram.cu (measured on the H200; host code and
 // common.h left out so NVRTC compiles it): NVRTC's PTX is histogram.ptx beside it.
 #define BINS 256
 

@@ -356,7 +356,7 @@ fn global_f16_add_keeps_the_other_half() {
 fn h200_returns(name: &str) -> Vec<u64> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../calibration/atomics2/values.tsv"
+        "/../../tests/fixtures/h200/shared_atomics/values.tsv"
     );
     let text = std::fs::read_to_string(path).unwrap();
     let line = text
@@ -479,7 +479,10 @@ const PROBES: [(&str, &str, &str, &str, usize); 6] = [
 
 #[test]
 fn every_probe_of_these_kinds_returns_and_leaves_what_the_h200_did() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/atomics2/");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/h200/shared_atomics/"
+    );
     let pats = std::fs::read_to_string(format!("{dir}probe_patterns.txt")).unwrap();
     let vals = std::fs::read_to_string(format!("{dir}values.tsv")).unwrap();
     let mut n = 0;

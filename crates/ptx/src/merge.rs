@@ -660,14 +660,13 @@ mod tests {
     }
 
     /// Every case of tests/fixtures/ptx/merge.ptx gives the stream recorded in
-    /// calibration/ptx/streams/merge_tests.stream (the file compare_sass.sh holds against
+    /// tests/fixtures/ptx/merge_tests.stream (the file compare_sass.sh holds against
     /// ptxas).
     #[test]
     fn hand_written_cases_give_the_recorded_streams() {
         let src = std::fs::read_to_string(root().join("tests/fixtures/ptx/merge.ptx")).unwrap();
         let want =
-            std::fs::read_to_string(root().join("calibration/ptx/streams/merge_tests.stream"))
-                .unwrap();
+            std::fs::read_to_string(root().join("tests/fixtures/ptx/merge_tests.stream")).unwrap();
         let m = crate::parse::parse(&src).unwrap();
         let mut got = String::new();
         for e in &m.entries {
@@ -676,7 +675,7 @@ mod tests {
             got.push_str(&format!("{}\t{}\n", e.name, stream(&merged.body).join(" ")));
         }
         if std::env::var_os("WARPSIM_BLESS").is_some() {
-            let p = root().join("calibration/ptx/streams/merge_tests.stream");
+            let p = root().join("tests/fixtures/ptx/merge_tests.stream");
             std::fs::write(p, &got).unwrap();
             return;
         }
@@ -684,12 +683,13 @@ mod tests {
     }
 
     /// The model's stream of each kernel of `ptx` against ptxas's in `sass` (both in
-    /// calibration/merge16): the mismatches, and how many kernels. With WARPSIM_PREDICT set,
-    /// writes the model's streams to `sass` with `.model` in its name instead.
+    /// tests/fixtures/ptx/merge16, copied from calibration/merge16): the mismatches, and how
+    /// many kernels. With WARPSIM_PREDICT set, writes the model's streams to `sass` with
+    /// `.model` in its name instead.
     /// `order`: whether the order must agree too (else the same accesses in any order: the
     /// scheduler's choice, which no counter depends on).
     fn against_ptxas(ptx: &str, sass: &str, order: bool) -> (Vec<String>, usize) {
-        let dir = root().join("calibration/merge16");
+        let dir = root().join("tests/fixtures/ptx/merge16");
         let src = std::fs::read_to_string(dir.join(ptx)).unwrap();
         let m = crate::parse::parse(&src).unwrap();
         let model = |name: &str| {
