@@ -106,56 +106,85 @@ def cp_kind(kind):
     return f[0], int(f[1]), "z" in f[2:]
 
 
-def _store_part(d, s, n, width, lanes):
-    """.ca's data stage: per phase, the most lane-words on one destination bank or on one
-    source bank (global byte address mod 128, the L1 line's bank), counted with multiplicity
-    (no merging: two lanes on one word are two). Source words: those of the n bytes read.
-    Returns (wf, phases with a lane in `lanes`)."""
-    g = _phase_lanes(width)
-    wf = ph = 0
-    for p0 in range(0, WARP, g):
-        ls = [l for l in range(p0, p0 + g) if l in lanes]
-        if not ls:
-            continue
-        ph += 1
-        db, sb = {}, {}
+# The rule's choices where the first call could not decide between equally fitting readings;
+# predict.py of the draw names each alternative by the option it changes.
+SPEC = {
+    "packing": "max",         # .ca phase cost: the most lane-words on one bank ("greedy": first-fit)
+    "src_words": "read",      # .ca source words: those of the src-size bytes ("width": all)
+    "sector_bound": "phase",  # a phase takes at least ceil(its sectors / 4) wavefronts
+                              # ("instr": the instruction at least ceil(sectors / 4); "none")
+    "hw_unit": "sectors",     # the hardware conflict ideal counts sectors / 4 ("lines": lines / 4)
+    "cg_key": "line",         # .cg groups by source line ("quarter": by quarter-warp)
+    "cg_winner": "last",      # .cg lanes on one destination: the highest lane's copy ("first")
+    "zfill_hw": "fill",       # .cg.z hardware store: the lanes reading < 16 bytes ("any": all
+                              # active lanes once one does)
+}
+
+
+def _lane_words(d, s, n, width, l, src_words):
+    db = [(d[l] // 4 + k) % 32 for k in range(width // 4)]
+    nb = width if src_words == "width" else n[l]
+    sb = [w % 32 for w in range(s[l] // 4, (s[l] + nb - 1) // 4 + 1)] if nb > 0 else []
+    return db, sb
+
+
+def _phase_cost(d, s, n, width, ls, packing, src_words, dest_only=False):
+    """A phase's bank cost: the most lane-words on one destination bank or on one source bank
+    (global byte address mod 128 / 4, the word's bank in the L1 line), counted with
+    multiplicity (no merging: two lanes on one word are two). dest_only: the destination side
+    alone (the zero-fill store)."""
+    if packing == "greedy":
+        waves = []
         for l in ls:
-            for k in range(width // 4):
-                b = (d[l] // 4 + k) % 32
-                db[b] = db.get(b, 0) + 1
-            if n[l] > 0:
-                for w in range(s[l] // 4, (s[l] + n[l] - 1) // 4 + 1):
-                    sb[w % 32] = sb.get(w % 32, 0) + 1
-        wf += max(max(db.values()), max(sb.values()) if sb else 0)
-    return wf, ph
+            db, sb = _lane_words(d, s, n, width, l, src_words)
+            db, sb = set(db), (set() if dest_only else set(sb))
+            for wv in waves:
+                if not (wv[0] & db) and not (wv[1] & sb):
+                    wv[0] |= db
+                    wv[1] |= sb
+                    break
+            else:
+                waves.append([db, sb])
+        return len(waves)
+    dc, sc = {}, {}
+    for l in ls:
+        db, sb = _lane_words(d, s, n, width, l, src_words)
+        for b in db:
+            dc[b] = dc.get(b, 0) + 1
+        if not dest_only:
+            for b in sb:
+                sc[b] = sc.get(b, 0) + 1
+    return max(max(dc.values()), max(sc.values()) if sc else 0)
 
 
 def _sectors(lanes, s, n):
     return len({b // 32 for l in lanes if n[l] > 0 for b in range(s[l], s[l] + n[l])})
 
 
-def cg_groups(d, s):
+def cg_groups(d, s, key="line", winner="last"):
     """.cg (LDGSTS.BYPASS): lanes on one destination merge (the highest lane's copy is the one
     done); the rest fall in groups of equal (source 128-byte line, destination 128-byte line,
     XOR mask = destination 16-byte chunk index ^ source chunk index inside their lines). One
     wavefront a group: a returned line goes into a destination line through one XOR of its
     chunks. Returns {key: [lanes]}."""
-    last = {}
+    keep = {}
     for l in range(WARP):
-        if d[l] >= 0:
-            last[d[l]] = l
+        if d[l] >= 0 and (winner == "last" or d[l] not in keep):
+            keep[d[l]] = l
     groups = {}
-    for dd, l in sorted(last.items(), key=lambda x: x[1]):
-        key = (s[l] // 128, dd // 128, ((dd % 128) // 16) ^ ((s[l] % 128) // 16))
-        groups.setdefault(key, []).append(l)
+    for dd, l in sorted(keep.items(), key=lambda x: x[1]):
+        first = s[l] // 128 if key == "line" else l // 8
+        k = (first, dd // 128, ((dd % 128) // 16) ^ ((s[l] % 128) // 16))
+        groups.setdefault(k, []).append(l)
     return groups
 
 
-def ldgsts(kind, d, s, size=None):
+def ldgsts(kind, d, s, size=None, **opt):
     """Counters of one cp.async (LDGSTS) warp instruction.
     kind: ca.4 ca.8 ca.16 cg.16, '.z' when the instruction has a src-size operand (ZFILL);
     d: shared destinations (-1: lane inactive), s: global source byte addresses, size: src-size
-    per lane (bytes read, the rest zero-filled; None: the width).
+    (bytes read, the rest zero-filled): None (the width), one number or one per lane.
+    opt: SPEC's options (the rule's defaults; alternatives for the draw).
     Returns {sass_wf, sass_bc, ideal, sectors, tags, hw_wf, hw_bc}:
       sass_wf/sass_bc  Source page op_ldgsts wavefronts / bank conflicts
       ideal            Source page "L1 Wavefronts Shared Ideal" (phases with an active lane);
@@ -165,41 +194,81 @@ def ldgsts(kind, d, s, size=None):
       hw_wf            what it adds to l1tex__data_pipe_lsu_wavefronts_mem_shared
       hw_bc            l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts
     Rule (first call, 128/128 launches on all five counters):
-      .ca: the store part over the active lanes (source and destination banks, see
-           _store_part); sass = hw; bc = wf - phases; sectors = distinct 32-byte source
-           sectors read; hw_bc = wf - max(phases, ceil(sectors / 4)).
+      .ca: per phase, the bank cost (_phase_cost), but at least ceil(the phase's sectors / 4)
+           (pre-registered for the draw: the first call never had a phase with more sectors
+           than 4x its bank cost; its hardware counter implies the bound); sass = hw;
+           sass_bc = wf - phases; hw_bc = wf - sum over phases of max(1, ceil(sectors / 4));
+           sectors = distinct 32-byte source sectors read.
       .cg: sass_wf = number of cg_groups, sass_bc = 0, nothing on the hardware counters;
            sectors = per group, the distinct source sectors read, summed.
-      .cg with src-size: plus a zero-fill store (the store part over all active lanes) on the
-           Source page (wf and its bc = wf - phases), and on the hardware counters only when a
-           lane reads less than 16 bytes (hw_bc = wf - max(phases, ceil(sectors / 4)))."""
+      .cg with src-size: plus a zero-fill store (the destination side over all active lanes) on
+           the Source page (wf and its bc = wf - phases), and on the hardware counters only for
+           the lanes that read less than 16 bytes (cost and ideal as .ca's, the sectors being
+           the groups' sectors of those lanes in the phase)."""
+    o = dict(SPEC, **opt)
     typ, w, z = cp_kind(kind)
     n = [w] * WARP if size is None else [size] * WARP if isinstance(size, int) else list(size)
     n = [min(max(x, 0), w) for x in n]
-    act = {l for l in range(WARP) if d[l] >= 0}
+    act = [l for l in range(WARP) if d[l] >= 0]
     if not act:
         return {"sass_wf": 0, "sass_bc": 0, "ideal": 0, "sectors": 0, "tags": 0, "hw_wf": 0, "hw_bc": 0}
+    g = _phase_lanes(w)
+    phases = [[l for l in act if p0 <= l < p0 + g] for p0 in range(0, WARP, g)]
+    phases = [ls for ls in phases if ls]
     tags = len({b // 128 for l in act if n[l] > 0 for b in (s[l], s[l] + n[l] - 1)})
+    unit = (lambda ls: len({s[l] // 128 for l in ls if n[l] > 0})) if o["hw_unit"] == "lines" else None
     if typ == "ca":
-        wf, ph = _store_part(d, s, n, w, act)
         sec = _sectors(act, s, n)
-        hwbc = wf - max(ph, -(-sec // 4))
-        return {"sass_wf": wf, "sass_bc": wf - ph, "ideal": ph, "sectors": sec, "tags": tags,
+        wf = hw_ideal = 0
+        for ls in phases:
+            sp = _sectors(ls, s, n)
+            c = _phase_cost(d, s, n, w, ls, o["packing"], o["src_words"])
+            if o["sector_bound"] == "phase":
+                c = max(c, -(-sp // 4))
+            wf += c
+            hw_ideal += max(1, -(-(unit(ls) if unit else sp) // 4))
+        if o["sector_bound"] == "instr":
+            wf = max(wf, -(-sec // 4))
+        if o["sector_bound"] != "phase":
+            hw_ideal = max(len(phases), -(-((unit(act) if unit else sec)) // 4))
+        hwbc = wf - hw_ideal
+        if o["sector_bound"] == "none":
+            hwbc = max(0, hwbc)
+        return {"sass_wf": wf, "sass_bc": wf - len(phases), "ideal": len(phases), "sectors": sec, "tags": tags,
                 "hw_wf": wf, "hw_bc": hwbc}
-    groups = cg_groups(d, s)
+    groups = cg_groups(d, s, o["cg_key"], o["cg_winner"])
     sec = sum(_sectors(ls, s, n) for ls in groups.values())
-    ideal = _store_part(d, s, [0] * WARP, w, act)[1]
-    r = {"sass_wf": len(groups), "sass_bc": 0, "ideal": ideal, "sectors": sec, "tags": tags,
+    r = {"sass_wf": len(groups), "sass_bc": 0, "ideal": len(phases), "sectors": sec, "tags": tags,
          "hw_wf": 0, "hw_bc": 0}
     if z:
-        zwf, zph = _store_part(d, s, [0] * WARP, w, act)
+        zwf = sum(_phase_cost(d, s, n, w, ls, o["packing"], o["src_words"], dest_only=True) for ls in phases)
         r["sass_wf"] += zwf
-        r["sass_bc"] = zwf - zph
-        fill = {l for l in act if n[l] < w}
+        r["sass_bc"] = zwf - len(phases)
+        fill = [l for l in act if n[l] < w]
         if fill:
-            fwf, fph = _store_part(d, s, [0] * WARP, w, fill)
+            if o["zfill_hw"] == "any":
+                fill = act
+            fwf = hw_ideal = nph = 0
+            for ls in phases:
+                fl = [l for l in ls if l in fill]
+                if not fl:
+                    continue
+                nph += 1
+                sp = sum(_sectors([l for l in gl if l in fl], s, n) for gl in groups.values())
+                if unit:
+                    sp_u = unit(fl)
+                c = _phase_cost(d, s, n, w, fl, o["packing"], o["src_words"], dest_only=True)
+                if o["sector_bound"] == "phase":
+                    c = max(c, -(-sp // 4))
+                fwf += c
+                hw_ideal += max(1, -(-(sp_u if unit else sp) // 4))
+            fsec = sum(_sectors([l for l in gl if l in fill], s, n) for gl in groups.values())
+            if o["sector_bound"] == "instr":
+                fwf = max(fwf, -(-fsec // 4))
+            if o["sector_bound"] != "phase":
+                hw_ideal = max(nph, -(-((unit(fill) if unit else fsec)) // 4))
             r["hw_wf"] = fwf
-            r["hw_bc"] = fwf - max(fph, -(-sec // 4))
+            r["hw_bc"] = fwf - hw_ideal if o["sector_bound"] != "none" else max(0, fwf - hw_ideal)
     return r
 
 
@@ -274,6 +343,10 @@ def _selftest():
     r = ldgsts("cg.16.z", [t * 128 for t in L], c16, 8)
     assert (r["sass_wf"], r["sass_bc"], r["hw_wf"], r["hw_bc"], r["sectors"]) == (64, 28, 32, 24, 32)
     assert ldgsts("cg.16.z", [t * 128 for t in L], c16, 16)["hw_wf"] == 0
+    # pre-registered (no first-call launch): 32 sectors at distinct banks, one phase -> 8, not 1
+    r = ldgsts("ca.4", c, [t * 128 + 4 * t for t in L])
+    assert (r["sass_wf"], r["sass_bc"], r["hw_bc"], r["sectors"]) == (8, 7, 0, 32)
+    assert ldgsts("ca.4", c, [t * 128 + 4 * t for t in L], sector_bound="none")["sass_wf"] == 1
     # TMA: 128B swizzle, 64-byte rows padded to 128 bytes (tmadump_128Bi64)
     assert tma_offset(1, 0, 64, "128B") == 128 + 16 and tma_offset(4, 0, 64, "128B") == 512 + 64
     assert tma_offset(3, 16, 32, "32B") == 96 + 16 and tma_offset(4, 0, 32, "32B") == 128 + 16
