@@ -3,14 +3,6 @@
 // reference here. Build: nvcc -O3 -arch=sm_90 -lineinfo -std=c++17 -o host host.cu
 // Run: ./host [NAME ...] (no names: all, in table order). Prints per launch
 // "L <index> <name>" before it, then "V <name> ok|FAIL <detail>".
-#include "k_const.cu"
-#include "k_warp.cu"
-#include "k_cg.cu"
-#include "k_sort.cu"
-#include "k_gemm.cu"
-#include "k_rows.cu"
-#include "k_hist.cu"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +12,14 @@
 #include <map>
 #include <string>
 #include <vector>
+// the files that include the cooperative groups headers first, before the others' macros
+#include "k_cg.cu"
+#include "k_rows.cu"
+#include "k_const.cu"
+#include "k_warp.cu"
+#include "k_sort.cu"
+#include "k_gemm.cu"
+#include "k_hist.cu"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
