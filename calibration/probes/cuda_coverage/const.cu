@@ -22,6 +22,15 @@
 //           c[0x3][imm] operand) against the same with immediates, one pass per launch,
 //           three launches in a row (constant caches across launches).
 //   ncu   : a fixed list of launches for Nsight Compute (printed as L lines, in launch order).
+// Second call (run2.sh, after the first call's analysis):
+//   thr2  : as thr, but chain k starts at 64 k (not 4 KiB k) and a lane's D addresses are 512 B
+//           apart (D <= 4: lines k + 8g, all 32 lines of 2 KiB, at most D per set of a 4-way x 8
+//           or 2-way x 16 cache) or 4 B apart (one line per chain): every load hits the 2 KiB
+//           constant cache, so this is the hit throughput the thr rows could not give.
+//   assoc : one warp, a uniform chain over N lines S bytes apart (S = 512, 1024, 2048;
+//           N = 1..9): latency 28 while the N lines fit in one set's ways, 98 beyond
+//           (4-way x 8 sets: S = 1024 fits N <= 4; 2-way x 16 sets: N <= 2).
+//   ncu2  : launches of thr2 and assoc for Nsight Compute (L lines).
 #ifndef __CUDACC_RTC__
 #include <cstdio>
 #include <cstdlib>
@@ -110,6 +119,31 @@ __global__ void k_thr(unsigned* out, long long* tt, int iters, unsigned laneStri
   unsigned a2 = 2 * 4096 + g * laneStride, a3 = 3 * 4096 + g * laneStride;
   unsigned a4 = 4 * 4096 + g * laneStride, a5 = 5 * 4096 + g * laneStride;
   unsigned a6 = 6 * 4096 + g * laneStride, a7 = 7 * 4096 + g * laneStride;
+  __syncthreads();
+  long long t0 = clock64();
+#pragma unroll 2
+  for (int i = 0; i < iters; ++i) {
+    a0 = cld(a0); a1 = cld(a1); a2 = cld(a2); a3 = cld(a3);
+    a4 = cld(a4); a5 = cld(a5); a6 = cld(a6); a7 = cld(a7);
+  }
+  unsigned r = a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7;
+  out[threadIdx.x] = r;
+  long long t1 = clock64();
+  if (lane == 0) { tt[2 * warp] = t0; tt[2 * warp + 1] = t1; }
+}
+
+// Throughput on hits: 8 independent chains per lane at 64 k + g * laneStride (identity table).
+__global__ void k_thr2(unsigned* out, long long* tt, int iters, unsigned laneStride, int D) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const unsigned g = lane % D;
+  unsigned a0 = 0 * 64 + g * laneStride, a1 = 1 * 64 + g * laneStride;
+  unsigned a2 = 2 * 64 + g * laneStride, a3 = 3 * 64 + g * laneStride;
+  unsigned a4 = 4 * 64 + g * laneStride, a5 = 5 * 64 + g * laneStride;
+  unsigned a6 = 6 * 64 + g * laneStride, a7 = 7 * 64 + g * laneStride;
+  for (int i = 0; i < 4; ++i) {  // warm the lines
+    a0 = cld(a0); a1 = cld(a1); a2 = cld(a2); a3 = cld(a3);
+    a4 = cld(a4); a5 = cld(a5); a6 = cld(a6); a7 = cld(a7);
+  }
   __syncthreads();
   long long t0 = clock64();
 #pragma unroll 2
@@ -267,6 +301,61 @@ static void mode_thr() {
   CK(cudaFree(d_tt));
 }
 
+static void mode_thr2() {
+  const int iters = 256;
+  table(0, 0);
+  printf("#thr2\tW\tD\tlane_stride_bytes\titers\tldc_per_warp\tsm_cycles\tcycles_per_warp_ldc\n");
+  long long* d_tt;
+  CK(cudaMalloc(&d_tt, 2 * 32 * 8));
+  std::vector<long long> tt(64);
+  const int Ws[] = {1, 2, 4, 8, 16, 32};
+  const int Dl[][2] = {{1, 0}, {2, 512}, {4, 512}, {2, 4}, {4, 4}, {8, 4}, {16, 4}};
+  for (auto& dl : Dl)
+    for (int W : Ws) {
+      k_thr2<<<1, 32 * W>>>(d_out, d_tt, iters, (unsigned)dl[1], dl[0]);
+      CK(cudaGetLastError());
+      CK(cudaMemcpy(tt.data(), d_tt, 16 * W, cudaMemcpyDeviceToHost));
+      long long lo = tt[0], hi = tt[1];
+      for (int w = 1; w < W; ++w) { lo = std::min(lo, tt[2 * w]); hi = std::max(hi, tt[2 * w + 1]); }
+      long long n = (long long)iters * 8;
+      printf("thr2\t%d\t%d\t%d\t%d\t%lld\t%lld\t%.3f\n", W, dl[0], dl[1], iters, n, hi - lo,
+             (double)(hi - lo) / (n * W));
+    }
+  CK(cudaFree(d_tt));
+}
+
+static void mode_assoc() {
+  const int steps = 2048;
+  printf("#assoc\tlines\tline_stride_bytes\tsteps\tcycles\tcycles_per_ldc\n");
+  for (unsigned S : {512u, 1024u, 2048u})
+    for (unsigned N = 1; N <= 9; ++N) {
+      if (N * S > 65536) continue;
+      table(N * S, S);
+      long long c = lat(steps, 0, 1, 0);
+      printf("assoc\t%u\t%u\t%d\t%lld\t%.2f\n", N, S, steps, c, (double)c / steps);
+    }
+}
+
+static void mode_ncu2() {
+  int id = 0;
+  auto L = [&](const char* s) { printf("L %d %s\n", id++, s); fflush(stdout); };
+  long long* d_tt;
+  CK(cudaMalloc(&d_tt, 2 * 32 * 8));
+  table(0, 0);
+  const int Dl[][2] = {{1, 0}, {4, 512}, {16, 4}};
+  for (auto& dl : Dl) {
+    char b[96];
+    snprintf(b, sizeof b, "thr2 W=32 D=%d lane_stride=%d", dl[0], dl[1]);
+    L(b); k_thr2<<<1, 1024>>>(d_out, d_tt, 64, (unsigned)dl[1], dl[0]); CK(cudaDeviceSynchronize());
+  }
+  for (unsigned N : {2u, 3u, 4u, 5u}) {
+    char b[96];
+    snprintf(b, sizeof b, "assoc N=%u S=1024", N);
+    table(N * 1024, 1024); L(b); lat(256, 0, 1, 0);
+  }
+  CK(cudaFree(d_tt));
+}
+
 template <int K, bool C>
 static long long imm_once() {
   k_imm<K, C><<<1, 32>>>((float*)d_out, d_cyc, 1.0001f);
@@ -326,7 +415,7 @@ static void mode_ncu() {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s lat|steps|thr|imm|ncu\n", argv[0]); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: %s lat|steps|thr|imm|ncu|thr2|assoc|ncu2\n", argv[0]); return 2; }
   CK(cudaMalloc(&d_out, 4096 * 4));
   CK(cudaMalloc(&d_cyc, 64));
   CK(cudaMalloc(&d_times, 4096 * 4));
@@ -337,6 +426,9 @@ int main(int argc, char** argv) {
   else if (m == "thr") mode_thr();
   else if (m == "imm") mode_imm();
   else if (m == "ncu") mode_ncu();
+  else if (m == "thr2") mode_thr2();
+  else if (m == "assoc") mode_assoc();
+  else if (m == "ncu2") mode_ncu2();
   else { fprintf(stderr, "unknown mode %s\n", argv[1]); return 2; }
   CK(cudaDeviceSynchronize());
   return 0;
