@@ -6,8 +6,10 @@ the candidate changes (ANALYSIS.md quotes its output; DESIGN.md the rules).
 
 Models: `base` = predictions.tsv (warpsim 59296a5, committed before the run); by default also
 the post-hoc runs in posthoc/ (experimental builds, see posthoc/README.md): `addr` (byte-addressed
-accesses wait for their address registers), `addr+R1` (and a warp's shared instructions served one
-after another), `addr+R1+R2` (and a barrier waits for the block's shared stores). Standard library.
+accesses wait for their address registers: DESIGN.md D1), `addr+R1` (and a warp's shared
+instructions served one after another: D2), `addr+R1+R2` (and a barrier waits for the block's
+shared stores: rejected), `addr+R1+int1` (D1 + D2 with `issue.int: 1`, a bound for D4). Standard
+library.
 """
 
 import csv
@@ -57,7 +59,7 @@ def main():
         models += [tuple(a.split("=", 1)) for a in args]
     else:
         for n, p in (("addr", "pred_addrdep.tsv"), ("addr+R1", "pred_addrdep_r1.tsv"),
-                     ("addr+R1+R2", "pred_addrdep_r1r2.tsv")):
+                     ("addr+R1+R2", "pred_addrdep_r1r2.tsv"), ("addr+R1+int1", "pred_addrdep_r1_int1.tsv")):
             p = os.path.join(HERE, "posthoc", p)
             if os.path.exists(p):
                 models.append((n, p))
