@@ -31,18 +31,23 @@
 #![warn(missing_docs)]
 
 pub mod ast;
-pub mod bits;
-pub mod diag;
 pub mod exec;
-pub mod expr;
-pub mod fp16;
 pub mod host;
-pub mod ir;
 pub mod lint;
 pub mod load;
-pub mod narrow;
-pub mod program;
 pub mod race;
+
+pub use warpsim_kernel::{diag, expr, fp16, ir, narrow};
+/// PTX's 32-bit operations (`warpsim_kernel::PtxOp`).
+pub mod bits {
+    pub use warpsim_kernel::PtxOp;
+}
+/// The checked program (`warpsim_kernel`'s).
+pub mod program {
+    pub use warpsim_kernel::{
+        BufferInfo, Expect, InstInfo, LocalInfo, Program, RegInit, SharedInfo,
+    };
+}
 
 pub use diag::{Diag, Phase};
 pub use load::{load_file, load_str, Layout, Options};

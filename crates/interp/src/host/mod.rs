@@ -70,12 +70,12 @@ mod predicate;
 mod tests;
 mod verify;
 
+pub use crate::expr::permutation_source;
 use compile::*;
 use eval::*;
 pub use init::{fill_global, init_words, written_buffers};
 #[cfg(test)]
 use init::{init_element, random_bits};
-pub use permutation::permutation_source;
 pub use verify::{check, check_slices, referenced_buffers};
 #[cfg(test)]
 use verify::{check_limited, DEFAULT_MAX_TERMS};

@@ -4,24 +4,6 @@
 use super::verify::elem_value;
 use super::*;
 
-/// If `n` is `permutation(…)`: `Some(Some(name))` for one buffer name, `Some(None)` for any
-/// other argument list (a mistake the loader reports); `None` for an ordinary reference.
-pub fn permutation_source(n: &Node) -> Option<Option<&str>> {
-    let Kind::Call(f, args) = &n.kind else {
-        return None;
-    };
-    if f != "permutation" {
-        return None;
-    }
-    Some(match args.as_slice() {
-        [Node {
-            kind: Kind::Name(b),
-            ..
-        }] => Some(b.as_str()),
-        _ => None,
-    })
-}
-
 /// The elements of a buffer as sortable bit patterns (one or two words each).
 fn elements(elem: Elem, words: &[u32], len: usize) -> Vec<u64> {
     if elem == Elem::F64 {

@@ -39,7 +39,7 @@ impl Loader<'_> {
         for (i, e) in expects.into_iter().enumerate() {
             if let Some(t) = e {
                 let (node, site) = self.parse_expr(&t)?;
-                match crate::host::permutation_source(&node) {
+                match crate::expr::permutation_source(&node) {
                     Some(src) => self.check_permutation(i, src, &node, site)?,
                     None => self.check_host(&node, site, &mut vec!["i".to_owned()])?,
                 }

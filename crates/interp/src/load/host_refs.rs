@@ -147,7 +147,7 @@ impl Loader<'_> {
         for (i, b) in p.buffers.iter().enumerate() {
             let Some(t) = &b.check else { continue };
             let (node, site) = self.parse_expr(t)?;
-            if crate::host::permutation_source(&node).is_some() {
+            if crate::expr::permutation_source(&node).is_some() {
                 return Err(self.err_node(
                     site,
                     &node,

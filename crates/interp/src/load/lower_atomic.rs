@@ -12,31 +12,6 @@ use super::*;
 use crate::ast::Operand;
 use warpsim_smem::{AtomOp, ATOM_OPS};
 
-/// The operation ptxas compiles an atomic to (README rule 9): a shared 32-bit integer `add`
-/// of the constant 1 (`operand`: the operand's value when it is a constant) whose result
-/// nobody reads becomes `ATOMS.POPC.INC` ([`AtomOp::PopcInc`]), the lanes on one address
-/// aggregated; anything else (a run-time operand, even one holding 1, a read result, another
-/// constant, `sub`, another type or space) stays `op`. The RON loader and the PTX front end
-/// both ask this.
-pub fn ptxas_op(
-    op: AtomOp,
-    space: Space,
-    elem: Elem,
-    result_read: bool,
-    operand: Option<i64>,
-) -> AtomOp {
-    let popc = op == AtomOp::Add
-        && space == Space::Shared
-        && matches!(elem, Elem::I32 | Elem::U32)
-        && !result_read
-        && operand == Some(1);
-    if popc {
-        AtomOp::PopcInc
-    } else {
-        op
-    }
-}
-
 impl Loader<'_> {
     /// `Atomic(op, at, value, compare, old)`.
     pub(super) fn atomic(

@@ -2,7 +2,7 @@
 //! be called. Kernel lowering, the load-time checks of references, define folding and the
 //! host reference compiler all look functions up here.
 
-use crate::ast::Elem;
+use crate::elem::Elem;
 
 /// Where an expression is written, which decides the functions it may call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

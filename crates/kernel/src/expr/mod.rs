@@ -7,9 +7,9 @@
 
 use std::fmt;
 
-pub(crate) mod builtins;
+pub mod builtins;
 
-pub(crate) use builtins::Context;
+pub use builtins::Context;
 
 /// A binary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,12 +387,12 @@ impl<'a> Lexer<'a> {
 }
 
 /// Deepest nesting of brackets and operators an expression may have.
-pub(crate) const MAX_DEPTH: usize = 64;
+pub const MAX_DEPTH: usize = 64;
 
 /// Most operations on any path from the root of an expression's tree to a leaf. A chain
 /// `a + b + c + …` is parsed without nesting but makes a tree as deep as it is long, which
 /// everything after the parser walks recursively.
-pub(crate) const MAX_HEIGHT: usize = 256;
+pub const MAX_HEIGHT: usize = 256;
 
 struct Parser<'a> {
     lx: Lexer<'a>,
@@ -674,6 +674,24 @@ impl Parser<'_> {
         let s = &self.lx.s[..self.lx.start];
         s.trim_end().len()
     }
+}
+
+/// If `n` is `permutation(…)`: `Some(Some(name))` for one buffer name, `Some(None)` for any
+/// other argument list (a mistake the loader reports); `None` for an ordinary reference.
+pub fn permutation_source(n: &Node) -> Option<Option<&str>> {
+    let Kind::Call(f, args) = &n.kind else {
+        return None;
+    };
+    if f != "permutation" {
+        return None;
+    }
+    Some(match args.as_slice() {
+        [Node {
+            kind: Kind::Name(b),
+            ..
+        }] => Some(b.as_str()),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

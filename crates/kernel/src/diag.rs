@@ -451,3 +451,95 @@ mod tests {
         assert!(d.span.is_some());
     }
 }
+
+/// Parses any RON file into `T` with the program's diagnostics: file:line:col, the field's
+/// path, and `help` when there is nothing more specific to say. Program files and GPU
+/// descriptions both go through it (the RON front end wraps it so that its strings know their
+/// place in the file).
+pub fn parse_ron<T: serde::de::DeserializeOwned>(
+    path: &str,
+    src: &Arc<str>,
+    help: &str,
+) -> Result<T, Diag> {
+    let ron_opts =
+        ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    let mut de = ron::Deserializer::from_str_with_options(src, &ron_opts)
+        .map_err(|e| ron_diag(path, src, e, "", help))?;
+    let res = serde_path_to_error::deserialize(&mut de);
+    match res {
+        Ok(p) => {
+            de.end().map_err(|e| {
+                let e = de.span_error(e);
+                ron_diag(path, src, e, "", help)
+            })?;
+            Ok(p)
+        }
+        Err(e) => {
+            let where_ = e.path().to_string();
+            let inner = e.into_inner();
+            let spanned = de.span_error(inner);
+            Err(ron_diag(path, src, spanned, &where_, help))
+        }
+    }
+}
+
+fn ron_diag(
+    path: &str,
+    src: &Arc<str>,
+    e: ron::error::SpannedError,
+    field: &str,
+    default_help: &str,
+) -> Diag {
+    let pos = e.span.start;
+    let mut off = offset_of_pos(src, pos.line, pos.col);
+    let mut msg = e.code.to_string();
+    let mut help = None;
+    if matches!(e.code, ron::Error::ExpectedComma) {
+        // Point just after the item that wants a comma, not at the next item.
+        off = src[..off].trim_end().len();
+        msg = "expected a comma after this item".into();
+        help = Some("separate the items of a list or the fields of a struct with commas".into());
+        let rest = src[off..].as_bytes();
+        if rest.first() == Some(&b'.') && rest.get(1).is_some_and(|b| b.is_ascii_digit()) {
+            // `1.5` where an integer stands (a define's value, a length).
+            msg = "a number with a fraction where an integer must stand".into();
+            help = Some(
+                "defines, lengths and dimensions are integers; compute fractions in the \
+                 kernel's expressions (e.g. \"f32(N) * 0.5\")"
+                    .into(),
+            );
+        }
+    }
+    if matches!(e.code, ron::Error::ExceededRecursionLimit) {
+        msg = "the program is nested too deeply for the RON reader".into();
+        help = Some(
+            "nest ifs and loops at most about 25 deep; move inner parts into separate statements"
+                .into(),
+        );
+    }
+    if !field.is_empty() && field != "." {
+        // A deep nest's path is as long as the nest: keep its innermost end.
+        let field = if field.len() > 100 {
+            let tail = (field.len() - 80..field.len())
+                .find(|&i| field.is_char_boundary(i) && field[i..].starts_with('.'))
+                .unwrap_or(field.len());
+            format!("…{}", &field[tail..])
+        } else {
+            field.to_owned()
+        };
+        msg = format!("{msg} (in `{field}`)");
+    }
+    if help.is_none() {
+        help = Some(default_help.to_owned());
+    }
+    Diag::at(Phase::Syntax, path, src, off, 1, msg, help)
+}
+
+fn offset_of_pos(src: &str, line: usize, col: usize) -> usize {
+    // `col` counts characters, 1-based.
+    let start = line_start(src, line as u32);
+    src[start..]
+        .char_indices()
+        .nth(col.saturating_sub(1))
+        .map_or(src.len(), |(i, _)| start + i)
+}

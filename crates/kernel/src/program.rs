@@ -1,6 +1,6 @@
 //! A checked, lowered program: what the loader produces and the executor runs.
 
-use crate::ast::{Elem, Init};
+use crate::elem::{Elem, Init};
 use crate::expr::Node;
 use crate::ir::{Inst, Reg, Special};
 use std::sync::Arc;

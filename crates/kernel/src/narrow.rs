@@ -3,7 +3,7 @@
 //! registers hold them widened (`u8`/`u16` zero-extended, `i8`/`i16` sign-extended, `f16`/`bf16`
 //! as their 16 bits with the high half zero).
 
-use crate::ast::Elem;
+use crate::elem::Elem;
 
 /// The raw bits (zero-extended) of the `bytes`-byte element at byte address `byte` of `words`;
 /// `None` past the end.

@@ -7,7 +7,7 @@
 //! `LoopEnd` (`ForTest`/`ForNext` for counted loops) push and pop frames of the warp's reconvergence stack, so lanes that diverge meet
 //! again right after the construct.
 
-use crate::ast::Elem;
+use crate::elem::Elem;
 use std::fmt;
 
 /// A register number.
@@ -700,7 +700,7 @@ impl Inst {
 
     /// Makes the instruction write `to` instead of `from`, if it computes a value into `from`
     /// or is a one-register load into it; returns whether it did.
-    pub(crate) fn retarget(&mut self, from: Reg, to: Reg) -> bool {
+    pub fn retarget(&mut self, from: Reg, to: Reg) -> bool {
         if let Inst::Load(m) = self {
             if m.data == from && m.vec == 1 {
                 m.data = to;
