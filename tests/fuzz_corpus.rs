@@ -57,7 +57,6 @@ fn replay(dir: &str, f: fn(&str)) -> usize {
 
 /// What fuzz/fuzz_targets/run.rs does with one input.
 fn load_and_run(src: &str) {
-    warpsim_ptx::register();
     let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz.ron"), src);
 }
 

@@ -71,8 +71,6 @@ impl GeometryArgs {
 }
 
 fn main() -> ExitCode {
-    // `cuda:` and `ptx:` programs load through the PTX front end.
-    warpsim_ptx::register();
     // Colours and box drawing only on a terminal (and no colours under NO_COLOR); carets
     // under the columns that errors point at.
     let tty = std::io::stderr().is_terminal();

@@ -11,7 +11,6 @@ use warpsim_runner::smoke;
 
 /// Parses `src` as PTX and launches its first two kernels; never panics on any text.
 pub fn ptx_input(src: &str, scratch: &Path) {
-    warpsim_ptx::register();
     let Ok(module) = warpsim_ptx::parse::parse(src) else {
         return;
     };

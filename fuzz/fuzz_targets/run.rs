@@ -16,6 +16,5 @@ fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    warpsim_ptx::register();
     let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz.ron"), src);
 });

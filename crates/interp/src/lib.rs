@@ -30,12 +30,25 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
-pub mod ast;
 pub mod exec;
 pub mod host;
-pub mod lint;
-pub mod load;
 pub mod race;
+
+/// Element types (`warpsim_kernel`'s).
+pub mod ast {
+    pub use warpsim_kernel::{Elem, Init};
+}
+/// The RON loader (`warpsim_lang`'s).
+pub mod load {
+    pub use warpsim_kernel::diag::parse_ron;
+    pub use warpsim_lang::{
+        load_file, load_str, Layout, Options, H200_SHARED_BYTES, MAX_SHARED_LIMIT,
+    };
+}
+/// The porting lint (`warpsim_lang`'s).
+pub mod lint {
+    pub use warpsim_lang::{merge_hints, Hint};
+}
 
 pub use warpsim_kernel::{diag, expr, fp16, ir, narrow};
 /// PTX's 32-bit operations (`warpsim_kernel::PtxOp`).

@@ -14,10 +14,10 @@ mod wide;
 use crate::parse::{Entry, Stmt, StmtKind};
 use cfg::{Block, Term};
 use std::collections::HashMap;
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Mem, Reg, Space, Special};
-use warpsim_interp::load::{KernelArg, KernelRequest};
-use warpsim_interp::{InstInfo, RegInit, SharedInfo};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space, Special};
+use warpsim_kernel::Elem;
+use warpsim_kernel::{InstInfo, RegInit, SharedInfo};
+use warpsim_kernel::{KernelArg, KernelRequest};
 
 /// An error at a byte offset of the PTX.
 pub type Err = (usize, String);
@@ -31,7 +31,7 @@ pub struct Lowered {
     pub shared: Vec<SharedInfo>,
     pub shared_bytes: u32,
     /// Views of local memory and its bytes per thread (lower/local.rs).
-    pub local: Vec<warpsim_interp::LocalInfo>,
+    pub local: Vec<warpsim_kernel::LocalInfo>,
     pub local_bytes: u32,
     pub max_depth: usize,
     /// Texts of the statements the merge pass made, by their byte offset.

@@ -9,7 +9,7 @@
 //! the negation of the opposite ordered one (`ltu` = `!(a >= b)`). `p|q` also writes `q = !p`.
 
 use super::{words_of, Err, Lower};
-use warpsim_interp::ir::{Cmp64 as C64, Inst, Reg};
+use warpsim_kernel::ir::{Cmp64 as C64, Inst, Reg};
 
 /// Whether `setp` of type `ty` is [`Lower::setp`]'s.
 pub(super) fn applies(ty: &str) -> bool {

@@ -1,14 +1,14 @@
 //! `cvt` with a half on either side, between a float and an 8- or 16-bit integer, and a
 //! float rounded to an integral value (`.rni .rmi .rpi`, and `.rzi` of a float to itself).
 //!
-//! Each is one [`Inst::Cvt`] (whose roundings are `warpsim_interp::fp16`'s, CUDA's bit for
+//! Each is one [`Inst::Cvt`] (whose roundings are `warpsim_kernel::fp16`'s, CUDA's bit for
 //! bit): a narrow integer is extended to 32 bits first or clamped to its range after, and
 //! rounding to an integral value is done first in `f32` (halves, `f32`) or `f64`.
 
 use super::half::half_type;
 use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Reg};
+use warpsim_kernel::ir::{Inst, Reg};
+use warpsim_kernel::Elem;
 
 /// Whether a `cvt` is [`Lower::float_cvt`]'s: a half on either side, a float and an 8- or
 /// 16-bit integer, or a float rounded to an integral value other than by truncation to an

@@ -4,13 +4,13 @@
 //! Conversions are `convert.rs`'s.
 //!
 //! Every rounding is the executor's [`Inst::Half`], whose arithmetic is
-//! `warpsim_interp::fp16` (CUDA's, bit for bit). A half lives in the low 16 bits of a
+//! `warpsim_kernel::fp16` (CUDA's, bit for bit). A half lives in the low 16 bits of a
 //! register; a `.f16x2` pair in one register, the first (`lo`) element in the low half. A pair
 //! instruction is two half instructions on the unpacked halves, packed again.
 
 use super::{Err, Lower};
-use warpsim_interp::fp16::{Half, HalfOp};
-use warpsim_interp::ir::{Inst, Reg};
+use warpsim_kernel::fp16::{Half, HalfOp};
+use warpsim_kernel::ir::{Inst, Reg};
 
 /// The format of a half type and whether it is a pair (`x2`).
 pub(super) fn half_type(t: &str) -> Option<(Half, bool)> {

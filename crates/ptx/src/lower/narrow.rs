@@ -9,8 +9,8 @@
 //! reads the low 16 bits).
 
 use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Reg};
+use warpsim_kernel::ir::{Inst, Reg};
+use warpsim_kernel::Elem;
 
 /// The element of a narrow `ld`/`st` type.
 pub(super) fn elem(t: &str) -> Option<Elem> {

@@ -6,8 +6,8 @@
 //! GPU's in the last bits (shared-memory counts do not depend on it).
 
 use super::{Err, Lower};
-use warpsim_interp::bits::PtxOp;
-use warpsim_interp::ir::{Inst, Reg, ShflMode, VoteMode};
+use warpsim_kernel::ir::{Inst, Reg, ShflMode, VoteMode};
+use warpsim_kernel::PtxOp;
 
 /// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
 /// if it is one; other types and modes (`clz.b64`, `prmt.b32.f4e`) are not.

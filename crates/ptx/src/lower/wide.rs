@@ -9,8 +9,8 @@
 //! the executor's 64-bit instructions (`Int64`, `Cmp64`, `Cvt64`, `Add64` …).
 
 use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Cmp64 as C64, Inst, Op64};
+use warpsim_kernel::ir::{Cmp64 as C64, Inst, Op64};
+use warpsim_kernel::Elem;
 
 /// Whether `name.…ty` (with `parts`) is a 64-bit instruction of [`Lower::wide`].
 pub(super) fn applies(parts: &[&str]) -> bool {

@@ -4,13 +4,13 @@
 //! lowers it to [`Inst`]s. Registers are allocated as the body is read: every `Let` gets a
 //! register of its own; temporaries are reused from one statement to the next.
 
-use crate::ast::{self, Elem, Expr, Stmt, Text};
-use crate::diag::{Diag, LineIndex, Phase};
-use crate::expr::{self, BinOp, Kind, Node, UnOp};
-use crate::ir::{Inst, Mem, Pc, Reg, Space, Special};
-use crate::program::{BufferInfo, Expect, InstInfo, Program, RegInit, SharedInfo};
+use crate::file::{self, Elem, Expr, Stmt, Text};
 use std::collections::HashMap;
 use std::sync::Arc;
+use warpsim_kernel::diag::{Diag, LineIndex, Phase};
+use warpsim_kernel::expr::{self, BinOp, Kind, Node, UnOp};
+use warpsim_kernel::ir::{Inst, Mem, Pc, Reg, Space, Special};
+use warpsim_kernel::{BufferInfo, Expect, InstInfo, Program, RegInit, SharedInfo};
 
 mod builtins;
 mod decls;
@@ -27,16 +27,11 @@ mod mathfn;
 mod regs;
 mod warpops;
 
-pub use kernel::{
-    kernel_diag, register_frontend, Frontend, KernelArg, KernelCode, KernelError, KernelRequest,
-};
-
 use defines::{fold_i64, fold_u32};
 use lower_expr::{const_bits, const_f64, default_ty};
 
-pub use func::{MAX_CALL_DEPTH, MAX_INLINED_STATEMENTS};
-pub use warpsim_kernel::diag::parse_ron;
-pub use warpsim_kernel::ptxas_op;
+use warpsim_kernel::diag::parse_ron;
+use warpsim_kernel::ptxas_op;
 
 /// Shared memory a block may use by default: the H200's 227 KiB.
 pub const H200_SHARED_BYTES: u32 = 227 * 1024;
@@ -90,9 +85,9 @@ impl Default for Options {
     }
 }
 
-/// Reads (at most [`crate::diag::MAX_PROGRAM_BYTES`]) and loads a program file.
+/// Reads (at most [`warpsim_kernel::diag::MAX_PROGRAM_BYTES`]) and loads a program file.
 pub fn load_file(path: &str, opts: &Options) -> Result<Program, Diag> {
-    let src = crate::diag::read_program(path)?;
+    let src = warpsim_kernel::diag::read_program(path)?;
     load_str(path, &src, opts)
 }
 
@@ -104,8 +99,8 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
 }
 
 /// Parses the RON text into the AST.
-pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<ast::ProgramSource, Diag> {
-    ast::with_source(src, || {
+pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<file::ProgramSource, Diag> {
+    file::with_source(src, || {
         parse_ron(
             path,
             src,
@@ -168,7 +163,7 @@ impl KernelTy {
         )
     }
     /// The half format of `F16`/`BF16`.
-    fn half(self) -> Option<crate::fp16::Half> {
+    fn half(self) -> Option<warpsim_kernel::fp16::Half> {
         self.elem().half()
     }
     fn words(self) -> u16 {
@@ -260,7 +255,7 @@ struct Loader<'a> {
     /// Shared memory of a `cuda:`/`ptx:` kernel (static and dynamic), in bytes.
     kernel_shared_bytes: Option<u32>,
     /// Local memory of a `cuda:`/`ptx:` kernel: its views and bytes per thread.
-    kernel_local: (Vec<crate::program::LocalInfo>, u32),
+    kernel_local: (Vec<warpsim_kernel::LocalInfo>, u32),
 }
 
 type R<T> = Result<T, Diag>;

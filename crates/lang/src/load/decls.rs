@@ -4,7 +4,7 @@
 use super::*;
 
 impl Loader<'_> {
-    pub(super) fn program(mut self, p: &ast::ProgramSource) -> R<Program> {
+    pub(super) fn program(mut self, p: &file::ProgramSource) -> R<Program> {
         self.fold_defines(&p.defines)?;
         let grid = self.dims3(&p.launch.grid, "grid", MAX_GRID)?;
         let block = self.dims3(&p.launch.block, "block", MAX_BLOCK)?;
@@ -39,7 +39,7 @@ impl Loader<'_> {
         for (i, e) in expects.into_iter().enumerate() {
             if let Some(t) = e {
                 let (node, site) = self.parse_expr(&t)?;
-                match crate::expr::permutation_source(&node) {
+                match warpsim_kernel::expr::permutation_source(&node) {
                     Some(src) => self.check_permutation(i, src, &node, site)?,
                     None => self.check_host(&node, site, &mut vec!["i".to_owned()])?,
                 }
@@ -173,7 +173,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn buffers(&mut self, p: &ast::ProgramSource) -> R<()> {
+    pub(super) fn buffers(&mut self, p: &file::ProgramSource) -> R<()> {
         let mut total: u64 = 0;
         for b in &p.buffers {
             // Plain integers have no span: their errors are found from here.
@@ -241,7 +241,7 @@ impl Loader<'_> {
         Ok(())
     }
 
-    pub(super) fn shared_arrays(&mut self, p: &ast::ProgramSource) -> R<()> {
+    pub(super) fn shared_arrays(&mut self, p: &file::ProgramSource) -> R<()> {
         let mut base: u64 = 0;
         for s in &p.shared {
             self.cursor = s.name.span.unwrap_or(self.cursor);

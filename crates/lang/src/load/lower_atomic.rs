@@ -9,7 +9,7 @@
 //! front end.
 
 use super::*;
-use crate::ast::Operand;
+use crate::file::Operand;
 use warpsim_smem::{AtomOp, ATOM_OPS};
 
 impl Loader<'_> {

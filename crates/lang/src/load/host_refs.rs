@@ -1,7 +1,7 @@
 //! Checking the CPU reference expressions (`expect`) at load time.
 
 use super::*;
-use crate::expr::builtins::{self, Builtin, Context};
+use warpsim_kernel::expr::builtins::{self, Builtin, Context};
 
 impl Loader<'_> {
     /// `expect: "permutation(src)"` on buffer `k`: `src` must be a buffer of the same type and
@@ -143,11 +143,11 @@ impl Loader<'_> {
 impl Loader<'_> {
     /// The buffers' `check` predicates: names, buffers and functions as for `expect` (the
     /// buffers are read after the run); `permutation` belongs in `expect`.
-    pub(super) fn checks(&mut self, p: &ast::ProgramSource) -> R<()> {
+    pub(super) fn checks(&mut self, p: &file::ProgramSource) -> R<()> {
         for (i, b) in p.buffers.iter().enumerate() {
             let Some(t) = &b.check else { continue };
             let (node, site) = self.parse_expr(t)?;
-            if crate::expr::permutation_source(&node).is_some() {
+            if warpsim_kernel::expr::permutation_source(&node).is_some() {
                 return Err(self.err_node(
                     site,
                     &node,

@@ -1,28 +1,17 @@
 //! Kernels given as CUDA or PTX (`cuda:` / `ptx:` in place of `shared` and `body`).
 //!
 //! The loader checks the launch side as for any program — defines, launch, buffers and their
-//! references, `dynamic_shared`, the arguments — and hands the kernel to the *front end*: a
-//! function registered by the PTX crate (`warpsim-ptx`, which lowers PTX to this crate's
-//! [`Inst`]s and so cannot be called from here directly). The front end gives back the code,
-//! its shared memory and the file its source positions point into.
+//! references, `dynamic_shared`, the arguments — and hands the kernel to the PTX front end
+//! ([`warpsim_ptx::frontend`], which lowers CUDA or PTX to [`Inst`](warpsim_kernel::ir::Inst)s).
+//! The front end gives back the code, its shared memory and the file its source positions
+//! point into.
 
 use super::{Loader, R};
-use crate::ast::{self, KernelSource, Text};
-use crate::expr::{BinOp, Kind};
+use crate::file::{self, KernelSource, Text};
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
-pub use warpsim_kernel::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
-
-/// A front end: compiles a [`KernelRequest`].
-pub type Frontend = fn(&KernelRequest) -> Result<KernelCode, KernelError>;
-
-static FRONTEND: OnceLock<Frontend> = OnceLock::new();
-
-/// Registers the front end for `cuda:` and `ptx:` programs (once per process; later calls
-/// are ignored). The `warpsim` binary registers `warpsim_ptx`'s.
-pub fn register_frontend(f: Frontend) {
-    let _ = FRONTEND.set(f);
-}
+use std::sync::Arc;
+use warpsim_kernel::expr::{BinOp, Kind};
+use warpsim_kernel::{KernelArg, KernelError, KernelRequest};
 
 impl Loader<'_> {
     /// The kernel of a `cuda:`/`ptx:` program, lowered by the front end into the loader's
@@ -30,7 +19,7 @@ impl Loader<'_> {
     /// and text the instructions' positions point into.
     pub(super) fn kernel(
         &mut self,
-        p: &ast::ProgramSource,
+        p: &file::ProgramSource,
         grid: [u32; 3],
         block: [u32; 3],
     ) -> R<Option<(String, Arc<str>)>> {
@@ -93,13 +82,6 @@ impl Loader<'_> {
             .iter()
             .map(|a| self.kernel_arg(&a.0))
             .collect::<R<Vec<_>>>()?;
-        let Some(front) = FRONTEND.get() else {
-            return Err(self.err_text(
-                &k.file,
-                "this build of warpsim has no CUDA/PTX front end",
-                Some("run the `warpsim` binary, or call warpsim_ptx::register()".into()),
-            ));
-        };
         let file = self.kernel_file(k)?;
         let req = KernelRequest {
             cuda,
@@ -114,7 +96,7 @@ impl Loader<'_> {
             shared_limit: self.opts.shared_limit,
             merge: !self.opts.no_merge,
         };
-        let code = match front(&req) {
+        let code = match warpsim_ptx::frontend(&req) {
             Ok(c) => c,
             Err(KernelError::Diag(mut d)) => {
                 // Where in the launch file the kernel was asked for.

@@ -14,11 +14,11 @@
 //! multiple, like `4 * tid.x`). Each is a hint, never a claim: nvcc may decide otherwise
 //! (aliasing stores in between, register pressure), and a `volatile` array is never merged.
 
-use crate::ast::{Stmt, Text};
-use crate::expr::{self, BinOp, Kind, Node};
-use crate::program::Program;
+use crate::file::{Stmt, Text};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use warpsim_kernel::expr::{self, BinOp, Kind, Node};
+use warpsim_kernel::Program;
 
 /// One hint: where, and what nvcc would likely do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -307,7 +307,7 @@ impl Lint<'_> {
             }
             seen
         };
-        let (line, col) = crate::diag::line_col(&self.src, first.at);
+        let (line, col) = warpsim_kernel::diag::line_col(&self.src, first.at);
         self.out.push(Hint {
             location: format!("{}:{line}:{col}", self.prog.path),
             line,

@@ -2,7 +2,7 @@
 //! (`programs/classic/`) need: `__expf` in a softmax, `__popc` of a ballot in a radix split.
 
 use super::*;
-use crate::expr::builtins::{Builtin, BuiltinInfo};
+use warpsim_kernel::expr::builtins::{Builtin, BuiltinInfo};
 
 impl Loader<'_> {
     /// `exp(x)` on a float (an integer argument must be converted), `popc(x)` on a 32-bit

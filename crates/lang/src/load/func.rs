@@ -14,7 +14,7 @@
 
 use super::jump::Kind as FrameKind;
 use super::*;
-use crate::ast::Function;
+use crate::file::Function;
 use std::rc::Rc;
 
 /// Most calls being expanded inside one another.

@@ -613,8 +613,8 @@ impl Loader<'_> {
             (UnOp::Neg, KernelTy::F32) => Inst::FNeg { dst, a },
             (UnOp::Neg, KernelTy::F64) => Inst::DNeg { dst, a },
             (UnOp::Neg, KernelTy::F16 | KernelTy::BF16) => Inst::Half {
-                op: crate::fp16::HalfOp::Neg,
-                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                op: warpsim_kernel::fp16::HalfOp::Neg,
+                fmt: t.half().unwrap_or(warpsim_kernel::fp16::Half::F16),
                 dst,
                 a,
                 b: a,

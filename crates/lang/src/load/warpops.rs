@@ -3,8 +3,8 @@
 //! the call's line and column (a 64-bit shuffle is two, as nvcc emits two `SHFL`s).
 
 use super::*;
-use crate::expr::builtins::{Builtin, BuiltinInfo};
-use crate::ir::{ShflMode, VoteMode};
+use warpsim_kernel::expr::builtins::{Builtin, BuiltinInfo};
+use warpsim_kernel::ir::{ShflMode, VoteMode};
 
 impl Loader<'_> {
     /// A call of a warp-level built-in.

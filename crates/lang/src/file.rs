@@ -21,7 +21,7 @@
 //! )
 //! ```
 //!
-//! Every expression is a string in the small C-like language of [`crate::expr`]; every string
+//! Every expression is a string in the small C-like language of [`warpsim_kernel::expr`]; every string
 //! keeps its place in the file (`Text::span`) so that diagnostics point at it.
 
 use serde::de::{self, Deserializer, Visitor};

@@ -6,7 +6,7 @@ use super::*;
 impl Loader<'_> {
     /// Declared defines in order, each an integer or an expression folded over the defines
     /// before it; a `--define` override replaces the value (later defines follow it).
-    pub(super) fn fold_defines(&mut self, defs: &[(Text, ast::DefineValue)]) -> R<()> {
+    pub(super) fn fold_defines(&mut self, defs: &[(Text, file::DefineValue)]) -> R<()> {
         for (name, v) in &self.opts.defines {
             if !defs.iter().any(|(n, _)| &n.text == name) {
                 let names: Vec<_> = defs.iter().map(|(n, _)| n.text.as_str()).collect();
@@ -33,8 +33,8 @@ impl Loader<'_> {
                 .find(|(n, _)| n == &name.text);
             let value = match (over, v) {
                 (Some((_, o)), _) => *o,
-                (None, ast::DefineValue::Int(i)) => *i,
-                (None, ast::DefineValue::Expr(t)) => {
+                (None, file::DefineValue::Int(i)) => *i,
+                (None, file::DefineValue::Expr(t)) => {
                     let (node, site) = self.parse_expr(t)?;
                     self.check_order(&node, site, &name.text, &defs[k..])?;
                     self.fold_int(&node, site, &format!("`defines.{}`", name.text))?
@@ -83,7 +83,7 @@ impl Loader<'_> {
         n: &Node,
         site: Site,
         this: &str,
-        rest: &[(Text, ast::DefineValue)],
+        rest: &[(Text, file::DefineValue)],
     ) -> R<()> {
         let mut names = Vec::new();
         names_in(n, &mut names);
@@ -286,14 +286,14 @@ fn names_in<'n>(n: &'n Node, out: &mut Vec<&'n Node>) {
 fn cycle_path(
     from: &str,
     target: &str,
-    defs: &[(Text, ast::DefineValue)],
+    defs: &[(Text, file::DefineValue)],
     seen: &mut Vec<String>,
 ) -> Option<Vec<String>> {
     if seen.iter().any(|s| s == from) {
         return None;
     }
     seen.push(from.to_owned());
-    let (_, ast::DefineValue::Expr(t)) = defs.iter().find(|(d, _)| d.text == from)? else {
+    let (_, file::DefineValue::Expr(t)) = defs.iter().find(|(d, _)| d.text == from)? else {
         return None;
     };
     let node = expr::parse(&t.text).ok()?;

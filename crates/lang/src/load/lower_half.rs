@@ -2,7 +2,7 @@
 //! instructions (`__hadd`, `__hmul`, `__hfma`, `__hmin`, comparisons …), each rounding once.
 
 use super::*;
-use crate::fp16::HalfOp;
+use warpsim_kernel::fp16::HalfOp;
 
 impl Loader<'_> {
     /// `x op y` on halves of type `t` (already unified and materialized), or `None` if the

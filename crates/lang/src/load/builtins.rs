@@ -2,7 +2,7 @@
 //! conversions).
 
 use super::*;
-use crate::expr::builtins::{self, Builtin, BuiltinInfo, Context, Returns};
+use warpsim_kernel::expr::builtins::{self, Builtin, BuiltinInfo, Context, Returns};
 
 impl Loader<'_> {
     pub(super) fn call(&mut self, f: &str, args: &[Node], site: Site, n: &Node) -> R<Val> {
@@ -88,9 +88,9 @@ impl Loader<'_> {
             }
             KernelTy::F16 | KernelTy::BF16 => {
                 let op = if min {
-                    crate::fp16::HalfOp::Min
+                    warpsim_kernel::fp16::HalfOp::Min
                 } else {
-                    crate::fp16::HalfOp::Max
+                    warpsim_kernel::fp16::HalfOp::Max
                 };
                 match self.half_op(op, t, dst, a, b, a) {
                     Some(i) => i,
@@ -128,8 +128,8 @@ impl Loader<'_> {
             (false, KernelTy::F32) => Inst::FSqrt { dst, a },
             (false, KernelTy::F64) => Inst::DSqrt { dst, a },
             (true, KernelTy::F16 | KernelTy::BF16) => Inst::Half {
-                op: crate::fp16::HalfOp::Abs,
-                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                op: warpsim_kernel::fp16::HalfOp::Abs,
+                fmt: t.half().unwrap_or(warpsim_kernel::fp16::Half::F16),
                 dst,
                 a,
                 b: a,
@@ -166,8 +166,8 @@ impl Loader<'_> {
         self.emit(match t {
             KernelTy::F32 => Inst::FFma { dst, a, b, c },
             KernelTy::F16 | KernelTy::BF16 => Inst::Half {
-                op: crate::fp16::HalfOp::Fma,
-                fmt: t.half().unwrap_or(crate::fp16::Half::F16),
+                op: warpsim_kernel::fp16::HalfOp::Fma,
+                fmt: t.half().unwrap_or(warpsim_kernel::fp16::Half::F16),
                 dst,
                 a,
                 b,
