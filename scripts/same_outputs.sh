@@ -155,13 +155,13 @@ add "advise programs/transpose.ron --max-pad 5000"
 add "advise programs/cuda/kernels.cu.ron"
 add "advise programs/transpose.ron --bank-bytes 3"
 
-fail=0; i=0; nd=0
+fail=0; i=0; nd=0; ns=0
 for c in "${cases[@]}"; do
   i=$((i+1))
   bargs=${c%% || *}; nargs=${c##* || }
   if [ "$bargs" != "$nargs" ] && ! "$new" ${nargs%% *} --help 2>/dev/null | grep -q -- '--gpu'; then
     # The new binary has no --gpu for this command yet: nothing to compare.
-    echo "skip  $i $c (no --gpu in the new binary)"; continue
+    echo "skip  $i $c (no --gpu in the new binary)"; ns=$((ns+1)); continue
   fi
   for b in base new; do
     bin=$base; a=$bargs
@@ -194,7 +194,7 @@ for c in "${cases[@]}"; do
   fi
 done
 if [ $fail = 0 ]; then
-  echo "IDENTICAL: all ${#cases[@]} cases (stdout, stderr, exit status, files)"
+  echo "IDENTICAL: all $((${#cases[@]}-ns)) cases compared (stdout, stderr, exit status, files); $ns skipped"
 else
   echo "$nd of ${#cases[@]} cases differ (outputs in $out/base and $out/new)"
 fi

@@ -11,7 +11,7 @@
 //! Never a panic. `fuzz/corpus/run/gen_*.ron` are programs the generator once wrote.
 
 use std::path::{Path, PathBuf};
-use warpsim_interp::{load_str, Options};
+use warpsim_lang::{load_str, Options};
 use warpsim_runner::smoke;
 
 #[path = "../fuzz/fuzz_targets/genprog.rs"]

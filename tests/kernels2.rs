@@ -5,8 +5,8 @@
 //! kernels' outputs bit for bit against the H200's (calibration/kernels2/raw/dump/).
 
 use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
-use warpsim_interp::exec::{Config, Global, Stats, Verified};
-use warpsim_interp::{host, load_file, Options};
+use warpsim_exec::{Config, Global, Stats, Verified};
+use warpsim_lang::{load_file, Options};
 
 /// Kernels whose shared counters warpsim does not reproduce, and why; the test holds them to
 /// the bound the rule gives instead (see `histogram_and_half_kernels_match_the_h200`).
@@ -74,7 +74,7 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
     let prog = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
     let global = Global::new(&prog);
     for (k, b) in prog.buffers.iter().enumerate() {
-        host::fill_global(b.elem, b.init, &global.buffers[k]);
+        warpsim_exec::fill_global(b.elem, b.init, &global.buffers[k]);
     }
     let cfg = Config {
         geometry: warpsim_smem::Geometry::H200,

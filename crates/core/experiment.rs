@@ -7,8 +7,9 @@ use crate::print;
 use crate::run::parse_define;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use warpsim_interp::load::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
-use warpsim_interp::{Diag, Options, Phase};
+use warpsim_kernel::{Diag, Phase};
+use warpsim_lang::Options;
+use warpsim_lang::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
 use warpsim_runner::experiment::{self, SweepSpec};
 use warpsim_runner::progress::Progress;
 use warpsim_runner::RunOptions;
@@ -95,7 +96,7 @@ pub struct AdviseArgs {
 }
 
 fn read(program: &str) -> Result<std::sync::Arc<str>, Diag> {
-    warpsim_interp::diag::read_program(program)
+    warpsim_kernel::diag::read_program(program)
 }
 
 /// Most values one `FIRST..LAST` range of `sweep --define` may have.
@@ -226,7 +227,7 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         if let Some(v) = first {
             let mut o = base.clone();
             o.defines = v.defines.0.clone();
-            warpsim_interp::load_str(p, &src, &o)?;
+            warpsim_lang::load_str(p, &src, &o)?;
         }
     }
     if let Some(bad) = rows.iter().find(|r| r.error.is_some()) {
@@ -289,7 +290,7 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
     };
     // A `cuda:`/`ptx:` kernel computes its shared addresses in the PTX (its positions point
     // into the .cu or .ptx, not the launch file): no layout of ours changes them.
-    let prog = warpsim_interp::load_str(p, &src, &base)?;
+    let prog = warpsim_lang::load_str(p, &src, &base)?;
     if prog.path != *p {
         return Err(Diag::file(
             Phase::Check,

@@ -7,7 +7,7 @@
 
 use crate::{geometry, print};
 use miette::{Diagnostic, NamedSource, SourceSpan};
-use warpsim_interp::expr::{self, BinOp, Kind, Node, SyntaxError, SyntaxProblem, UnOp};
+use warpsim_kernel::expr::{self, BinOp, Kind, Node, SyntaxError, SyntaxProblem, UnOp};
 use warpsim_smem::{analyze, AccessKind, Analysis, Geometry, Op, WARP};
 
 /// Arguments of `warpsim explain`.
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> miette::Result<()> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The expression: the language of programs (`warpsim_interp::expr`), kept to integer
+// The expression: the language of programs (`warpsim_kernel::expr`), kept to integer
 // arithmetic over `tid`.
 
 /// A byte range of the expression text.

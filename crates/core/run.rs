@@ -12,8 +12,9 @@
 use crate::print;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use warpsim_interp::load::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
-use warpsim_interp::{Diag, Options, Phase, Program};
+use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_lang::Options;
+use warpsim_lang::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
 use warpsim_runner::{RunOptions, TableStyle};
 use warpsim_smem::Geometry;
 
@@ -231,8 +232,8 @@ fn load(a: &LoadArgs) -> Result<Program, Diag> {
         no_merge: a.no_merge,
         ..Options::default()
     };
-    let src = warpsim_interp::diag::read_program(&a.program)?;
-    warpsim_interp::load_str(&a.program, &src, &opts)
+    let src = warpsim_kernel::diag::read_program(&a.program)?;
+    warpsim_lang::load_str(&a.program, &src, &opts)
 }
 
 /// `warpsim check`.
@@ -240,7 +241,7 @@ pub fn check(args: CheckArgs) -> miette::Result<()> {
     let prog = load(&args.load).map_err(miette::Report::new)?;
     let mut out = warpsim_runner::describe(&prog);
     // Hints for ports from CUDA (lint.rs): accesses nvcc would likely merge.
-    for h in warpsim_interp::lint::merge_hints(&prog) {
+    for h in warpsim_lang::merge_hints(&prog) {
         out.push_str(&format!("hint: {}: {}\n", h.location, h.message));
     }
     if args.code {

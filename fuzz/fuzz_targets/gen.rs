@@ -14,7 +14,7 @@
 //! its outcome.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpsim_interp::load_str;
+use warpsim_lang::load_str;
 use warpsim_runner::{run, smoke};
 
 mod genprog;

@@ -390,68 +390,6 @@ pub fn read_program(path: &str) -> Result<Arc<str>, Diag> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_index_agrees_with_line_col() {
-        let src = "ab\ncdé\n\nxyz ü w\n";
-        let idx = LineIndex::new(src);
-        let offs: Vec<usize> = (0..=src.len())
-            .filter(|&i| src.is_char_boundary(i))
-            .collect();
-        // Forwards (the cached path), then backwards (the fresh count).
-        for &o in offs.iter().chain(offs.iter().rev()) {
-            assert_eq!(idx.line_col(src, o), line_col(src, o), "offset {o}");
-        }
-    }
-
-    #[test]
-    fn a_long_line_is_cut_around_the_place() {
-        let mut src = "first\n".to_owned();
-        src.push_str(&"x".repeat(100_000));
-        src.push_str("BAD");
-        src.push_str(&"y".repeat(100_000));
-        src.push_str("\nlast\n");
-        let off = src.find("BAD").unwrap();
-        let src: Arc<str> = src.into();
-        let d = Diag::at(
-            Phase::Check,
-            "f.ron",
-            &src,
-            off,
-            3,
-            "m".repeat(50_000),
-            None,
-        );
-        assert_eq!(d.location, "f.ron:2:100001");
-        assert!(d.message.len() < MAX_MESSAGE_BYTES + 100);
-        let ex = d.src.as_ref().unwrap();
-        assert!(
-            ex.text.chars().count() < 3 * EXCERPT_CHARS + 10,
-            "{}",
-            ex.text.len()
-        );
-        let span = d.span.unwrap();
-        assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "BAD");
-        // Numbered as in the file: line 2, column 100,001 (0-based: 1 and 100,000).
-        let c = ex.read_span(&span, 0, 0).unwrap();
-        assert_eq!((c.line(), c.column()), (1, 100_000));
-    }
-
-    #[test]
-    fn spans_past_the_end_and_inside_characters_are_clamped() {
-        let src: Arc<str> = "é".into();
-        let d = Diag::at(Phase::Check, "f", &src, 1, 99, "m", None);
-        assert_eq!(d.location, "f:1:1");
-        let d = Diag::at(Phase::Check, "f", &src, 99, 99, "m", None);
-        assert_eq!(d.location, "f:1:2");
-        let d = Diag::at_line(Phase::Runtime, "f", &src, 7, 9, "m", None);
-        assert!(d.span.is_some());
-    }
-}
-
 /// Parses any RON file into `T` with the program's diagnostics: file:line:col, the field's
 /// path, and `help` when there is nothing more specific to say. Program files and GPU
 /// descriptions both go through it (the RON front end wraps it so that its strings know their
@@ -542,4 +480,66 @@ fn offset_of_pos(src: &str, line: usize, col: usize) -> usize {
         .char_indices()
         .nth(col.saturating_sub(1))
         .map_or(src.len(), |(i, _)| start + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_agrees_with_line_col() {
+        let src = "ab\ncdé\n\nxyz ü w\n";
+        let idx = LineIndex::new(src);
+        let offs: Vec<usize> = (0..=src.len())
+            .filter(|&i| src.is_char_boundary(i))
+            .collect();
+        // Forwards (the cached path), then backwards (the fresh count).
+        for &o in offs.iter().chain(offs.iter().rev()) {
+            assert_eq!(idx.line_col(src, o), line_col(src, o), "offset {o}");
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_place() {
+        let mut src = "first\n".to_owned();
+        src.push_str(&"x".repeat(100_000));
+        src.push_str("BAD");
+        src.push_str(&"y".repeat(100_000));
+        src.push_str("\nlast\n");
+        let off = src.find("BAD").unwrap();
+        let src: Arc<str> = src.into();
+        let d = Diag::at(
+            Phase::Check,
+            "f.ron",
+            &src,
+            off,
+            3,
+            "m".repeat(50_000),
+            None,
+        );
+        assert_eq!(d.location, "f.ron:2:100001");
+        assert!(d.message.len() < MAX_MESSAGE_BYTES + 100);
+        let ex = d.src.as_ref().unwrap();
+        assert!(
+            ex.text.chars().count() < 3 * EXCERPT_CHARS + 10,
+            "{}",
+            ex.text.len()
+        );
+        let span = d.span.unwrap();
+        assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "BAD");
+        // Numbered as in the file: line 2, column 100,001 (0-based: 1 and 100,000).
+        let c = ex.read_span(&span, 0, 0).unwrap();
+        assert_eq!((c.line(), c.column()), (1, 100_000));
+    }
+
+    #[test]
+    fn spans_past_the_end_and_inside_characters_are_clamped() {
+        let src: Arc<str> = "é".into();
+        let d = Diag::at(Phase::Check, "f", &src, 1, 99, "m", None);
+        assert_eq!(d.location, "f:1:1");
+        let d = Diag::at(Phase::Check, "f", &src, 99, 99, "m", None);
+        assert_eq!(d.location, "f:1:2");
+        let d = Diag::at_line(Phase::Runtime, "f", &src, 7, 9, "m", None);
+        assert!(d.span.is_some());
+    }
 }

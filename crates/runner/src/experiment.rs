@@ -12,7 +12,8 @@ use crate::{run, Defines, MemSpace, Report, RunOptions};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
-use warpsim_interp::{load_str, Diag, Layout, Options};
+use warpsim_kernel::Diag;
+use warpsim_lang::{load_str, Layout, Options};
 use warpsim_smem::Geometry;
 
 /// What to sweep: every combination of the listed values.
@@ -158,7 +159,7 @@ fn run_variant(
     let prog = load_str(path, src, &opts)?;
     let geometry = Geometry::new(v.banks, v.bank_bytes).map_err(|e| {
         Diag::file(
-            warpsim_interp::Phase::Check,
+            warpsim_kernel::Phase::Check,
             path,
             format!("invalid bank geometry: {e}"),
             None,
@@ -613,7 +614,7 @@ fn candidate(
     swizzle: u32,
     name: &str,
     r: &Report,
-    arr: &warpsim_interp::SharedInfo,
+    arr: &warpsim_kernel::SharedInfo,
 ) -> Candidate {
     let array_stall_cycles = r
         .per_instruction

@@ -2,11 +2,11 @@
 //!
 //! # Brief overview
 //!
-//! * [`run`]: fills the global buffers ([`warpsim_interp::host::init_words`]), runs every
-//!   block of the grid with [`warpsim_interp::exec::Verified::run_block`] in parallel (rayon, one
+//! * [`run`]: fills the global buffers ([`warpsim_exec::init_words`]), runs every
+//!   block of the grid with [`warpsim_exec::Verified::run_block`] in parallel (rayon, one
 //!   [`Stats`] per worker, merged by addition so the totals never depend on the thread count;
 //!   if blocks fault, the lowest-numbered one is reported), checks the buffers that have an
-//!   `expect` against the CPU reference ([`warpsim_interp::host::check`]) and builds a
+//!   `expect` against the CPU reference ([`warpsim_reference::check`]) and builds a
 //!   [`Report`].
 //! * [`Report`]: Nsight Compute's shared-memory counters (`ld`/`st` wavefronts, bank
 //!   conflicts, instructions), per memory instruction and per bank, the verification result
@@ -19,7 +19,7 @@
 //! * [`describe`]: a short summary of a loaded program (`warpsim check`).
 //! * [`smoke`]: the small limits the fuzz targets and their corpus replay run programs under.
 
-// Errors are `warpsim_interp::Diag`s by design (they carry the source snippet); they are rare
+// Errors are `warpsim_kernel::Diag`s by design (they carry the source snippet); they are rare
 // and leave the hot loops, so they are not boxed.
 #![allow(clippy::result_large_err)]
 
@@ -27,10 +27,10 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
-use warpsim_interp::exec::{self, Config, Global, Stats};
-use warpsim_interp::host::{self, Verdict};
-use warpsim_interp::ir::Space;
-use warpsim_interp::{Diag, Phase, Program};
+use warpsim_exec::{self as exec, Config, Global, Stats};
+use warpsim_kernel::ir::Space;
+use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_reference::Verdict;
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
@@ -244,7 +244,7 @@ fn atomic_row(
     prog: &Program,
     stats: &Stats,
     pc: usize,
-    m: warpsim_interp::ir::Mem,
+    m: warpsim_kernel::ir::Mem,
     op: warpsim_smem::AtomOp,
     shared: &mut SharedTotals,
 ) -> Option<InstReport> {
@@ -277,7 +277,7 @@ fn atomic_row(
             shared.ld_wavefronts += ps.loop_load_wavefronts;
             shared.ld_bank_conflicts += ps.loop_load_conflicts;
             // A loop loads once a trip; a half's word loop once (README rule 10).
-            shared.ld_instructions += if elem == warpsim_interp::ast::Elem::F16 && m.vec == 1 {
+            shared.ld_instructions += if elem == warpsim_kernel::Elem::F16 && m.vec == 1 {
                 ps.executions
             } else {
                 ps.atoms
@@ -287,14 +287,14 @@ fn atomic_row(
     let ty = match elem {
         // A pair atomic (README "Atomics"): unsigned long long on u32 words, long long on
         // i32 words, __half2 or __nv_bfloat162.
-        warpsim_interp::ast::Elem::U32 if m.vec == 2 => "u64",
-        warpsim_interp::ast::Elem::I32 if m.vec == 2 => "s64",
-        warpsim_interp::ast::Elem::F16 if m.vec == 2 => "f16x2",
-        warpsim_interp::ast::Elem::BF16 if m.vec == 2 => "bf16x2",
-        warpsim_interp::ast::Elem::F32 => "f32",
-        warpsim_interp::ast::Elem::F64 => "f64",
-        warpsim_interp::ast::Elem::F16 => "f16",
-        warpsim_interp::ast::Elem::I32 => "s32",
+        warpsim_kernel::Elem::U32 if m.vec == 2 => "u64",
+        warpsim_kernel::Elem::I32 if m.vec == 2 => "s64",
+        warpsim_kernel::Elem::F16 if m.vec == 2 => "f16x2",
+        warpsim_kernel::Elem::BF16 if m.vec == 2 => "bf16x2",
+        warpsim_kernel::Elem::F32 => "f32",
+        warpsim_kernel::Elem::F64 => "f64",
+        warpsim_kernel::Elem::F16 => "f16",
+        warpsim_kernel::Elem::I32 => "s32",
         _ => "u32",
     };
     let looped = priced && (ps.loop_load_wavefronts > 0 || ps.atoms > ps.executions);
@@ -330,7 +330,7 @@ fn atomic_row(
     })
 }
 
-fn sample_report(geom: &Geometry, s: &warpsim_interp::exec::Sample) -> Option<SampleReport> {
+fn sample_report(geom: &Geometry, s: &warpsim_exec::Sample) -> Option<SampleReport> {
     let op = if s.store { Op::St } else { Op::Ld };
     let a = warpsim_smem::analyze(geom, op, s.width, &s.addrs, s.mask).ok()?;
     let banks = geom.banks as usize;
@@ -522,8 +522,8 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             .iter()
             .any(|b| b.expect.is_some() || b.check.is_some());
     let keep: Vec<bool> = if checking {
-        let written = host::written_buffers(prog);
-        host::referenced_buffers(prog)
+        let written = exec::written_buffers(prog);
+        warpsim_reference::referenced_buffers(prog)
             .iter()
             .zip(&written)
             .map(|(&r, &w)| r && w)
@@ -534,7 +534,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     let mut initial = Vec::with_capacity(prog.buffers.len());
     for (k, b) in prog.buffers.iter().enumerate() {
         if let Some(dst) = global.buffers.get(k) {
-            host::fill_global(b.elem, b.init, dst);
+            exec::fill_global(b.elem, b.init, dst);
         }
         initial.push(if keep[k] { global.read(k) } else { Vec::new() });
     }
@@ -590,7 +590,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             .zip(&keep)
             .map(|((copy, &now), &kept)| if kept { &copy[..] } else { now })
             .collect();
-        host::check_slices(prog, &initial, &fin, opts.max_steps)?
+        warpsim_reference::check_slices(prog, &initial, &fin, opts.max_steps)?
     } else {
         Vec::new()
     };

@@ -4,7 +4,8 @@
 //! replay runs each input exactly as the fuzzer did.
 
 use crate::{run, Report, RunOptions, TableStyle};
-use warpsim_interp::{Diag, Options, Program};
+use warpsim_kernel::{Diag, Program};
+use warpsim_lang::Options;
 use warpsim_smem::Geometry;
 
 /// Bank geometries to try: the H200's, and others the model supports.
@@ -50,7 +51,7 @@ pub fn render(report: &Report) {
 /// Loads `src` and, if its launch is small, runs it and renders the report. `None` when the
 /// loader refuses it or the launch is too large.
 pub fn load_and_run(name: &str, src: &str) -> Option<Result<Report, Diag>> {
-    let prog = warpsim_interp::load_str(name, src, &load_options()).ok()?;
+    let prog = warpsim_lang::load_str(name, src, &load_options()).ok()?;
     if !small_launch(&prog) {
         return None;
     }

@@ -1,5 +1,5 @@
 use super::*;
-use warpsim_interp::{load_str, Options};
+use warpsim_lang::{load_str, Options};
 
 const TRANSPOSE: &str = r#"Program(
     name: "transpose",
@@ -163,8 +163,8 @@ fn mismatches_give_verified_false() {
     assert_eq!(v.mismatches, 32); // block 1 writes 0, 2, … where 64, 66, … belong
     let m = v.first_mismatch.unwrap();
     assert_eq!(m.index, 32);
-    assert_eq!(m.got, warpsim_interp::host::Num::Int(0));
-    assert_eq!(m.want, warpsim_interp::host::Num::Int(64));
+    assert_eq!(m.got, warpsim_reference::Num::Int(0));
+    assert_eq!(m.want, warpsim_reference::Num::Int(64));
     let t = r.to_table(TableStyle::default());
     assert!(t.contains("verified: NO"), "{t}");
     assert!(
@@ -356,7 +356,7 @@ fn describe_summarizes() {
 /// negative and positive values alike.
 #[test]
 fn cheaper_lowerings_keep_results() {
-    use warpsim_interp::ir::Inst;
+    use warpsim_kernel::ir::Inst;
     let src = r#"Program(
         name: "lowering",
         defines: { "FLIP": 1 },

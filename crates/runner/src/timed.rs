@@ -7,8 +7,8 @@
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::ops::Range;
-use warpsim_interp::exec::{self, Config, Fault, Stats};
-use warpsim_interp::{Diag, Phase, Program};
+use warpsim_exec::{self as exec, Config, Fault, Stats};
+use warpsim_kernel::{Diag, Phase, Program};
 use warpsim_timing::{
     scoreboard_regs, static_code, BlockTrace, GlobalsOnly, Gpu, Launch, Model, Recorder, Timing,
 };

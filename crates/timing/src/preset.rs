@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use warpsim_interp::{Diag, Phase};
+use warpsim_kernel::{Diag, Phase};
 
 /// The built-in H200 preset (the default `--gpu`).
 pub const H200_RON: &str = include_str!("../presets/h200.ron");
@@ -248,7 +248,7 @@ impl Gpu {
     /// Parses a description; `path` names it in messages.
     pub fn parse(path: &str, src: &str) -> Result<Gpu, Diag> {
         let src: Arc<str> = Arc::from(src);
-        let gpu: Gpu = warpsim_interp::load::parse_ron(
+        let gpu: Gpu = warpsim_kernel::diag::parse_ron(
             path,
             &src,
             "see crates/timing/presets/h200.ron for every field of a GPU description",

@@ -974,15 +974,15 @@ fn data_coming_back_in_a_flood_waits_for_a_turn_of_the_pipe() {
 /// operands); a product read twice stays a multiply.
 #[test]
 fn a_product_only_an_add_reads_is_contracted() {
-    use warpsim_interp::ir::Inst;
+    use warpsim_kernel::ir::Inst;
     let load = |body: &str| {
         let src = format!(
             "Program(name: \"t\", launch: (grid: [1], block: [32]),
              buffers: [(name: \"out\", ty: F32, len: 64)], body: [{body}])"
         );
-        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+        warpsim_lang::load_str("t.ron", &src, &Default::default()).unwrap()
     };
-    let classes = |p: &warpsim_interp::Program| -> Vec<(bool, Class, usize)> {
+    let classes = |p: &warpsim_kernel::Program| -> Vec<(bool, Class, usize)> {
         let code = static_code(p);
         (0..p.code.len())
             .filter(|&pc| matches!(p.code[pc], Inst::FMul { .. } | Inst::FAdd { .. }))
@@ -1090,7 +1090,7 @@ fn shadow_sectors_take_dram_time_and_fill_l2_but_hold_nobody() {
 
 #[test]
 fn blocks_not_simulated_record_their_global_accesses_only() {
-    use warpsim_interp::exec::Hook;
+    use warpsim_exec::Hook;
     let c = code();
     let mut full = Recorder::new(&c, 32, 32);
     let mut light_rec = Recorder::new(&c, 32, 32);

@@ -4,8 +4,8 @@
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
-use warpsim_interp::ir::{Inst, Reg, Space};
-use warpsim_interp::Program;
+use warpsim_kernel::ir::{Inst, Reg, Space};
+use warpsim_kernel::Program;
 
 /// What kind of unit an instruction goes to, which decides its latency and stall reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +134,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
             && prog
                 .init
                 .iter()
-                .any(|&(x, v)| x == r && matches!(v, warpsim_interp::RegInit::Const(_)))
+                .any(|&(x, v)| x == r && matches!(v, warpsim_kernel::RegInit::Const(_)))
     };
     for (pc, i) in prog.code.iter().enumerate() {
         match *i {
@@ -777,7 +777,7 @@ impl<'a> Recorder<'a> {
     }
 }
 
-impl warpsim_interp::exec::Hook for Recorder<'_> {
+impl warpsim_exec::Hook for Recorder<'_> {
     const ON: bool = true;
     #[inline]
     fn inst(&mut self, w: usize, pc: usize) {
@@ -802,7 +802,7 @@ impl warpsim_interp::exec::Hook for Recorder<'_> {
 /// all [`BlockTrace::take_shadows`] reads of it.
 pub struct GlobalsOnly<'r, 'a>(pub &'r mut Recorder<'a>);
 
-impl warpsim_interp::exec::Hook for GlobalsOnly<'_, '_> {
+impl warpsim_exec::Hook for GlobalsOnly<'_, '_> {
     const ON: bool = true;
     #[inline]
     fn inst(&mut self, w: usize, pc: usize) {
