@@ -35,7 +35,8 @@ struct Kernel {
 
 impl Kernel {
     fn load(label: &'static str, file: &str, defines: &[(&str, i64)]) -> Kernel {
-        let path = format!("{}/programs/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = warpsim_testkit::path(&format!("programs/{file}"));
+        let path = path.to_string_lossy();
         let opts = Options {
             defines: defines.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
             ..Options::default()

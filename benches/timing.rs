@@ -19,7 +19,8 @@ use warpsim_lang::Options;
 use warpsim_runner::{run, RunOptions};
 
 fn load(file: &str, defines: &[(&str, i64)]) -> Program {
-    let path = format!("{}/programs/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = warpsim_testkit::path(&format!("programs/{file}"));
+    let path = path.to_string_lossy();
     let opts = Options {
         defines: defines.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
         ..Options::default()

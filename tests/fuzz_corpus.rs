@@ -10,7 +10,7 @@
 //!
 //! Never a panic. `fuzz/corpus/run/gen_*.ron` are programs the generator once wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use warpsim_lang::{load_str, Options};
 use warpsim_runner::smoke;
 
@@ -20,7 +20,7 @@ mod genprog;
 mod ptxrun;
 
 fn files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let dir = crate::util::root().join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -57,7 +57,8 @@ fn replay(dir: &str, f: fn(&str)) -> usize {
 
 /// What fuzz/fuzz_targets/run.rs does with one input.
 fn load_and_run(src: &str) {
-    let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz.ron"), src);
+    let name = crate::util::root().join("fuzz.ron");
+    let _ = smoke::load_and_run(&name.to_string_lossy(), src);
 }
 
 #[test]

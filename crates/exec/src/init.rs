@@ -176,8 +176,8 @@ mod tests {
             assert_eq!(init_words(b), serial);
         }
         assert_eq!(written_buffers(&p), vec![false; 3]);
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../programs/transpose.ron");
-        let t = load_file(path, &Options::default()).unwrap();
+        let path = warpsim_testkit::path("programs/transpose.ron");
+        let t = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
         assert_eq!(written_buffers(&t), vec![false, true]);
     }
 

@@ -9,13 +9,7 @@ use warpsim_exec::{run_block, Config, Global, Stats};
 use warpsim_kernel::Program;
 use warpsim_lang::{load_str, Options};
 
-fn fixture(file: &str) -> String {
-    let path = format!(
-        "{}/../../tests/fixtures/h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use warpsim_testkit::h200::fixture;
 
 /// A kernel applying the pattern's atomic at byte addresses `addrs` (-1: inactive lane), the
 /// memory set up as the probe did: the 8-byte element at byte `o` holds `7 * (o / 4) + 3`,

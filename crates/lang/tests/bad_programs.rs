@@ -1,28 +1,6 @@
 //! The loader's half of the bad-program corpus in tests/bad/: every file that is wrong
 //! before it runs is refused with the message its first line expects.
 
-fn corpus() -> Vec<(String, String, String)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/bad");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "ron") {
-            continue;
-        }
-        let src = std::fs::read_to_string(&path).unwrap();
-        let expect = src
-            .lines()
-            .next()
-            .unwrap()
-            .trim_start_matches("// expect:")
-            .trim()
-            .to_owned();
-        out.push((path.to_str().unwrap().to_owned(), src, expect));
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn load_errors_say_what_and_where() {
     let runtime = [
@@ -39,8 +17,9 @@ fn load_errors_say_what_and_where() {
         "pair_global_misaligned",
     ];
     let mut checked = 0;
-    for (path, src, expect) in corpus() {
-        let name = path.rsplit('/').next().unwrap().trim_end_matches(".ron");
+    for b in warpsim_testkit::bad_programs() {
+        let (path, src, expect) = (b.path, b.src, b.expect);
+        let name = b.name.trim_end_matches(".ron");
         let res = warpsim_lang::load_str(&path, &src, &Default::default());
         if runtime.contains(&name) {
             assert!(res.is_ok(), "{name} should load: {:?}", res.err());

@@ -655,9 +655,7 @@ pub fn stream(body: &[Stmt]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn root() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
+    use warpsim_testkit::root;
 
     /// Every case of tests/fixtures/ptx/merge.ptx gives the stream recorded in
     /// calibration/ptx/streams/merge_tests.stream (the file compare_sass.sh holds against

@@ -32,16 +32,8 @@ thread_local! {
 /// and every counter agree.
 #[test]
 fn both_builds_and_scratch_reuse_agree() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../programs");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .chain(std::fs::read_dir(format!("{dir}/examples")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 8);
-    for path in paths {
+    for rel in warpsim_testkit::shipped_programs() {
+        let path = warpsim_testkit::path(&rel);
         let p = warpsim_lang::load_file(path.to_str().unwrap(), &Default::default()).unwrap();
         let cfg = Config::default();
         let one = |baseline: bool| {
