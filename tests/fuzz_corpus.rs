@@ -1,5 +1,5 @@
 //! Replays the fuzzing corpus (`fuzz/corpus/<target>`) in the ordinary test suite, each input
-//! exactly as its fuzz target runs it, with the targets' small limits (`warpsim_runner::smoke`):
+//! exactly as its fuzz target runs it, with the targets' small limits (`warpsim_runner::fuzz_limits`):
 //!
 //! - `load`: every file loads or is refused with a diagnostic that has a location;
 //! - `run`: every file loads and runs to a report or an error (`ptx:` launches included: the
@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 use warpsim_lang::{load_str, Options};
-use warpsim_runner::smoke;
+use warpsim_runner::fuzz_limits;
 
 #[path = "../fuzz/fuzz_targets/genprog.rs"]
 mod genprog;
@@ -58,7 +58,7 @@ fn replay(dir: &str, f: fn(&str)) -> usize {
 /// What fuzz/fuzz_targets/run.rs does with one input.
 fn load_and_run(src: &str) {
     let name = crate::util::root().join("fuzz.ron");
-    let _ = smoke::load_and_run(&name.to_string_lossy(), src);
+    let _ = fuzz_limits::load_and_run(&name.to_string_lossy(), src);
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn run_corpus_never_panics() {
 fn gen_corpus_never_panics() {
     // What fuzz/fuzz_targets/gen.rs does with one input (but for its launch-size assertion).
     let n = replay_bytes("fuzz/corpus/gen", |b| {
-        let _ = smoke::load_and_run("gen.ron", &genprog::program(b));
+        let _ = fuzz_limits::load_and_run("gen.ron", &genprog::program(b));
     });
     assert!(n >= 1, "only {n} files");
 }
@@ -110,7 +110,7 @@ fn the_generator_writes_programs_that_load() {
             .map(|k| (k.wrapping_mul(2654435761).wrapping_add(seed * 40503) >> 13) as u8)
             .collect();
         let src = genprog::program(&bytes);
-        if load_str("gen.ron", &src, &smoke::load_options()).is_ok() {
+        if load_str("gen.ron", &src, &fuzz_limits::load_options()).is_ok() {
             loaded += 1;
         }
     }

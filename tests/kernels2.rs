@@ -5,7 +5,7 @@
 //! kernels' outputs bit for bit against the H200's (calibration/kernels2/raw/dump/).
 
 use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
-use warpsim_exec::{Config, Global, Stats, Verified};
+use warpsim_exec::{Config, Global, Stats, Validated};
 use warpsim_lang::{load_file, Options};
 
 /// Kernels whose shared counters warpsim does not reproduce, and why; the test holds them to
@@ -81,7 +81,7 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
         max_steps: Config::DEFAULT_MAX_STEPS,
         racecheck: false,
     };
-    let v = Verified::new(&prog, &cfg, &global).unwrap();
+    let v = Validated::new(&prog, &cfg, &global).unwrap();
     let mut stats = Stats::new(&prog, &cfg.geometry);
     let [gx, gy, gz] = prog.grid;
     for z in 0..gz {

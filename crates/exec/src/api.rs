@@ -102,7 +102,7 @@ pub struct PcStats {
 
 /// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sample {
+pub struct FirstAccess {
     /// The block it ran in.
     pub block: [u32; 3],
     /// The warp in the block.
@@ -135,7 +135,7 @@ pub struct Stats {
     pub races: crate::race::Races,
     /// Per pc, the first execution of each shared-memory instruction in the lowest block
     /// that ran it (blocks are merged in order, so this does not depend on threads).
-    pub samples: Vec<Option<Box<Sample>>>,
+    pub first_accesses: Vec<Option<Box<FirstAccess>>>,
 }
 
 impl Stats {
@@ -148,7 +148,7 @@ impl Stats {
             warp_instructions: 0,
             thread_instructions: 0,
             races: Default::default(),
-            samples: vec![None; prog.code.len()],
+            first_accesses: vec![None; prog.code.len()],
         }
     }
 
@@ -158,8 +158,8 @@ impl Stats {
         if self.per_pc.len() < code {
             self.per_pc.resize(code, PcStats::default());
         }
-        if self.samples.len() < code {
-            self.samples.resize(code, None);
+        if self.first_accesses.len() < code {
+            self.first_accesses.resize(code, None);
         }
         if self.per_bank.len() < banks {
             self.per_bank.resize(banks, 0);
@@ -198,10 +198,10 @@ impl Stats {
         self.warp_instructions += other.warp_instructions;
         self.thread_instructions += other.thread_instructions;
         self.races.merge(&other.races);
-        if self.samples.len() < other.samples.len() {
-            self.samples.resize(other.samples.len(), None);
+        if self.first_accesses.len() < other.first_accesses.len() {
+            self.first_accesses.resize(other.first_accesses.len(), None);
         }
-        for (a, b) in self.samples.iter_mut().zip(&other.samples) {
+        for (a, b) in self.first_accesses.iter_mut().zip(&other.first_accesses) {
             if a.is_none() {
                 a.clone_from(b);
             }

@@ -4,7 +4,7 @@
 use super::block::Ctx;
 use super::fault::{self, Fault};
 use super::lanes::{get64, nonzero, per_lane, put, put64};
-use super::verify::elem_words;
+use super::validate::elem_words;
 use super::warp::At;
 use super::Lanes;
 use warpsim_kernel::ir::Reg;

@@ -1,12 +1,12 @@
 //! The block scheduler: a block's warps, their registers and reconvergence frames, run round
 //! robin between barriers; and the scratch that one thread reuses between the blocks it runs.
 
-use super::api::{Config, Global, PcStats, Sample, Stats};
+use super::api::{Config, FirstAccess, Global, PcStats, Stats};
 use super::fault::{self, Fault, FaultKind};
 use super::hook::Hook;
 use super::lanes::per_lane;
 use super::warp::run_warp;
-use super::{verify, Lanes, FULL, SPARE_WORDS};
+use super::{validate, Lanes, FULL, SPARE_WORDS};
 use std::cell::RefCell;
 use warpsim_kernel::ir::{Space, Special};
 use warpsim_kernel::{Program, RegInit};
@@ -48,8 +48,8 @@ pub(super) struct Ctx<'a> {
     pub(super) ctaid: [u32; 3],
     pub(super) global: &'a Global,
     pub(super) per_pc: &'a mut [PcStats],
-    /// [`Stats::samples`].
-    pub(super) samples: &'a mut [Option<Box<Sample>>],
+    /// [`Stats::first_accesses`].
+    pub(super) first_accesses: &'a mut [Option<Box<FirstAccess>>],
     /// This block's words served per bank, one counter per shared-access pc (index in
     /// `bank_row`); added to [`Stats::per_bank`] and [`Stats::per_pc_bank`] at the end.
     pub(super) pc_bank: &'a mut [BankCounts],
@@ -63,7 +63,7 @@ pub(super) struct Ctx<'a> {
     pub(super) steps: u64,
     /// [`super::warp::At::check_at`] between the warps' turns.
     pub(super) check_at: u64,
-    /// [`Verified::with_progress`]'s callback.
+    /// [`Validated::with_progress`]'s callback.
     pub(super) progress: Option<&'a (dyn Fn(u64) + Sync)>,
     pub(super) lanes: u64,
     /// The race detector (only with [`Config::racecheck`]).
@@ -115,7 +115,7 @@ fn thread_xyz(block: [u32; 3], t: u64) -> [u32; 3] {
 /// `stats` should come from [`Stats::new`] for this program and geometry (it is grown if it is
 /// too small). On a fault the block stops; `stats` then holds what ran before it.
 ///
-/// This checks the program first; to run many blocks, check it once with [`Verified::new`].
+/// This checks the program first; to run many blocks, check it once with [`Validated::new`].
 pub fn run_block(
     prog: &Program,
     cfg: &Config,
@@ -123,12 +123,12 @@ pub fn run_block(
     global: &Global,
     stats: &mut Stats,
 ) -> Result<(), Fault> {
-    Verified::check(prog, cfg, global, ctaid)?.run_block(ctaid, stats)
+    Validated::check(prog, cfg, global, ctaid)?.run_block(ctaid, stats)
 }
 
 /// A program checked to run under one [`Config`] with one [`Global`] memory: its blocks can
 /// then run (on any number of threads) without checking it again.
-pub struct Verified<'a> {
+pub struct Validated<'a> {
     pub(super) prog: &'a Program,
     pub(super) cfg: Config,
     pub(super) global: &'a Global,
@@ -141,9 +141,9 @@ pub struct Verified<'a> {
     progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
-impl std::fmt::Debug for Verified<'_> {
+impl std::fmt::Debug for Validated<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Verified")
+        f.debug_struct("Validated")
             .field("program", &self.prog.name)
             .field("cfg", &self.cfg)
             .field("shared_pcs", &self.shared_pcs)
@@ -152,21 +152,21 @@ impl std::fmt::Debug for Verified<'_> {
     }
 }
 
-impl<'a> Verified<'a> {
+impl<'a> Validated<'a> {
     /// Checks that `prog` can run under `cfg` with `global` (whose buffers must be as large as
     /// the program's: [`Global::new`]). A fault names block (0,0,0), the first to run.
     pub fn new(prog: &'a Program, cfg: &Config, global: &'a Global) -> Result<Self, Fault> {
         Self::check(prog, cfg, global, [0; 3])
     }
 
-    /// [`Verified::new`], with faults naming block `ctaid`.
+    /// [`Validated::new`], with faults naming block `ctaid`.
     pub(super) fn check(
         prog: &'a Program,
         cfg: &Config,
         global: &'a Global,
         ctaid: [u32; 3],
     ) -> Result<Self, Fault> {
-        verify::check(prog, cfg, ctaid, global)?;
+        validate::check(prog, cfg, ctaid, global)?;
         let mut bank_row = vec![0; prog.code.len()];
         let mut shared_pcs = Vec::new();
         for (pc, i) in prog.code.iter().enumerate() {
@@ -175,7 +175,7 @@ impl<'a> Verified<'a> {
                 shared_pcs.push(pc);
             }
         }
-        Ok(Verified {
+        Ok(Validated {
             prog,
             cfg: *cfg,
             global,
@@ -203,7 +203,7 @@ impl<'a> Verified<'a> {
         self.run_block_with(ctaid, stats, &mut ())
     }
 
-    /// [`Verified::run_block`], telling `hook` every instruction each warp issues (a timing
+    /// [`Validated::run_block`], telling `hook` every instruction each warp issues (a timing
     /// model's input). Results are the same as without it.
     pub fn run_block_with<H: Hook>(
         &self,
@@ -232,7 +232,7 @@ pub(super) struct Scratch {
     shared: Vec<u32>,
     /// The block's local memory.
     local: Vec<u32>,
-    /// The bank counters, one per shared-access pc ([`Verified::shared_pcs`]).
+    /// The bank counters, one per shared-access pc ([`Validated::shared_pcs`]).
     counts: Vec<BankCounts>,
 }
 
@@ -240,10 +240,10 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// [`Verified::run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
+/// [`Validated::run_block`] in `sc`; the registers at the end are in `sc.regs` (warp `w`'s are
 /// `regs[w * max(nregs, 1)..][..nregs]`).
 pub(super) fn run<H: Hook>(
-    v: &Verified,
+    v: &Validated,
     ctaid: [u32; 3],
     stats: &mut Stats,
     sc: &mut Scratch,
@@ -308,7 +308,7 @@ pub(super) fn run<H: Hook>(
         ctaid,
         global,
         per_pc: &mut stats.per_pc,
-        samples: &mut stats.samples,
+        first_accesses: &mut stats.first_accesses,
         pc_bank: &mut sc.counts,
         bank_row: &v.bank_row,
         shared: &mut sc.shared,

@@ -1,5 +1,5 @@
-//! Handlers of the PTX front end's instructions: unstructured branches that reconverge at
-//! immediate post-dominators, `ret` of some lanes, and 64-bit integer arithmetic.
+//! Handlers of the PTX front end's control flow: unstructured branches that reconverge at
+//! immediate post-dominators, and `ret` of some lanes.
 //!
 //! # The reconvergence stack
 //!
@@ -25,7 +25,7 @@
 
 use super::block::{Ctx, Frame, State, Warp};
 use super::fault::{self, Fault};
-use super::lanes::{get_u64, nonzero, per_lane, put_u64};
+use super::lanes::nonzero;
 use super::warp::At;
 use super::Lanes;
 use std::ops::ControlFlow;
@@ -171,57 +171,4 @@ pub(super) fn ret(at: &mut At, warp: &mut Warp, frames: &mut [Frame]) -> Control
     at.next = at.pc;
     warp.state = State::Done;
     ControlFlow::Break(())
-}
-
-/// `dst = f(a, b)` on 64-bit lanes.
-#[inline(always)]
-pub(super) fn int64(
-    r: &mut [Lanes],
-    at: &At,
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-    f: impl Fn(u64, u64) -> u64,
-) {
-    let (xs, ys) = (get_u64(r, a), get_u64(r, b));
-    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
-}
-
-/// 64-bit shifts: `dst = f(a, b)` with `b` a 32-bit amount.
-#[inline(always)]
-pub(super) fn shift64(
-    r: &mut [Lanes],
-    at: &At,
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-    f: impl Fn(u64, u32) -> u64,
-) {
-    let xs = get_u64(r, a);
-    let ys = r[b.0 as usize];
-    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
-}
-
-/// `mul.wide`: 32 × 32 → 64 bits.
-#[inline(always)]
-pub(super) fn mul_wide(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, b: Reg, signed: bool) {
-    let (xs, ys) = (r[a.0 as usize], r[b.0 as usize]);
-    let v = if signed {
-        per_lane(|l| (xs[l] as i32 as i64).wrapping_mul(ys[l] as i32 as i64) as u64)
-    } else {
-        per_lane(|l| xs[l] as u64 * ys[l] as u64)
-    };
-    put_u64(r, dst, v, at.active);
-}
-
-/// Sign or zero extension of a 32-bit value to 64 bits.
-#[inline(always)]
-pub(super) fn extend(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, signed: bool) {
-    let xs = r[a.0 as usize];
-    let v = if signed {
-        per_lane(|l| xs[l] as i32 as i64 as u64)
-    } else {
-        per_lane(|l| xs[l] as u64)
-    };
-    put_u64(r, dst, v, at.active);
 }

@@ -8,7 +8,7 @@
 //! move element by element, one widened register each (`exec/narrow.rs`), a store changing
 //! only its own bytes.
 
-use super::api::{PcStats, Sample};
+use super::api::{FirstAccess, PcStats};
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind};
 use super::lanes::per_lane;
@@ -105,8 +105,8 @@ fn shared<const V3: bool>(
         })?;
     ps.wavefronts += cost.wavefronts as u64;
     ps.conflicts += cost.conflicts as u64;
-    if let Some(slot @ None) = cx.samples.get_mut(at.pc) {
-        *slot = Some(Box::new(Sample {
+    if let Some(slot @ None) = cx.first_accesses.get_mut(at.pc) {
+        *slot = Some(Box::new(FirstAccess {
             block: cx.ctaid,
             warp: at.w as u32,
             addrs,

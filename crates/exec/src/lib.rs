@@ -19,16 +19,22 @@
 //! # Brief overview
 //!
 //! * `api`: the types callers use — [`Config`], [`Global`], [`Stats`] (with [`PcStats`] and
-//!   [`Sample`]).
-//! * `block`: [`Verified`] (a program checked once for a config and global memory; its
-//!   [`Verified::run_block`] runs one block) and [`run_block`] (check and run one block); the
+//!   [`FirstAccess`], the first execution of each shared instruction, kept to show which
+//!   banks its lanes hit).
+//! * `block`: [`Validated`] (a program checked once for a config and global memory; its
+//!   [`Validated::run_block`] runs one block) and [`run_block`] (check and run one block); the
 //!   block scheduler — a block's warps, registers and reconvergence frames, run round robin
 //!   between barriers — and the per-thread scratch reused between blocks.
-//! * `verify`: the checks that make running a malformed program a fault, not a panic.
+//! * `validate`: the checks that make running a malformed program a fault, not a panic
+//!   (once per run, giving a [`Validated`] program).
 //! * `warp`: the warp loop. `warp_loop` fetches and counts each warp instruction; `execute`
 //!   dispatches it, one `match` arm per instruction, each one call to a handler in `arith`
 //!   (computing instructions), `flow` (control flow and reconvergence) or `memory` (loads and
 //!   stores, with the bank model). `At` is the running warp's state the handlers move.
+//!   The PTX front end's instructions have their own: `branch` (unstructured branches that
+//!   reconverge at immediate post-dominators, `ret`), `wide` (64-bit integer arithmetic on
+//!   register pairs), `atomic` and `atomic_pair`, `narrow` and `bytes` (1- and 2-byte
+//!   elements), `local`.
 //! * `warpops`: the warp-level operations (shuffles, votes, `activemask`, `SyncWarp`) and
 //!   their member-mask checks.
 //! * `jump`: `Break`, `Continue` and `Return` — the lanes leave the frames they jump out of,
@@ -37,7 +43,7 @@
 //! * `fault`: [`Fault`], [`FaultKind`] (whose `Display` is the message), and the cold code that
 //!   words each fault.
 //! * `hook`: [`Hook`], what a timing model is told about each issued instruction
-//!   ([`Verified::run_block_with`]); `()` is no hook, compiled away.
+//!   ([`Validated::run_block_with`]); `()` is no hook, compiled away.
 //! * `local`: local memory (PTX `.local`), each thread's private bytes: checks and data
 //!   movement, and the offsets the hook is told.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
@@ -75,7 +81,7 @@ mod local;
 mod memory;
 mod narrow;
 mod race;
-mod verify;
+mod validate;
 mod warp;
 mod warpops;
 mod wide;
@@ -84,8 +90,8 @@ mod words;
 #[cfg(test)]
 mod tests;
 
-pub use api::{Config, Global, PcStats, Sample, Stats};
-pub use block::{run_block, Verified};
+pub use api::{Config, FirstAccess, Global, PcStats, Stats};
+pub use block::{run_block, Validated};
 pub use fault::{Fault, FaultKind, MaskError};
 pub use hook::Hook;
 pub use init::{fill_global, init_words, written_buffers};

@@ -1,7 +1,7 @@
 //! Handlers of loads and stores: each active lane's address is checked (all 32 lanes at once),
 //! a shared access is priced by the bank model ([`warpsim_smem`]), and the data moves.
 
-use super::api::{PcStats, Sample};
+use super::api::{FirstAccess, PcStats};
 use super::block::Ctx;
 use super::fault::{global_fault, shared_fault, Fault, FaultKind};
 use super::gather::{copy_atomic, deinterleave, interleave};
@@ -125,9 +125,9 @@ fn shared_access<const V3: bool>(
             None,
         )
     })?;
-    if let Some(slot @ None) = cx.samples.get_mut(pc) {
+    if let Some(slot @ None) = cx.first_accesses.get_mut(pc) {
         // Once per instruction per worker: not on the hot path.
-        *slot = Some(Box::new(Sample {
+        *slot = Some(Box::new(FirstAccess {
             block: cx.ctaid,
             warp: w as u32,
             addrs,

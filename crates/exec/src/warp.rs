@@ -369,26 +369,26 @@ fn execute<const V3: bool>(
         Return { n } => return jump::leave(cx, at, warp, frames, jump::How::Return, n),
         LoopJoin => jump::join(cx, at, frames)?,
         Scope { .. } => return Err(jump::stray_scope(cx, at)),
-        Add64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
-        Sub64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
-        Mul64 { dst, a, b } => branch::int64(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
-        MulWide { dst, a, b, signed } => branch::mul_wide(r, at, dst, a, b, signed),
+        Add64 { dst, a, b } => wide::arith64(r, at, dst, a, b, |x, y| x.wrapping_add(y)),
+        Sub64 { dst, a, b } => wide::arith64(r, at, dst, a, b, |x, y| x.wrapping_sub(y)),
+        Mul64 { dst, a, b } => wide::arith64(r, at, dst, a, b, |x, y| x.wrapping_mul(y)),
+        MulWide { dst, a, b, signed } => wide::mul_wide(r, at, dst, a, b, signed),
         Shl64 { dst, a, b } => {
-            branch::shift64(r, at, dst, a, b, |x, y| x.checked_shl(y).unwrap_or(0))
+            wide::shift64(r, at, dst, a, b, |x, y| x.checked_shl(y).unwrap_or(0))
         }
         Shr64 {
             dst,
             a,
             b,
             signed: false,
-        } => branch::shift64(r, at, dst, a, b, |x, y| x.checked_shr(y).unwrap_or(0)),
+        } => wide::shift64(r, at, dst, a, b, |x, y| x.checked_shr(y).unwrap_or(0)),
         Shr64 {
             dst,
             a,
             b,
             signed: true,
-        } => branch::shift64(r, at, dst, a, b, |x, y| ((x as i64) >> y.min(63)) as u64),
-        Ext64 { dst, a, signed } => branch::extend(r, at, dst, a, signed),
+        } => wide::shift64(r, at, dst, a, b, |x, y| ((x as i64) >> y.min(63)) as u64),
+        Ext64 { dst, a, signed } => wide::extend(r, at, dst, a, signed),
         Int64 { op, dst, a, b } => wide::int64(cx, at, r, op, (dst, a, b))?,
         Cmp64 { cmp, dst, a, b } => wide::cmp64(r, at, cmp, (dst, a, b)),
         Cvt64 {

@@ -1,6 +1,7 @@
-//! Handlers of the PTX front end's 64-bit integer instructions beyond `add`/`sub`/`mul`/shifts
-//! (those are in [`branch`](super::branch)): bitwise logic, min/max, division and remainder,
-//! the high half of a product, comparisons, and conversions to and from floats.
+//! Handlers of the PTX front end's 64-bit integer instructions (on register pairs): `add`,
+//! `sub`, `mul`, shifts, `mul.wide` and extensions ([`arith64`], [`shift64`], [`mul_wide`],
+//! [`extend`]), bitwise logic, min/max, division and remainder, the high half of a product,
+//! comparisons, and conversions to and from floats.
 
 use super::block::Ctx;
 use super::fault::{self, Fault};
@@ -115,4 +116,57 @@ pub(super) fn cvt64(
             at.active,
         ),
     }
+}
+
+/// `dst = f(a, b)` on 64-bit lanes.
+#[inline(always)]
+pub(super) fn arith64(
+    r: &mut [Lanes],
+    at: &At,
+    dst: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u64, u64) -> u64,
+) {
+    let (xs, ys) = (get_u64(r, a), get_u64(r, b));
+    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
+}
+
+/// 64-bit shifts: `dst = f(a, b)` with `b` a 32-bit amount.
+#[inline(always)]
+pub(super) fn shift64(
+    r: &mut [Lanes],
+    at: &At,
+    dst: Reg,
+    a: Reg,
+    b: Reg,
+    f: impl Fn(u64, u32) -> u64,
+) {
+    let xs = get_u64(r, a);
+    let ys = r[b.0 as usize];
+    put_u64(r, dst, per_lane(|l| f(xs[l], ys[l])), at.active);
+}
+
+/// `mul.wide`: 32 × 32 → 64 bits.
+#[inline(always)]
+pub(super) fn mul_wide(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, b: Reg, signed: bool) {
+    let (xs, ys) = (r[a.0 as usize], r[b.0 as usize]);
+    let v = if signed {
+        per_lane(|l| (xs[l] as i32 as i64).wrapping_mul(ys[l] as i32 as i64) as u64)
+    } else {
+        per_lane(|l| xs[l] as u64 * ys[l] as u64)
+    };
+    put_u64(r, dst, v, at.active);
+}
+
+/// Sign or zero extension of a 32-bit value to 64 bits.
+#[inline(always)]
+pub(super) fn extend(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, signed: bool) {
+    let xs = r[a.0 as usize];
+    let v = if signed {
+        per_lane(|l| xs[l] as i32 as i64 as u64)
+    } else {
+        per_lane(|l| xs[l] as u64)
+    };
+    put_u64(r, dst, v, at.active);
 }

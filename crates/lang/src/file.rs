@@ -205,7 +205,7 @@ pub(crate) struct ProgramSource {
     #[serde(default, deserialize_with = "ordered_map")]
     pub defines: Vec<(Text, DefineValue)>,
     /// Grid and block dimensions.
-    pub launch: Launch,
+    pub launch: LaunchSource,
     /// Arrays in global memory.
     #[serde(default)]
     pub buffers: Vec<Buffer>,
@@ -349,7 +349,7 @@ fn ordered_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Text, DefineValue
 /// Grid and block dimensions: one to three expressions each, `x` first.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Launch {
+pub(crate) struct LaunchSource {
     /// Blocks in the grid, per dimension.
     pub grid: Vec<Expr>,
     /// Threads in a block, per dimension.

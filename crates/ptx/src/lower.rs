@@ -22,6 +22,13 @@ use warpsim_kernel::{KernelArg, KernelRequest};
 /// An error at a byte offset of the PTX.
 pub type Err = (usize, String);
 
+/// One PTX instruction as every handler here and in `lower/*.rs` takes it: `(off, op, parts,
+/// args)`, its byte offset in the file (where errors point), the whole opcode
+/// (`cvt.rn.f16.f32`), the opcode's dot-separated parts (`["cvt", "rn", "f16", "f32"]`) and
+/// the operands.
+#[derive(Clone, Copy)]
+pub(crate) struct Instr<'a>(usize, &'a str, &'a [&'a str], &'a [String]);
+
 /// The lowered kernel.
 pub struct Lowered {
     pub code: Vec<Inst>,
@@ -378,7 +385,7 @@ impl Lower<'_> {
                         l.end_block(Term::Ret);
                         Ok(())
                     }
-                    _ => l.inst(s.off, op, &parts, args),
+                    _ => l.inst(Instr(s.off, op, &parts, args)),
                 };
                 match guard {
                     Some((p, neg)) => self.predicated(s, (p, *neg), op, body),
@@ -388,7 +395,8 @@ impl Lower<'_> {
         }
     }
 
-    fn inst(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn inst(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let w = words_of(&format!(".{ty}"));
         let float = ty.starts_with('f');
@@ -407,11 +415,11 @@ impl Lower<'_> {
                 ),
             ));
         }
-        if let Some(r) = self.extra(off, op, parts, args) {
+        if let Some(r) = self.extra(i) {
             return r;
         }
         match name {
-            "ld" | "st" => return self.mem(off, op, parts, args),
+            "ld" | "st" => return self.mem(i),
             "bar" | "barrier" => {
                 self.emit(Inst::Barrier);
                 return Ok(());
@@ -615,7 +623,8 @@ impl Lower<'_> {
     }
 
     /// `ld`/`st` of `.param`, `.shared` or `.global`.
-    fn mem(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn mem(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let store = parts[0] == "st";
         let space = parts
             .iter()

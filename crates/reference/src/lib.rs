@@ -64,17 +64,17 @@ use warpsim_kernel::{BufferInfo, Elem, Expect, Program};
 
 mod compile;
 mod eval;
+mod expect;
 mod permutation;
 mod predicate;
 #[cfg(test)]
 mod tests;
-mod verify;
 
 use compile::*;
 use eval::*;
-pub use verify::{check, check_slices, referenced_buffers};
+pub use expect::{check, check_slices, referenced_buffers};
 #[cfg(test)]
-use verify::{check_limited, DEFAULT_MAX_TERMS};
+use expect::{check_limited, DEFAULT_MAX_TERMS};
 
 // ---- verdicts --------------------------------------------------------------------------------
 

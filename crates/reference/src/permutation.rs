@@ -1,7 +1,7 @@
 //! `expect: "permutation(src)"`: the final buffer holds the initial elements of `src`, in any
 //! order, bit for bit. Checked by sorting both (O(n log n)), whatever the buffer's length.
 
-use super::verify::elem_value;
+use super::expect::elem_value;
 use super::*;
 
 /// The elements of a buffer as sortable bit patterns (one or two words each).

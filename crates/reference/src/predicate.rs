@@ -3,7 +3,7 @@
 //! is a mismatch; the lowest failing element is reported with the buffer elements the
 //! predicate names there.
 
-use super::verify::{elem_value, fault_diag, Acc, Reference};
+use super::expect::{elem_value, fault_diag, Acc, Reference};
 use super::*;
 
 /// Checks buffer `k`'s predicate `ex` against the final words `fin` of every buffer.

@@ -3,7 +3,7 @@
 //! # Brief overview
 //!
 //! * [`run`]: fills the global buffers ([`warpsim_exec::init_words`]), runs every
-//!   block of the grid with [`warpsim_exec::Verified::run_block`] in parallel (rayon, one
+//!   block of the grid with [`warpsim_exec::Validated::run_block`] in parallel (rayon, one
 //!   [`Stats`] per worker, merged by addition so the totals never depend on the thread count;
 //!   if blocks fault, the lowest-numbered one is reported), checks the buffers that have an
 //!   `expect` against the CPU reference ([`warpsim_reference::check`]) and builds a
@@ -17,7 +17,7 @@
 //! * [`Report::to_svg`]: a chart of the per-bank load and of the banks the hottest shared
 //!   instructions' lanes hit.
 //! * [`describe`]: a short summary of a loaded program (`warpsim check`).
-//! * [`smoke`]: the small limits the fuzz targets and their corpus replay run programs under.
+//! * [`fuzz_limits`]: the small limits the fuzz targets and their corpus replay run programs under.
 
 // Errors are `warpsim_kernel::Diag`s by design (they carry the source snippet); they are rare
 // and leave the hot loops, so they are not boxed.
@@ -34,9 +34,9 @@ use warpsim_reference::Verdict;
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
+pub mod fuzz_limits;
 pub mod progress;
 mod race;
-pub mod smoke;
 mod svg;
 mod table;
 pub mod time_report;
@@ -90,7 +90,7 @@ impl Serialize for Defines {
 
 /// Grid and block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Launch {
+pub struct LaunchReport {
     /// Blocks in the grid (x, y, z).
     pub grid: [u32; 3],
     /// Threads in a block (x, y, z).
@@ -197,9 +197,9 @@ pub struct InstReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_bank: Option<Vec<u64>>,
     /// One execution of a shared access (the first in the lowest block that ran it), bank by
-    /// bank: which banks its lanes hit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sample: Option<SampleReport>,
+    /// bank: which banks its lanes hit. (Its JSON key is `sample`.)
+    #[serde(rename = "sample", skip_serializing_if = "Option::is_none")]
+    pub first_access: Option<FirstAccessReport>,
     /// With timing: warp-cycles its warps spent waiting to issue it (and issuing it:
     /// `selected`), by Nsight's stall reason.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,7 +223,7 @@ impl Serialize for StallCycles {
 
 /// One execution of a shared-memory instruction, bank by bank.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SampleReport {
+pub struct FirstAccessReport {
     /// The block it ran in.
     pub block: [u32; 3],
     /// The warp in the block.
@@ -325,12 +325,15 @@ fn atomic_row(
         )),
         loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
         per_bank: None,
-        sample: None,
+        first_access: None,
         stalls: None,
     })
 }
 
-fn sample_report(geom: &Geometry, s: &warpsim_exec::Sample) -> Option<SampleReport> {
+fn first_access_report(
+    geom: &Geometry,
+    s: &warpsim_exec::FirstAccess,
+) -> Option<FirstAccessReport> {
     let op = if s.store { Op::St } else { Op::Ld };
     let a = warpsim_smem::analyze(geom, op, s.width, &s.addrs, s.mask).ok()?;
     let banks = geom.banks as usize;
@@ -342,7 +345,7 @@ fn sample_report(geom: &Geometry, s: &warpsim_exec::Sample) -> Option<SampleRepo
             words_per_bank[slot.bank as usize] += 1;
         }
     }
-    Some(SampleReport {
+    Some(FirstAccessReport {
         block: s.block,
         warp: s.warp,
         lanes: s.mask.count_ones(),
@@ -385,7 +388,7 @@ pub struct Report {
     /// Every define with the value in force, in declaration order.
     pub defines: Defines,
     /// Grid, block and shared memory per block.
-    pub launch: Launch,
+    pub launch: LaunchReport,
     /// The bank geometry.
     pub geometry: Geometry,
     /// Shared-memory counters.
@@ -550,10 +553,10 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
     // A long block moves the bar too (every few million warp instructions).
     let on_steps = |n| bar.as_ref().map_or((), |b| b.steps(n));
-    let verified = match blocks {
+    let validated = match blocks {
         0 => None,
         _ => Some(
-            exec::Verified::new(prog, &cfg, &global)
+            exec::Validated::new(prog, &cfg, &global)
                 .map(|v| {
                     if bar.is_some() {
                         v.with_progress(&on_steps)
@@ -565,9 +568,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         ),
     };
     let (stats, fault, timing) = match &opts.timing {
-        Some(topt) => timed::grid(prog, &cfg, verified.as_ref(), blocks, topt, bar.as_ref())?,
+        Some(topt) => timed::grid(prog, &cfg, validated.as_ref(), blocks, topt, bar.as_ref())?,
         None => {
-            let (st, f) = grid(prog, &geom, verified.as_ref(), blocks, bar.as_ref());
+            let (st, f) = grid(prog, &geom, validated.as_ref(), blocks, bar.as_ref());
             (st, f, None)
         }
     };
@@ -630,7 +633,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
 fn grid(
     prog: &Program,
     geom: &Geometry,
-    verified: Option<&exec::Verified>,
+    validated: Option<&exec::Validated>,
     blocks: u64,
     bar: Option<&progress::Progress>,
 ) -> (Stats, Option<(u64, exec::Fault)>) {
@@ -640,7 +643,7 @@ fn grid(
         .into_par_iter()
         .fold(empty, |(mut st, mut fault), b| {
             // Blocks above a known fault need not run: only the lowest fault is reported.
-            let Some(v) = verified.filter(|_| b <= lowest.load(Relaxed)) else {
+            let Some(v) = validated.filter(|_| b <= lowest.load(Relaxed)) else {
                 return (st, fault);
             };
             let ctaid = ctaid_of(prog, b);
@@ -782,11 +785,11 @@ fn build(
             } else {
                 None
             },
-            sample: stats
-                .samples
+            first_access: stats
+                .first_accesses
                 .get(pc)
                 .and_then(|s| s.as_deref())
-                .and_then(|s| sample_report(&geom, s)),
+                .and_then(|s| first_access_report(&geom, s)),
             stalls: timing
                 .as_ref()
                 .and_then(|t| t.detail.per_pc.get(pc))
@@ -798,7 +801,7 @@ fn build(
         file: prog.path.clone(),
         shared_stream: prog.shared_stream,
         defines: Defines(prog.defines.clone()),
-        launch: Launch {
+        launch: LaunchReport {
             grid: prog.grid,
             block: prog.block,
             blocks,

@@ -62,7 +62,7 @@ impl Progress {
     }
 
     /// `n` more warp instructions run inside blocks (the executor's
-    /// [`Verified::with_progress`](warpsim_exec::Verified::with_progress) calls this
+    /// [`Validated::with_progress`](warpsim_exec::Validated::with_progress) calls this
     /// every few million), so that the bar says something while one long block runs.
     pub fn steps(&self, n: u64) {
         let total = self.steps.fetch_add(n, Relaxed) + n;

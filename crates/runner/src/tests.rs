@@ -323,7 +323,7 @@ fn svg_is_a_document_with_labels() {
         .per_instruction
         .iter()
         .find(|i| i.text == "tile[tid.x][tid.y + j]")
-        .and_then(|i| i.sample.clone())
+        .and_then(|i| i.first_access.clone())
         .unwrap();
     assert_eq!(sample.wavefronts, 32);
     assert_eq!(

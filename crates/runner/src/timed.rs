@@ -10,7 +10,8 @@ use std::ops::Range;
 use warpsim_exec::{self as exec, Config, Fault, Stats};
 use warpsim_kernel::{Diag, Phase, Program};
 use warpsim_timing::{
-    scoreboard_regs, static_code, BlockTrace, GlobalsOnly, Gpu, Launch, Model, Recorder, Timing,
+    scoreboard_regs, static_code, BlockTrace, GlobalsOnly, Gpu, LaunchShape, Model, Recorder,
+    Timing,
 };
 
 /// What the timing model runs with.
@@ -85,7 +86,7 @@ pub(crate) type Grid = (Stats, Option<(u64, Fault)>, Option<Timing>);
 pub(crate) fn grid(
     prog: &Program,
     cfg: &Config,
-    verified: Option<&exec::Verified>,
+    validated: Option<&exec::Validated>,
     blocks: u64,
     topt: &TimingOptions,
     bar: Option<&Progress>,
@@ -103,7 +104,7 @@ pub(crate) fn grid(
     let gpu = &sgpu;
     let nsampled = simulated_blocks(blocks, k);
     let code = static_code(prog);
-    let launch = Launch {
+    let launch = LaunchShape {
         blocks: nsampled,
         threads,
         shared_bytes: prog.shared_bytes,
@@ -131,8 +132,8 @@ pub(crate) fn grid(
     let mut fed: Vec<(u64, BlockTrace)> = Vec::new();
     let mut first = 0u64;
     while first < blocks {
-        // (`verified` is `None` only for an empty grid, which never gets here.)
-        let Some(v) = verified else { break };
+        // (`validated` is `None` only for an empty grid, which never gets here.)
+        let Some(v) = validated else { break };
         let last = (first + chunk).min(blocks);
         type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
         let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };

@@ -30,7 +30,7 @@ pub mod unroll;
 
 pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
-pub use sim::{Launch, Outcome, Sim, Span};
+pub use sim::{LaunchShape, Outcome, Sim, Span};
 pub use trace::{
     scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, LoopMark, Recorder,
     StaticInst, WarpTrace,
@@ -158,7 +158,7 @@ impl<'a> Model<'a> {
     pub fn new(
         gpu: &'a Gpu,
         code: &'a [StaticInst],
-        launch: Launch,
+        launch: LaunchShape,
         timeline_sm: Option<u32>,
     ) -> Result<Self, String> {
         Ok(Model {

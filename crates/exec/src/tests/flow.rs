@@ -615,7 +615,7 @@ fn a_long_block_reports_progress_and_still_stops_at_max_steps() {
         calls.fetch_add(1, Relaxed);
         told.fetch_add(n, Relaxed);
     };
-    let v = Verified::new(&p, &cfg, &global)
+    let v = Validated::new(&p, &cfg, &global)
         .unwrap()
         .with_progress(&on_steps);
     let f = v.run_block([0; 3], &mut stats).unwrap_err();

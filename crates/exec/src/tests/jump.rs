@@ -13,7 +13,7 @@ fn run_src(src: &str, racecheck: bool) -> Result<(Vec<Vec<i32>>, Stats), Fault> 
     };
     let global = Global::new(&p);
     let mut stats = Stats::new(&p, &cfg.geometry);
-    let v = Verified::new(&p, &cfg, &global)?;
+    let v = Validated::new(&p, &cfg, &global)?;
     for b in 0..p.grid[0] {
         v.run_block([b, 0, 0], &mut stats)?;
     }

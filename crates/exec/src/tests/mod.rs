@@ -50,7 +50,7 @@ fn both_builds_and_scratch_reuse_agree() {
                     run_block(&p, &cfg, ctaid, &global, &mut stats).unwrap();
                 } else {
                     let mut sc = Scratch::default();
-                    let v = Verified::new(&p, &cfg, &global).unwrap();
+                    let v = Validated::new(&p, &cfg, &global).unwrap();
                     run(&v, ctaid, &mut stats, &mut sc, &mut ()).unwrap();
                 }
             }
@@ -230,7 +230,7 @@ fn exec_cfg(p: &Program, cfg: Config, ctaid: [u32; 3]) -> Out {
     let global = Global::new(p);
     let mut stats = Stats::new(p, &cfg.geometry);
     let mut sc = Scratch::default();
-    let result = Verified::check(p, &cfg, &global, ctaid)
+    let result = Validated::check(p, &cfg, &global, ctaid)
         .and_then(|v| run(&v, ctaid, &mut stats, &mut sc, &mut ()));
     Out {
         result,

@@ -152,7 +152,7 @@ fn stats_merge_and_resize() {
         warp_instructions: 0,
         thread_instructions: 0,
         races: Default::default(),
-        samples: vec![],
+        first_accesses: vec![],
     };
     run_block(&p, &Config::default(), [0; 3], &g, &mut small).unwrap();
     assert_eq!(small, one);

@@ -7,7 +7,7 @@
 //! global one indexes the buffer its pointer came from, whose elements must fit the type
 //! ([`global_buffer`]).
 
-use super::{Err, Lower, Prov};
+use super::{Err, Instr, Lower, Prov};
 use warpsim_kernel::ir::{Inst, Mem, Reg, Space};
 use warpsim_kernel::Elem;
 
@@ -97,13 +97,8 @@ impl Lower<'_> {
     /// elements for 64-bit integers and `__half2`). A shared 32-bit `add` of the constant 1
     /// whose result is unread becomes `ATOMS.POPC.INC`, by the loader's own rule
     /// ([`warpsim_kernel::ptxas_op`]).
-    pub(super) fn atomic(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn atomic(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         use warpsim_smem::AtomOp;
         let red = parts[0] == "red";
         let space = match () {

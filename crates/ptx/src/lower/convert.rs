@@ -6,7 +6,7 @@
 //! rounding to an integral value is done first in `f32` (halves, `f32`) or `f64`.
 
 use super::half::half_type;
-use super::{Err, Lower};
+use super::{Err, Instr, Lower};
 use warpsim_kernel::ir::{Inst, Reg};
 use warpsim_kernel::Elem;
 
@@ -54,13 +54,8 @@ impl Lower<'_> {
     /// one [`Inst::Cvt`] (a narrow integer extended first, or clamped to its range after).
     /// To a half: `.rn` (from f32, f64, integers, the other half format); to an integer:
     /// `.rzi` (truncation, NaN → 0, saturated). `cvt.rn.f16x2.f32 d, a, b` packs two.
-    pub(super) fn float_cvt(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn float_cvt(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let n = parts.len();
         let (to, from) = (parts[n - 2], parts[n - 1]);
         let mods = &parts[1..n - 2];

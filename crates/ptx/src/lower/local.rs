@@ -21,7 +21,7 @@
 //! is the same access as an `ld.local` on the same register ([`Lower::local_origin`] tells
 //! where a pointer comes from).
 
-use super::{Err, Lower, Prov};
+use super::{Err, Instr, Lower, Prov};
 use crate::parse::{Entry, StmtKind};
 use std::collections::HashMap;
 use warpsim_kernel::ir::{Inst, Mem};
@@ -139,13 +139,8 @@ impl Locals {
 impl Lower<'_> {
     /// `cvta.local.u64 d, a` (`d = a + LOCAL_GENERIC`, a generic pointer from a `.local`
     /// address) and `cvta.to.local.u64 d, a` (`d = a - LOCAL_GENERIC`, back).
-    pub(super) fn cvta_local(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn cvta_local(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         if !matches!(parts.last(), Some(&"u64") | Some(&"b64")) || args.len() != 2 {
             return Err((
                 off,

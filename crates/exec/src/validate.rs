@@ -1,6 +1,8 @@
-//! The verifier: checks everything the executor indexes with (registers, jump targets, memory
-//! operands, layouts, the geometry), so that running even a malformed [`Program`] faults
-//! instead of panicking.
+//! Validation of a program against its configuration, once per run ([`Validated`]): checks
+//! everything the executor indexes with (registers, jump targets, memory operands, layouts,
+//! the geometry), so that running even a malformed [`Program`] faults instead of panicking.
+//!
+//! [`Validated`]: crate::Validated
 
 use super::api::{Config, Global};
 use super::fault::{Fault, FaultKind};
