@@ -5,7 +5,8 @@
 # `access` (every trace of tests/fixtures/h200, every format, other geometries), `explain`
 # (loads, stores, atomics, masks, geometries), `sweep` and `advise` (table, CSV, JSON, SVG), and
 # a set of errors (stderr and exit status). Only wall-clock fields are taken out: the JSON
-# report's `emulator` object and the table's `emulator:` line.
+# report's `emulator` object and the table's `emulator:` line; and the intended changes listed
+# below (`intended`) are applied to the base's output.
 #
 # Usage: scripts/same_outputs.sh BASE_BINARY NEW_BINARY [OUTDIR] [--quick]
 #   --quick: skip the slowest runs (large grids) for a fast check while working.
@@ -23,7 +24,7 @@ export WARPSIM_NVRTC=${WARPSIM_NVRTC:-/work/nvrtc/nvidia/cuda_nvrtc/lib/libnvrtc
 export NO_COLOR=1
 # Each binary gets its own NVRTC cache, filled by the same compilations.
 rm -rf "$out"; mkdir -p "$out/base" "$out/new" "$out/gpu" "$out/cache/base" "$out/cache/new"
-preset=crates/timing/presets/h200.ron
+preset=crates/machine/presets/h200.ron
 [ -f "$preset" ] || preset=$(find crates -name h200.ron -path '*presets*' | head -1)
 # What-if machines: fewer SMs; twice the shared servers and 64 banks; 128 warps an SM.
 sed 's/sms: 132,/sms: 8,/' "$preset" > "$out/gpu/small.ron"
@@ -155,6 +156,17 @@ add "advise programs/transpose.ron --max-pad 5000"
 add "advise programs/cuda/kernels.cu.ron"
 add "advise programs/transpose.ron --bank-bytes 3"
 
+# Intended changes since 59296a5, applied to the base binary's output before comparing (each
+# a sed expression; nothing else may differ):
+# * the GPU description moved from crates/timing/presets/ to crates/machine/presets/, and the
+#   help of an unreadable --gpu names the new place;
+# * a bank geometry is checked in one place (warpsim_machine::Machine::resolve), whose error
+#   points at the machine (`h200: invalid bank geometry: ...`) for every command, where `run`,
+#   `sweep` and `advise` named the program and `access`/`explain` nothing.
+intended=(
+  -e 's#crates/timing/presets/h200.ron#crates/machine/presets/h200.ron#g'
+  -E -e 's#^  x ([^ :]+: )?invalid bank geometry: #  x h200: invalid bank geometry: #'
+)
 fail=0; i=0; nd=0; ns=0
 for c in "${cases[@]}"; do
   i=$((i+1))
@@ -185,7 +197,7 @@ for c in "${cases[@]}"; do
   for f in "${bf[@]}"; do
     g=$out/new/${f##*/}
     # Paths of the output folder differ between the two sides.
-    if ! cmp -s <(sed "s#$out/base#OUT#g" "$f") <(sed "s#$out/new#OUT#g" "$g" 2>/dev/null); then same=0; fi
+    if ! cmp -s <(sed "s#$out/base#OUT#g" "$f" | sed "${intended[@]}") <(sed "s#$out/new#OUT#g" "$g" 2>/dev/null); then same=0; fi
   done
   if [ $same = 1 ]; then
     [ -n "${VERBOSE:-}" ] && echo "same  $i $c"

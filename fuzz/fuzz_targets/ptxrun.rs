@@ -11,7 +11,7 @@ use warpsim_runner::fuzz_limits;
 
 /// Parses `src` as PTX and launches its first two kernels; never panics on any text.
 pub fn ptx_input(src: &str, scratch: &Path) {
-    let Ok(module) = warpsim_ptx::parse::parse(src) else {
+    let Ok(module) = warpsim_ptx::parse(src) else {
         return;
     };
     if module.entries.is_empty() || std::fs::write(scratch, src).is_err() {

@@ -6,7 +6,8 @@
 //! comment; blank lines are skipped. This is the format of `tests/fixtures/h200/patterns.txt`
 //! and `narrow_patterns.txt`.
 
-use crate::{geometry, print};
+use crate::args::{Format, MachineArgs, OutputArgs, TraceFormats};
+use crate::print;
 use comfy_table::{presets, CellAlignment, Table};
 use miette::miette;
 use serde::Serialize;
@@ -22,17 +23,9 @@ pub struct Args {
     /// Trace file, one access a line: `name op width o0 … o31` (`-` reads stdin).
     trace: String,
     #[command(flatten)]
-    geometry: crate::GeometryArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Table,
-    Tsv,
-    Json,
+    machine: MachineArgs,
+    #[command(flatten)]
+    output: OutputArgs<TraceFormats>,
 }
 
 /// One priced line of the trace. For an atomic, `wavefronts` and `bank_conflicts` are Nsight's
@@ -78,9 +71,9 @@ pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 const BIG_TABLE: usize = 10_000;
 
 pub fn run(args: Args) -> miette::Result<()> {
-    let geom = geometry(args.geometry)?;
+    let geom = warpsim_machine::Machine::resolve(&args.machine)?.geometry();
     let rows = read_and_price(&args.trace, &geom)?;
-    let out = match args.format {
+    let out = match args.output.format {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&rows)
                 .map_err(|e| miette!("cannot write JSON: {e}"))?;
@@ -98,7 +91,7 @@ pub fn run(args: Args) -> miette::Result<()> {
             }
             s
         }
-        Format::Table => table(&rows, std::io::stdout().is_terminal()),
+        _ => table(&rows, std::io::stdout().is_terminal()),
     };
     print(&out)
 }

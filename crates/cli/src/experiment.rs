@@ -3,57 +3,30 @@
 // Errors are `Diag`s by design (they carry the source snippet): not boxed.
 #![allow(clippy::result_large_err)]
 
+use crate::args::{
+    parse_define, Format, LoadArgs, MachineArgs, OutputArgs, RowFormats, TimingArgs,
+};
 use crate::print;
-use crate::run::parse_define;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use warpsim_kernel::{Diag, Phase};
-use warpsim_lang::Options;
-use warpsim_lang::{H200_SHARED_BYTES, MAX_SHARED_LIMIT};
+use warpsim_machine::Machine;
 use warpsim_runner::experiment::{self, SweepSpec};
-use warpsim_runner::progress::Progress;
+use warpsim_runner::Progress;
 use warpsim_runner::RunOptions;
-use warpsim_smem::Geometry;
 
-/// Output formats of `warpsim sweep` and `warpsim advise`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// A table for a person.
-    Table,
-    /// Comma-separated values, one row per variant.
-    Csv,
-    /// JSON.
-    Json,
-}
-
-/// Arguments of `warpsim sweep`.
+/// Arguments of `warpsim sweep`: every combination of the bank counts and widths
+/// (`--banks 16,32 --bank-bytes 4,8`) and define values (`-D PAD=0..2`) given.
 #[derive(clap::Args)]
 pub struct SweepArgs {
-    /// The program file (RON), e.g. programs/transpose.ron.
-    program: String,
-    /// Bank counts to try, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "32")]
-    banks: Vec<u32>,
-    /// Bank widths in bytes to try, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "4")]
-    bank_bytes: Vec<u32>,
-    /// A define and the values to try: NAME=V1,V2,… or NAME=FIRST..LAST (inclusive).
-    /// Repeatable; a single value just sets the define.
-    #[arg(short = 'D', long = "define", value_name = "NAME=VALUES")]
-    defines: Vec<String>,
-    /// Shared memory a block may use, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
-          value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
-    shared_limit: u32,
-    /// PTX kernels: no model of ptxas's merging of shared accesses (see `run --no-merge`).
-    #[arg(long)]
-    no_merge: bool,
-    /// Most warp instructions one block may execute.
-    #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
-    max_steps: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
+    #[command(flatten)]
+    load: LoadArgs,
+    #[command(flatten)]
+    machine: MachineArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
+    #[command(flatten)]
+    output: OutputArgs<RowFormats>,
     /// Also write a chart of stall cycles per variant (SVG).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -69,13 +42,15 @@ pub struct SweepArgs {
 /// Arguments of `warpsim advise`.
 #[derive(clap::Args)]
 pub struct AdviseArgs {
-    /// The program file (RON).
-    program: String,
-    /// Overrides a define: NAME=VALUE. Repeatable.
-    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
-    defines: Vec<String>,
     #[command(flatten)]
-    geometry: crate::GeometryArgs,
+    load: LoadArgs,
+    #[command(flatten)]
+    machine: MachineArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
+    /// Output format: table (the advice), csv (every layout tried) or json.
+    #[command(flatten)]
+    output: OutputArgs<RowFormats>,
     /// Largest padding to try, in elements per row (at most 1024). Default: one bank cycle,
     /// banks × bank bytes ÷ element bytes (32 for floats on the H200), at most 1024.
     #[arg(long, value_name = "ELEMENTS")]
@@ -83,16 +58,6 @@ pub struct AdviseArgs {
     /// Do not check results against the references: judge every layout by its conflicts.
     #[arg(long)]
     no_verify: bool,
-    /// Shared memory a block may use, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = H200_SHARED_BYTES,
-          value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
-    shared_limit: u32,
-    /// PTX kernels: no model of ptxas's merging of shared accesses (see `run --no-merge`).
-    #[arg(long)]
-    no_merge: bool,
-    /// Output format: table (the advice), csv (every layout tried) or json.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
 }
 
 fn read(program: &str) -> Result<std::sync::Arc<str>, Diag> {
@@ -130,34 +95,23 @@ fn parse_values(program: &str, s: &str) -> Result<(String, Vec<i64>), Diag> {
     Ok((name.trim().to_owned(), values))
 }
 
-fn geometry_error(program: &str, e: warpsim_smem::Error) -> Diag {
-    Diag::file(
-        Phase::Check,
-        program,
-        format!("invalid bank geometry: {e}"),
-        Some("use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64".into()),
-    )
-}
-
 /// `warpsim sweep`.
 pub fn sweep(args: SweepArgs) -> miette::Result<()> {
-    let p = &args.program;
+    let p = &args.load.program;
     let src = read(p)?;
-    let mut spec = SweepSpec {
-        banks: args.banks.clone(),
-        bank_bytes: args.bank_bytes.clone(),
-        defines: Vec::new(),
-    };
-    for d in &args.defines {
+    let mut defines: Vec<(String, Vec<i64>)> = Vec::new();
+    for d in &args.load.defines {
         let (name, values) = parse_values(p, d)?;
-        spec.defines.retain(|(n, _)| *n != name);
-        spec.defines.push((name, values));
+        defines.retain(|(n, _)| *n != name);
+        defines.push((name, values));
     }
-    for &b in &spec.banks {
-        for &w in &spec.bank_bytes {
-            Geometry::new(b, w).map_err(|e| geometry_error(p, e))?;
-        }
-    }
+    let machines = Machine::resolve_sweep(&args.machine)?;
+    let spec = SweepSpec {
+        banks: machines.banks,
+        bank_bytes: machines.bank_bytes,
+        defines,
+    };
+    let machine = machines.base;
     let count = experiment::variant_count(&spec);
     if count > args.max_variants {
         return Err(Diag::file(
@@ -180,15 +134,13 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
     if let Some(path) = &args.svg {
         crate::check_output(path, "SVG")?;
     }
-    let base = Options {
-        shared_limit: args.shared_limit,
-        no_merge: args.no_merge,
-        ..Options::default()
-    };
+    let base = args.load.options(&machine, Vec::new());
     let variants = experiment::variants(&spec);
     let first = variants.first().cloned();
     let run_opts = RunOptions {
-        max_steps: args.max_steps,
+        timing: args.timing.resolve(&machine, false)?,
+        machine,
+        max_steps: args.load.max_steps,
         verify: !args.no_verify,
         ..RunOptions::default()
     };
@@ -198,7 +150,7 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
     if let Some(path) = &args.svg {
         let title = std::path::Path::new(p)
             .file_stem()
-            .map_or(p.clone(), |s| s.to_string_lossy().into_owned());
+            .map_or(p.to_owned(), |s| s.to_string_lossy().into_owned());
         let svg = experiment::sweep_svg(&title, &rows).map_err(|e| {
             Diag::file(Phase::Runtime, p, format!("cannot draw the SVG: {e}"), None)
         })?;
@@ -211,15 +163,16 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
             )
         })?;
     }
-    print(&match args.format {
-        Format::Table => experiment::sweep_table(
+    // (RowFormats: a table, CSV or JSON.)
+    print(&match args.output.format {
+        Format::Csv => experiment::sweep_csv(&rows),
+        Format::Json => experiment::sweep_json(&rows) + "\n",
+        _ => experiment::sweep_table(
             &rows,
             warpsim_runner::TableStyle {
                 unicode: std::io::stdout().is_terminal(),
             },
         ),
-        Format::Csv => experiment::sweep_csv(&rows),
-        Format::Json => experiment::sweep_json(&rows) + "\n",
     })?;
     if rows.iter().all(|r| r.error.is_some()) {
         // Every variant failed: show the first one's diagnostic in full (a broken file fails
@@ -253,15 +206,10 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
 
 /// `warpsim advise`.
 pub fn advise(args: AdviseArgs) -> miette::Result<()> {
-    let p = &args.program;
+    let p = &args.load.program;
     let src = read(p)?;
-    let defines = args
-        .defines
-        .iter()
-        .map(|d| parse_define(p, d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let g = args.geometry.or(Geometry::H200);
-    let geometry = Geometry::new(g.banks, g.bank_bytes).map_err(|e| geometry_error(p, e))?;
+    let defines = args.load.defines()?;
+    let machine = Machine::resolve(&args.machine)?;
     if let Some(m) = args.max_pad.filter(|&m| m > experiment::MAX_PAD) {
         return Err(Diag::file(
             Phase::Check,
@@ -277,14 +225,11 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         )
         .into());
     }
-    let base = Options {
-        defines,
-        shared_limit: args.shared_limit,
-        no_merge: args.no_merge,
-        ..Options::default()
-    };
+    let base = args.load.options(&machine, defines);
     let run_opts = RunOptions {
-        geometry,
+        timing: args.timing.resolve(&machine, false)?,
+        machine,
+        max_steps: args.load.max_steps,
         verify: !args.no_verify,
         ..RunOptions::default()
     };
@@ -311,10 +256,10 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
     let bar = Progress::new(&format!("layouts of {p}"), 0, "layouts");
     let advice = experiment::advise(p, &src, &base, &run_opts, args.max_pad, &bar)?;
     drop(bar);
-    print(&match args.format {
+    print(&match args.output.format {
         Format::Json => experiment::advice_json(&advice) + "\n",
         Format::Csv => experiment::advice_csv(&advice),
-        Format::Table => experiment::advice_text(&advice),
+        _ => experiment::advice_text(&advice),
     })?;
     if !advice.is_empty() && advice.iter().all(|a| a.nothing_judged()) {
         // Ran, but every layout's results were wrong: no advice could be given.

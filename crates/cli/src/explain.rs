@@ -5,7 +5,8 @@
 //! expression language is C's integer arithmetic: `+ - * / % ^ & | << >>`, unary `-`,
 //! parentheses, decimal and `0x` literals, with C's precedence. Errors point at a column.
 
-use crate::{geometry, print};
+use crate::args::MachineArgs;
+use crate::print;
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use warpsim_kernel::expr::{self, BinOp, Kind, Node, SyntaxError, SyntaxProblem, UnOp};
 use warpsim_smem::{analyze, AccessKind, Analysis, Geometry, Op, WARP};
@@ -24,7 +25,7 @@ pub struct Args {
     #[arg(long, default_value_t = 4, value_parser = parse_width)]
     width: u32,
     #[command(flatten)]
-    geometry: crate::GeometryArgs,
+    machine: MachineArgs,
     /// Active lanes: a 32-bit mask, decimal or 0x hex (bit N = lane N).
     #[arg(long, default_value = "0xffffffff", value_parser = parse_mask)]
     mask: u32,
@@ -58,7 +59,7 @@ fn parse_mask(s: &str) -> Result<u32, String> {
 }
 
 pub fn run(args: Args) -> miette::Result<()> {
-    let geom = geometry(args.geometry)?;
+    let geom = warpsim_machine::Machine::resolve(&args.machine)?.geometry();
     let expr = parse(&args.expr)?;
     let addrs = addresses(&args.expr, &expr, args.width, args.mask)?;
     let op = match args.op {

@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod access;
+mod args;
 mod experiment;
 mod explain;
 mod explain_atomic;
@@ -47,27 +48,6 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-}
-
-/// The bank geometry, declared once for every command: `--banks` and `--bank-bytes`.
-#[derive(clap::Args, Clone, Copy, Debug)]
-pub struct GeometryArgs {
-    /// Number of shared-memory banks, 1 to 1024 (default: the GPU's, 32 on the H200).
-    #[arg(long)]
-    pub banks: Option<u32>,
-    /// Width of one bank in bytes: 4, 8, 16, 32 or 64 (default: the GPU's, 4 on the H200).
-    #[arg(long)]
-    pub bank_bytes: Option<u32>,
-}
-
-impl GeometryArgs {
-    /// The geometry asked for, each flag not given taken from `default` (unchecked).
-    pub fn or(&self, default: warpsim_smem::Geometry) -> warpsim_smem::Geometry {
-        warpsim_smem::Geometry {
-            banks: self.banks.unwrap_or(default.banks),
-            bank_bytes: self.bank_bytes.unwrap_or(default.bank_bytes),
-        }
-    }
 }
 
 fn main() -> ExitCode {
@@ -150,17 +130,6 @@ fn print(text: &str) -> miette::Result<()> {
         }
         _ => Ok(()),
     }
-}
-
-/// Parses a bank geometry from `--banks` and `--bank-bytes`.
-fn geometry(g: GeometryArgs) -> miette::Result<warpsim_smem::Geometry> {
-    let g = g.or(warpsim_smem::Geometry::H200);
-    warpsim_smem::Geometry::new(g.banks, g.bank_bytes).map_err(|e| {
-        miette::miette!(
-            help = "use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64",
-            "invalid bank geometry: {e}"
-        )
-    })
 }
 
 /// Refuses an output path that cannot be written, before the run whose report it would

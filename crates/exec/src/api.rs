@@ -14,7 +14,7 @@ pub struct Config {
     /// Most warp instructions one block may execute (all its warps together) before it
     /// faults as a runaway loop. Checked at every `LoopBack`, `ForNext` and `Barrier`.
     pub max_steps: u64,
-    /// Look for shared-memory races between warps ([`crate::race`]); they are added to
+    /// Look for shared-memory races between warps (`race`); they are added to
     /// [`Stats::races`]. Off by default: without it, nothing is tracked.
     pub racecheck: bool,
 }

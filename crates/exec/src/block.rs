@@ -186,7 +186,7 @@ impl<'a> Validated<'a> {
     }
 
     /// Calls `progress(n)` each time a block has run `n` more warp instructions (every
-    /// [`PROGRESS_STEPS`](super::flow::PROGRESS_STEPS), from the thread running the block), so
+    /// `PROGRESS_STEPS`, from the thread running the block), so
     /// that a progress bar moves while one long block runs. Results are the same as without it.
     pub fn with_progress(mut self, progress: &'a (dyn Fn(u64) + Sync)) -> Self {
         self.progress = Some(progress);

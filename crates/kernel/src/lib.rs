@@ -45,3 +45,7 @@ pub use diag::{Diag, Phase};
 pub use elem::{Elem, Init};
 pub use frontend::{kernel_diag, ptxas_op, KernelArg, KernelCode, KernelError, KernelRequest};
 pub use program::{BufferInfo, Expect, InstInfo, LocalInfo, Program, RegInit, SharedInfo};
+
+/// The most shared memory a block may be given (2 GiB): the executor addresses shared memory
+/// with 32-bit byte offsets and keeps one spare word past the end.
+pub const MAX_SHARED_LIMIT: u32 = 1 << 31;

@@ -25,10 +25,10 @@ pub struct BufferInfo {
     pub len: u64,
     /// Initial contents.
     pub init: Init,
-    /// The CPU reference for its final contents, over `i` (see [`crate::host`]).
+    /// The CPU reference for its final contents, over `i` (see `warpsim-reference`).
     pub expect: Option<Expect>,
     /// A predicate over the final contents that must hold for every element `i` (`check`;
-    /// see [`crate::host`]).
+    /// see `warpsim-reference`).
     pub check: Option<Expect>,
     /// 1-based source line of its declaration.
     pub line: u32,

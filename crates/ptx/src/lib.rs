@@ -20,16 +20,18 @@
 //! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)`, so that it loads like any
 //! other. This crate depends on `warpsim-kernel` (and the bank model's types) only.
 
-pub mod generic;
-pub mod inline;
-pub mod lower;
-pub mod merge;
-pub mod parse;
+mod generic;
+mod inline;
+mod lower;
+mod merge;
+mod parse;
 
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
-pub mod cache;
+mod cache;
 mod cuda;
-pub mod nvrtc;
+mod nvrtc;
+
+pub use parse::{parse, Entry, Module};
 
 use std::sync::Arc;
 use warpsim_kernel::InstInfo;

@@ -16,8 +16,8 @@ use cfg::{Block, Term};
 use std::collections::HashMap;
 use warpsim_kernel::ir::{Inst, Mem, Reg, Space, Special};
 use warpsim_kernel::Elem;
-use warpsim_kernel::{InstInfo, RegInit, SharedInfo};
 use warpsim_kernel::{KernelArg, KernelRequest};
+use warpsim_kernel::{RegInit, SharedInfo};
 
 /// An error at a byte offset of the PTX.
 pub type Err = (usize, String);
@@ -962,9 +962,4 @@ pub fn demangle_var(name: &str) -> String {
         }
     }
     name.to_owned()
-}
-
-/// Where each instruction came from, for the program.
-pub fn infos(l: &Lowered, lines: &dyn Fn(u32, u32, usize) -> InstInfo) -> Vec<InstInfo> {
-    l.info.iter().map(|&(a, b, c)| lines(a, b, c)).collect()
 }

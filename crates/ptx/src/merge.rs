@@ -613,7 +613,9 @@ fn def_align(
 }
 
 /// The shared accesses of a body in order, named as SASS names them (`LDS.128`, `STS.32`,
-/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output.
+/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output (the tests
+/// write and check it).
+#[cfg(test)]
 pub fn stream(body: &[Stmt]) -> Vec<String> {
     body.iter()
         .filter_map(|s| {

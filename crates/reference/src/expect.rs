@@ -8,7 +8,7 @@ pub(super) const CHUNK: usize = 4096;
 /// Checks every buffer that has an `expect` against the final contents.
 ///
 /// `initial[b]` and `fin[b]` are buffer `b`'s words before and after the run (as from
-/// [`init_words`] and the executor); `initial[b]` may be empty for a buffer that no reference
+/// `warpsim_exec::init_words` and the executor); `initial[b]` may be empty for a buffer that no reference
 /// reads ([`referenced_buffers`]) and `fin[b]` for a buffer that has no `expect` and that no
 /// `check` reads. A buffer's `check` gives a verdict of its own, before its `expect`'s. Returns one verdict per checked buffer, in declaration
 /// order, or an error if a reference cannot be evaluated (a type error, an index out of

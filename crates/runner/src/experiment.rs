@@ -14,7 +14,6 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use warpsim_kernel::Diag;
 use warpsim_lang::{load_str, Layout, Options};
-use warpsim_smem::Geometry;
 
 /// What to sweep: every combination of the listed values.
 #[derive(Clone, Debug)]
@@ -157,16 +156,8 @@ fn run_variant(
         opts.defines.push((k.clone(), *val));
     }
     let prog = load_str(path, src, &opts)?;
-    let geometry = Geometry::new(v.banks, v.bank_bytes).map_err(|e| {
-        Diag::file(
-            warpsim_kernel::Phase::Check,
-            path,
-            format!("invalid bank geometry: {e}"),
-            None,
-        )
-    })?;
     let ro = RunOptions {
-        geometry,
+        machine: run_opts.machine.with_geometry(v.banks, v.bank_bytes)?,
         ..run_opts.clone()
     };
     run(&prog, &ro)
@@ -528,7 +519,7 @@ pub fn advise(
 ) -> Result<Vec<ArrayAdvice>, Diag> {
     let prog = load_str(path, src, base)?;
     let declared_report = run(&prog, run_opts)?;
-    let g = run_opts.geometry;
+    let g = run_opts.machine.geometry();
     let mut out = Vec::new();
     for arr in &prog.shared {
         let cols = *arr.dims.last().unwrap_or(&1);

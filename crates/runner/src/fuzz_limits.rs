@@ -6,7 +6,7 @@
 use crate::{run, Report, RunOptions, TableStyle};
 use warpsim_kernel::{Diag, Program};
 use warpsim_lang::Options;
-use warpsim_smem::Geometry;
+use warpsim_machine::Machine;
 
 /// Bank geometries to try: the H200's, and others the model supports.
 const GEOMETRIES: [(u32, u32); 6] = [(32, 4), (16, 4), (64, 4), (32, 8), (3, 4), (1024, 64)];
@@ -33,7 +33,10 @@ pub fn small_launch(prog: &Program) -> bool {
 pub fn run_options(len: usize) -> RunOptions {
     let (banks, bank_bytes) = GEOMETRIES[len % GEOMETRIES.len()];
     RunOptions {
-        geometry: Geometry { banks, bank_bytes },
+        // Every geometry listed is valid; the H200's stands in should one not be.
+        machine: Machine::h200()
+            .with_geometry(banks, bank_bytes)
+            .unwrap_or_else(|_| Machine::h200()),
         max_steps: 20_000,
         racecheck: true,
         ..RunOptions::default()

@@ -17,7 +17,14 @@
 //! * [`Report::to_svg`]: a chart of the per-bank load and of the banks the hottest shared
 //!   instructions' lanes hit.
 //! * [`describe`]: a short summary of a loaded program (`warpsim check`).
-//! * [`fuzz_limits`]: the small limits the fuzz targets and their corpus replay run programs under.
+//! * [`experiment`]: `warpsim sweep` (every combination of bank geometries and define values)
+//!   and `warpsim advise` (paddings and swizzles of each shared array).
+//! * [`Progress`]: the progress bar of a long run or sweep (drawn on a terminal only).
+//! * [`fuzz_limits`]: the small limits the fuzz targets and their corpus replay run programs
+//!   under.
+//!
+//! [`RunOptions::machine`] is the machine (`warpsim-machine`): the GPU the timing model runs
+//! and the bank geometry that prices shared accesses, checked when it was resolved.
 
 // Errors are `warpsim_kernel::Diag`s by design (they carry the source snippet); they are rare
 // and leave the hot loops, so they are not boxed.
@@ -30,28 +37,32 @@ use std::time::Instant;
 use warpsim_exec::{self as exec, Config, Global, Stats};
 use warpsim_kernel::ir::Space;
 use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_machine::Machine;
 use warpsim_reference::Verdict;
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
 pub mod fuzz_limits;
-pub mod progress;
+mod progress;
 mod race;
 mod svg;
 mod table;
-pub mod time_report;
+mod time_report;
 mod timed;
 
+pub use progress::Progress;
 pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
+pub use time_report::LineStalls;
 pub use timed::TimingOptions;
-pub use warpsim_timing::{Gpu, Timing};
+pub use warpsim_timing::Timing;
 
 /// How to run a program.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The bank geometry that prices shared accesses.
-    pub geometry: Geometry,
+    /// The machine: the GPU the timing model runs and the bank geometry that prices shared
+    /// accesses (checked when it was resolved).
+    pub machine: Machine,
     /// Most warp instructions one block may execute before it faults as a runaway loop.
     pub max_steps: u64,
     /// Check the buffers that have an `expect` after the run.
@@ -59,7 +70,7 @@ pub struct RunOptions {
     /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
     pub racecheck: bool,
     /// Show a progress bar of the blocks on a terminal when the grid takes over a second
-    /// (see [`progress`]); off for the runs inside sweeps and advice, which count variants.
+    /// (see [`Progress`]); off for the runs inside sweeps and advice, which count variants.
     pub progress: bool,
     /// The timing model (`None`: `--no-timing`).
     pub timing: Option<TimingOptions>,
@@ -68,7 +79,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            geometry: Geometry::H200,
+            machine: Machine::h200(),
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
             racecheck: false,
@@ -480,20 +491,12 @@ fn xyz(v: [u32; 3]) -> String {
 
 /// Runs `prog` over its whole grid and reports.
 ///
-/// Errors: an invalid geometry, a grid too large to count, a fault in any block (the lowest
+/// Errors: a grid too large to count, a fault in any block (the lowest
 /// faulting block's, as a [`Phase::Runtime`] diagnostic at its instruction) and a reference
 /// that cannot be evaluated ([`Phase::Verify`]). A reference that evaluates but does not
 /// match is not an error: it gives `verified: false`.
 pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
-    let geom = opts.geometry;
-    geom.validate().map_err(|e| {
-        Diag::file(
-            Phase::Check,
-            &prog.path,
-            format!("invalid bank geometry: {e}"),
-            Some("use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64".into()),
-        )
-    })?;
+    let geom = opts.machine.geometry();
     let [gx, gy, gz] = prog.grid.map(|d| d as u64);
     let blocks = gx
         .checked_mul(gy)
@@ -568,7 +571,15 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         ),
     };
     let (stats, fault, timing) = match &opts.timing {
-        Some(topt) => timed::grid(prog, &cfg, validated.as_ref(), blocks, topt, bar.as_ref())?,
+        Some(topt) => timed::grid(
+            prog,
+            &cfg,
+            validated.as_ref(),
+            blocks,
+            topt,
+            opts.machine.gpu(),
+            bar.as_ref(),
+        )?,
         None => {
             let (st, f) = grid(prog, &geom, validated.as_ref(), blocks, bar.as_ref());
             (st, f, None)

@@ -10,7 +10,7 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 /// How long work runs before its bar appears.
 pub const DELAY: Duration = Duration::from_secs(1);
 
-/// A counter of finished items that becomes a bar after [`DELAY`]. Cheap when no bar is
+/// A counter of finished items that becomes a bar after `DELAY` (a second). Cheap when no bar is
 /// drawn: the clock is read once every 64 items.
 pub struct Progress {
     span: tracing::Span,

@@ -184,21 +184,27 @@ fn mismatches_give_verified_false() {
     assert!(r.verification.is_empty());
 }
 
+/// A sweep variant whose geometry the machine refuses is a failed row, never a run with
+/// another geometry.
 #[test]
-fn bad_geometry_is_a_diagnostic() {
-    let p = load(TRANSPOSE, &[]);
-    let e = run(
-        &p,
-        &RunOptions {
-            geometry: Geometry {
-                banks: 0,
-                bank_bytes: 4,
-            },
-            ..RunOptions::default()
-        },
-    )
-    .unwrap_err();
-    assert!(e.message.contains("geometry"), "{}", e.message);
+fn bad_geometry_is_a_failed_variant() {
+    let spec = experiment::SweepSpec {
+        banks: vec![0, 32],
+        bank_bytes: vec![4],
+        defines: Vec::new(),
+    };
+    let rows = experiment::sweep(
+        "t.ron",
+        TRANSPOSE,
+        &Options::default(),
+        &RunOptions::default(),
+        experiment::variants(&spec),
+        &|| {},
+    );
+    let e = rows[0].error.as_deref().unwrap_or_default();
+    assert!(e.contains("invalid bank geometry"), "{e}");
+    assert!(rows[0].wavefronts.is_none());
+    assert!(rows[1].error.is_none() && rows[1].wavefronts.is_some());
 }
 
 #[test]

@@ -313,7 +313,7 @@ impl Loader<'_> {
             let row_len = cols as u64 + pad as u64;
             let bytes = rows * row_len * s.ty.bytes() as u64;
             base = base.div_ceil(16) * 16;
-            let limit = self.opts.shared_limit.min(super::MAX_SHARED_LIMIT);
+            let limit = self.opts.shared_limit.min(warpsim_kernel::MAX_SHARED_LIMIT);
             if base + bytes > limit as u64 {
                 return Err(self.err_text(
                     &s.name,
@@ -323,7 +323,7 @@ impl Loader<'_> {
                         base + bytes,
                         limit
                     ),
-                    Some(if limit < super::MAX_SHARED_LIMIT {
+                    Some(if limit < warpsim_kernel::MAX_SHARED_LIMIT {
                         "make it smaller, or raise the limit with --shared-limit".to_owned()
                     } else {
                         "make it smaller: a block may have at most 2 GiB of shared memory (2147483648 bytes)".to_owned()

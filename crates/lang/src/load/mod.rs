@@ -33,12 +33,6 @@ use lower_expr::{const_bits, const_f64, default_ty};
 use warpsim_kernel::diag::parse_ron;
 use warpsim_kernel::ptxas_op;
 
-/// Shared memory a block may use by default: the H200's 227 KiB.
-pub const H200_SHARED_BYTES: u32 = 227 * 1024;
-/// The most shared memory a block may be given with `--shared-limit` (2 GiB): the executor
-/// addresses shared memory with 32-bit byte offsets and keeps one spare word past the end.
-pub const MAX_SHARED_LIMIT: u32 = 1 << 31;
-
 /// Most threads a block may have.
 pub(crate) const MAX_THREADS_PER_BLOCK: u32 = 1024;
 /// CUDA's largest grid: 2³¹−1 × 65,535 × 65,535 blocks.
@@ -63,7 +57,7 @@ pub struct Layout {
 pub struct Options {
     /// `--define NAME=VALUE` overrides, in order.
     pub defines: Vec<(String, i64)>,
-    /// Shared memory a block may use, in bytes.
+    /// Shared memory a block may use, in bytes (default: the H200's, [`warpsim_machine::Machine::shared_limit`]).
     pub shared_limit: u32,
     /// Most bytes all global buffers together may take.
     pub max_buffer_bytes: u64,
@@ -77,7 +71,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             defines: Vec::new(),
-            shared_limit: H200_SHARED_BYTES,
+            shared_limit: warpsim_machine::Machine::h200().shared_limit(),
             max_buffer_bytes: 4 << 30,
             layouts: Vec::new(),
             no_merge: false,

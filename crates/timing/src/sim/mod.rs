@@ -12,11 +12,11 @@
 //! (issue, retire, barriers), [`queue`] holds its memory queue (the sub-partitions' own queues
 //! feeding an in-order stage in turn) and [`pick`] chooses a warp's next instruction.
 
-use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
 use crate::trace::{BlockTrace, Class, Ev, StaticInst};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use warpsim_machine::Gpu;
 
 mod cycle;
 mod dram;
@@ -403,7 +403,7 @@ struct BlockNeed {
 
 impl BlockNeed {
     /// Whether `sm` has room for another block.
-    fn fits(&self, r: &crate::preset::Residency, sm: &Sm) -> bool {
+    fn fits(&self, r: &warpsim_machine::Residency, sm: &Sm) -> bool {
         sm.used_blocks < r.blocks
             && sm.used_warps + self.warps <= r.warps
             && sm.used_threads + self.threads <= r.threads

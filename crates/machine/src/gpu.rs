@@ -1,4 +1,4 @@
-//! The machine description: a RON file (`presets/h200.ron` is built in) giving the SM count,
+//! The GPU description: a RON file (`presets/h200.ron` is built in) giving the SM count,
 //! clock, residency limits, latencies and bandwidths the model runs with.
 
 use serde::{Deserialize, Serialize};
@@ -209,7 +209,7 @@ impl Gpu {
     /// The GPU that sampled timing simulates (`--sample k`, `k` dividing `sms`): one SM in
     /// `k`, for one block in `k`. What all SMs share is kept whole: the L2 and the DRAM, whose
     /// channels and bandwidth also serve the global accesses of the blocks not simulated
-    /// ([`crate::BlockTrace::take_shadows`]); the dispatcher hands out blocks `k` times as far
+    /// (`warpsim_timing::BlockTrace::take_shadows`); the dispatcher hands out blocks `k` times as far
     /// apart.
     pub fn sampled(&self, k: u32) -> Gpu {
         let mut g = self.clone();
@@ -237,7 +237,7 @@ impl Gpu {
                 format!("cannot read the GPU description: {e}"),
                 Some(
                     "--gpu takes a preset name (h200) or a RON file like \
-                     crates/timing/presets/h200.ron"
+                     crates/machine/presets/h200.ron"
                         .into(),
                 ),
             )
@@ -251,7 +251,7 @@ impl Gpu {
         let gpu: Gpu = warpsim_kernel::diag::parse_ron(
             path,
             &src,
-            "see crates/timing/presets/h200.ron for every field of a GPU description",
+            "see crates/machine/presets/h200.ron for every field of a GPU description",
         )?;
         gpu.check().map_err(|m| {
             Diag::file(
