@@ -20,8 +20,9 @@ use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use warpsim_interp::exec::{run_block, Config, Global, Stats};
-use warpsim_interp::{host, Options, Program};
+use warpsim_exec::{run_block, Config, Global, Stats};
+use warpsim_kernel::Program;
+use warpsim_lang::Options;
 use warpsim_smem::{cost_into, BankCounts, Geometry, Op, WARP};
 
 /// A loaded program with its global memory filled.
@@ -34,16 +35,17 @@ struct Kernel {
 
 impl Kernel {
     fn load(label: &'static str, file: &str, defines: &[(&str, i64)]) -> Kernel {
-        let path = format!("{}/programs/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = warpsim_testkit::path(&format!("programs/{file}"));
+        let path = path.to_string_lossy();
         let opts = Options {
             defines: defines.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
             ..Options::default()
         };
-        let prog = warpsim_interp::load_file(&path, &opts)
+        let prog = warpsim_lang::load_file(&path, &opts)
             .unwrap_or_else(|e| panic!("{path}: {}", e.message));
         let global = Global::new(&prog);
         for (k, b) in prog.buffers.iter().enumerate() {
-            global.write(k, &host::init_words(b));
+            global.write(k, &warpsim_exec::init_words(b));
         }
         Kernel {
             label,

@@ -1,5 +1,5 @@
 //! How loading grows with a program's size: generated programs of 1, 10 and 50 MB (one
-//! `Set` statement a line) are loaded with [`warpsim_interp::load_str`]; loading is linear in
+//! `Set` statement a line) are loaded with [`warpsim_lang::load_str`]; loading is linear in
 //! the size (offsets become line:col through a line index built once), so the time per MB is
 //! the same at every size. The 50 MB program must load in under 10 s.
 //!
@@ -9,7 +9,7 @@
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use warpsim_interp::{load_str, Options};
+use warpsim_lang::{load_str, Options};
 
 /// A program of about `mb` megabytes: one variable incremented once a line.
 fn program(mb: usize) -> String {

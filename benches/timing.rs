@@ -14,16 +14,18 @@
 
 use criterion::{BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
-use warpsim_interp::{Options, Program};
+use warpsim_kernel::Program;
+use warpsim_lang::Options;
 use warpsim_runner::{run, RunOptions};
 
 fn load(file: &str, defines: &[(&str, i64)]) -> Program {
-    let path = format!("{}/programs/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = warpsim_testkit::path(&format!("programs/{file}"));
+    let path = path.to_string_lossy();
     let opts = Options {
         defines: defines.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
         ..Options::default()
     };
-    warpsim_interp::load_file(&path, &opts).unwrap_or_else(|e| panic!("{path}: {}", e.message))
+    warpsim_lang::load_file(&path, &opts).unwrap_or_else(|e| panic!("{path}: {}", e.message))
 }
 
 /// Timing on as `warpsim run` has it (sampled if the grid is large), or off.

@@ -2,36 +2,9 @@
 //! with code 2 (an error, never a panic's 101 or an abort), and its message contains what the
 //! file's first line (`// expect: …`) says, with the file and a line number.
 
-use std::path::PathBuf;
-use std::process::Command;
+use crate::util::warpsim;
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// (file name, path relative to the root, expected substring)
-fn corpus() -> Vec<(String, String, String)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(root().join("tests/bad")).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "ron") {
-            continue;
-        }
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let first = src.lines().next().unwrap_or("");
-        let expect = first
-            .strip_prefix("// expect:")
-            .unwrap_or_else(|| panic!("{name}: the first line is not `// expect: …`"))
-            .trim()
-            .to_owned();
-        assert!(!expect.is_empty(), "{name}: empty expect");
-        out.push((name.clone(), format!("tests/bad/{name}"), expect));
-    }
-    out.sort();
-    out
-}
+use warpsim_testkit::bad_programs;
 
 /// Whether `s` contains `file:` followed by a line number.
 fn has_line(s: &str, file: &str) -> bool {
@@ -46,7 +19,7 @@ fn has_line(s: &str, file: &str) -> bool {
 
 #[test]
 fn every_bad_program_exits_2_with_its_message_and_line() {
-    let corpus = corpus();
+    let corpus = bad_programs();
     // One per class of error the issue lists, at least.
     for class in [
         "syntax",
@@ -60,14 +33,14 @@ fn every_bad_program_exits_2_with_its_message_and_line() {
         "huge_launch",
     ] {
         assert!(
-            corpus.iter().any(|(n, _, _)| n == &format!("{class}.ron")),
+            corpus.iter().any(|b| b.name == format!("{class}.ron")),
             "tests/bad/{class}.ron is missing"
         );
     }
-    for (name, path, expect) in corpus {
+    for b in corpus {
+        let (name, path, expect) = (b.name, b.path, b.expect);
         let t = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-            .current_dir(root())
+        let out = warpsim()
             .args(["run", &path])
             .env("NO_COLOR", "1")
             .output()
@@ -91,8 +64,7 @@ fn every_bad_program_exits_2_with_its_message_and_line() {
 /// A small --max-steps catches the runaway loop at once, naming the limit.
 #[test]
 fn max_steps_stops_a_runaway_loop() {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-        .current_dir(root())
+    let out = warpsim()
         .args(["run", "tests/bad/runaway.ron", "--max-steps", "1000"])
         .output()
         .unwrap();

@@ -1,47 +1,18 @@
 //! `warpsim access`: the fixture trace reproduces the H200 measurements; malformed traces
 //! are refused with the line and exit code 2.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-/// Runs `warpsim ARGS` from the repository root with `stdin`; returns (exit code, stdout,
-/// stderr).
-fn warpsim(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run warpsim");
-    let mut input = child.stdin.take().expect("stdin");
-    // A command that does not read stdin may close it first: ignore the broken pipe.
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    let out = child.wait_with_output().expect("wait for warpsim");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
+use crate::util::{run_with_stdin as warpsim, scratch};
+use warpsim_testkit::h200::fixture;
 
 const PATTERNS: &str = "tests/fixtures/h200/patterns.txt";
 
 fn measured() -> String {
-    let path = format!(
-        "{}/tests/fixtures/h200/measured.tsv",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(path).expect("measured.tsv")
+    fixture("measured.tsv")
 }
 
 /// A trace file in this test binary's scratch folder.
 fn trace(name: &str, text: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_access_{name}.txt"));
-    std::fs::write(&path, text).expect("write trace");
+    let path = scratch(&format!("cli_access_{name}.txt"), text);
     path.to_string_lossy().into_owned()
 }
 
@@ -86,8 +57,7 @@ fn fixture_tsv_is_measured_tsv() {
 
 #[test]
 fn table_from_stdin_has_no_escapes() {
-    let text = std::fs::read_to_string(format!("{}/{PATTERNS}", env!("CARGO_MANIFEST_DIR")))
-        .expect("patterns.txt");
+    let text = warpsim_testkit::read(PATTERNS);
     let (code, out, err) = warpsim(&["access", "-"], &text);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains('\x1b'), "ANSI escapes in piped output");
@@ -201,11 +171,7 @@ fn narrow_fixture_json_matches_measurements() {
         let (code, out, err) = warpsim(&["access", &pats, "--format", "json"], "");
         assert_eq!(code, 0, "{err}");
         let rows: Vec<serde_json::Value> = serde_json::from_str(&out).expect("a JSON array");
-        let path = format!(
-            "{}/tests/fixtures/h200/{stem}_measured.tsv",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let measured = std::fs::read_to_string(path).expect("measured");
+        let measured = fixture(&format!("{stem}_measured.tsv"));
         let lines: Vec<&str> = measured.lines().skip(1).collect();
         assert_eq!((rows.len(), lines.len()), (n, n));
         for (row, line) in rows.iter().zip(lines) {

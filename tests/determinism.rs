@@ -1,13 +1,11 @@
 //! Determinism: `warpsim run` and `warpsim sweep` print byte-identical output on 1 and on 2
 //! worker threads (RAYON_NUM_THREADS), apart from the emulator's own timing fields.
 
-use std::path::PathBuf;
-use std::process::Command;
+use crate::util::warpsim;
 
 /// `warpsim ARGS` with `threads` rayon workers: its stdout (exit code 0 required).
 fn output(args: &[&str], threads: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+    let out = warpsim()
         .env("RAYON_NUM_THREADS", threads)
         .args(args)
         .output()
@@ -69,21 +67,19 @@ fn same_on_1_and_2_threads(args: &[&str]) {
 
 #[test]
 fn run_is_the_same_on_1_and_2_threads() {
-    for p in crate::racecheck::shipped_programs() {
+    for p in warpsim_testkit::shipped_programs() {
         same_on_1_and_2_threads(&["run", &p, "--format", "json", "--racecheck"]);
     }
     // Races (merged from blocks that ran on different threads), the table.
     let f = "tests/races/transpose_no_barrier.ron";
     for format in ["json", "table"] {
         let args = ["run", f, "--racecheck", "--no-verify", "--format", format];
-        let one = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-            .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        let one = warpsim()
             .env("RAYON_NUM_THREADS", "1")
             .args(args)
             .output()
             .unwrap();
-        let two = Command::new(env!("CARGO_BIN_EXE_warpsim"))
-            .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        let two = warpsim()
             .env("RAYON_NUM_THREADS", "2")
             .args(args)
             .output()

@@ -1,5 +1,5 @@
 //! Replays the fuzzing corpus (`fuzz/corpus/<target>`) in the ordinary test suite, each input
-//! exactly as its fuzz target runs it, with the targets' small limits (`warpsim_runner::smoke`):
+//! exactly as its fuzz target runs it, with the targets' small limits (`warpsim_runner::fuzz_limits`):
 //!
 //! - `load`: every file loads or is refused with a diagnostic that has a location;
 //! - `run`: every file loads and runs to a report or an error (`ptx:` launches included: the
@@ -10,9 +10,9 @@
 //!
 //! Never a panic. `fuzz/corpus/run/gen_*.ron` are programs the generator once wrote.
 
-use std::path::{Path, PathBuf};
-use warpsim_interp::{load_str, Options};
-use warpsim_runner::smoke;
+use std::path::PathBuf;
+use warpsim_lang::{load_str, Options};
+use warpsim_runner::fuzz_limits;
 
 #[path = "../fuzz/fuzz_targets/genprog.rs"]
 mod genprog;
@@ -20,7 +20,7 @@ mod genprog;
 mod ptxrun;
 
 fn files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let dir = crate::util::root().join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -57,8 +57,8 @@ fn replay(dir: &str, f: fn(&str)) -> usize {
 
 /// What fuzz/fuzz_targets/run.rs does with one input.
 fn load_and_run(src: &str) {
-    warpsim_ptx::register();
-    let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz.ron"), src);
+    let name = crate::util::root().join("fuzz.ron");
+    let _ = fuzz_limits::load_and_run(&name.to_string_lossy(), src);
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn run_corpus_never_panics() {
 fn gen_corpus_never_panics() {
     // What fuzz/fuzz_targets/gen.rs does with one input (but for its launch-size assertion).
     let n = replay_bytes("fuzz/corpus/gen", |b| {
-        let _ = smoke::load_and_run("gen.ron", &genprog::program(b));
+        let _ = fuzz_limits::load_and_run("gen.ron", &genprog::program(b));
     });
     assert!(n >= 1, "only {n} files");
 }
@@ -110,7 +110,7 @@ fn the_generator_writes_programs_that_load() {
             .map(|k| (k.wrapping_mul(2654435761).wrapping_add(seed * 40503) >> 13) as u8)
             .collect();
         let src = genprog::program(&bytes);
-        if load_str("gen.ron", &src, &smoke::load_options()).is_ok() {
+        if load_str("gen.ron", &src, &fuzz_limits::load_options()).is_ok() {
             loaded += 1;
         }
     }

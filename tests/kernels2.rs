@@ -5,8 +5,8 @@
 //! kernels' outputs bit for bit against the H200's (tests/fixtures/h200/histogram_fp16/dump/).
 
 use crate::util::{root, run_json, SHARED_COUNTERS as KEYS};
-use warpsim_interp::exec::{Config, Global, Stats, Verified};
-use warpsim_interp::{host, load_file, Options};
+use warpsim_exec::{Config, Global, Stats, Validated};
+use warpsim_lang::{load_file, Options};
 
 /// Kernels whose shared counters warpsim does not reproduce, and why; the test holds them to
 /// the bound the rule gives instead (see `histogram_and_half_kernels_match_the_h200`).
@@ -74,14 +74,14 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
     let prog = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
     let global = Global::new(&prog);
     for (k, b) in prog.buffers.iter().enumerate() {
-        host::fill_global(b.elem, b.init, &global.buffers[k]);
+        warpsim_exec::fill_global(b.elem, b.init, &global.buffers[k]);
     }
     let cfg = Config {
         geometry: warpsim_smem::Geometry::H200,
         max_steps: Config::DEFAULT_MAX_STEPS,
         racecheck: false,
     };
-    let v = Verified::new(&prog, &cfg, &global).unwrap();
+    let v = Validated::new(&prog, &cfg, &global).unwrap();
     let mut stats = Stats::new(&prog, &cfg.geometry);
     let [gx, gy, gz] = prog.grid;
     for z in 0..gz {

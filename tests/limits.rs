@@ -2,24 +2,7 @@
 //! asked for; absurd defines on every shipped program give an error (exit code 2), never a
 //! panic or an abort.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn warpsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpsim"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use crate::util::{run as warpsim, text};
 
 #[test]
 fn max_memory_refuses_before_allocating() {
@@ -73,7 +56,7 @@ fn max_memory_refuses_before_allocating() {
 /// (or, for a define that only switches something, a normal run) — never a crash.
 #[test]
 fn absurd_defines_are_errors_not_aborts() {
-    let programs = crate::racecheck::shipped_programs();
+    let programs = warpsim_testkit::shipped_programs();
     for p in &programs {
         let out = warpsim(&["check", p]);
         assert_eq!(out.status.code(), Some(0), "{p}: {}", text(&out.stderr));

@@ -504,7 +504,6 @@ fn cuda_half_kernels_equal_the_h200_bit_for_bit() {
     // (Rust's std serialises environment access; the subprocesses of other tests that use a
     // cache set their own.)
     std::env::set_var("WARPSIM_CACHE", &dir);
-    warpsim_ptx::register();
     for k in ["hgemm_tile", "hgemm_tile_h"] {
         let want = std::fs::read(
             root().join(format!("tests/fixtures/h200/histogram_fp16/dump/{k}_c.bin")),

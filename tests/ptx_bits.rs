@@ -8,7 +8,6 @@ use crate::util::root;
 
 #[test]
 fn bit_operations_equal_the_h200() {
-    warpsim_ptx::register();
     let h200: Vec<u32> =
         std::fs::read_to_string(root().join("tests/fixtures/h200/ptx_bits/h200.txt"))
             .unwrap()

@@ -1,22 +1,8 @@
 //! `warpsim run --racecheck`: a transpose without its barrier is caught, the shipped programs
 //! are clean, exchanges inside a warp are not races.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn warpsim() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_warpsim"));
-    c.current_dir(root());
-    c
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use crate::util::{scratch, text, warpsim};
+use warpsim_testkit::shipped_programs;
 
 /// `warpsim run FILE --racecheck --format json ARGS`: exit code and report.
 fn racecheck(file: &str, args: &[&str]) -> (i32, serde_json::Value) {
@@ -34,12 +20,6 @@ fn racecheck(file: &str, args: &[&str]) -> (i32, serde_json::Value) {
     let v = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{file}: not JSON ({e}): {}", text(&out.stdout)));
     (code, v)
-}
-
-fn scratch(name: &str, src: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::write(&p, src).unwrap();
-    p.to_str().unwrap().to_owned()
 }
 
 #[test]
@@ -117,25 +97,6 @@ fn transpose_without_its_barrier_is_a_raw_race_on_tile() {
     assert!(v["races"].is_null());
 }
 
-/// Every program in programs/ and programs/examples/, with its default defines.
-pub fn shipped_programs() -> Vec<String> {
-    let mut v = Vec::new();
-    for dir in ["programs", "programs/examples"] {
-        for e in std::fs::read_dir(root().join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "ron") {
-                v.push(format!(
-                    "{dir}/{}",
-                    p.file_name().unwrap().to_str().unwrap()
-                ));
-            }
-        }
-    }
-    v.sort();
-    assert!(v.len() >= 8, "{v:?}");
-    v
-}
-
 #[test]
 fn shipped_programs_are_race_free() {
     for p in shipped_programs() {
@@ -164,7 +125,7 @@ fn exchanges_inside_a_warp_are_not_races() {
     ],
 )"#,
     );
-    let (code, v) = racecheck(&f, &[]);
+    let (code, v) = racecheck(&f.to_string_lossy(), &[]);
     assert_eq!(v["races"], serde_json::json!([]));
     assert_eq!(v["verified"], true);
     assert_eq!(code, 0);
@@ -182,7 +143,7 @@ fn exchanges_inside_a_warp_are_not_races() {
     ],
 )"#,
     );
-    let (code, v) = racecheck(&g, &[]);
+    let (code, v) = racecheck(&g.to_string_lossy(), &[]);
     assert_eq!(code, 1);
     let r = v["races"].as_array().unwrap();
     let kinds: Vec<&str> = r.iter().map(|r| r["kind"].as_str().unwrap()).collect();

@@ -1,22 +1,8 @@
 //! `warpsim run` and `warpsim check`: counters, JSON keys, table, SVG, exit codes,
 //! determinism across thread counts.
 
+use crate::util::{run, scratch, text, warpsim};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn warpsim() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_warpsim"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    warpsim().args(args).output().expect("warpsim runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut a = vec!["run"];
@@ -26,13 +12,6 @@ fn json(args: &[&str]) -> serde_json::Value {
     assert_eq!(out.status.code(), Some(0), "{a:?}: {}", text(&out.stderr));
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{a:?}: not JSON ({e}): {}", text(&out.stdout)))
-}
-
-/// Writes a program into the test scratch directory.
-fn scratch(name: &str, src: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::write(&p, src).unwrap();
-    p
 }
 
 fn shared(v: &serde_json::Value) -> [u64; 6] {

@@ -13,6 +13,7 @@ mod jumps;
 mod kernels;
 mod kernels2;
 mod limits;
+mod machine;
 mod nvrtc;
 mod pair_atomics;
 mod ptx;

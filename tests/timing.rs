@@ -429,7 +429,7 @@ fn bad_gpu_file_points_at_the_line() {
     let dir = std::env::temp_dir().join(format!("warpsim_gpu_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.ron");
-    let src = std::fs::read_to_string(crate::util::root().join("crates/timing/presets/h200.ron"))
+    let src = std::fs::read_to_string(crate::util::root().join("crates/machine/presets/h200.ron"))
         .unwrap()
         .replace("sms: 132,", "sms: 132, smz: 4,");
     std::fs::write(&path, src).unwrap();
@@ -442,9 +442,10 @@ fn bad_gpu_file_points_at_the_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.ron:") && err.contains("smz"), "{err}");
     // Fewer SMs: a what-if runs, and takes longer.
-    let small = std::fs::read_to_string(crate::util::root().join("crates/timing/presets/h200.ron"))
-        .unwrap()
-        .replace("sms: 132,", "sms: 8,");
+    let small =
+        std::fs::read_to_string(crate::util::root().join("crates/machine/presets/h200.ron"))
+            .unwrap()
+            .replace("sms: 132,", "sms: 8,");
     let p2 = dir.join("small.ron");
     std::fs::write(&p2, small).unwrap();
     let a = run_json("transpose.ron", &["N=512"], &[]);

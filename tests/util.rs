@@ -1,11 +1,11 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: running the `warpsim` binary, scratch files and
+//! the H200 counters; the repository's files and the bad-program corpus come from
+//! `warpsim-testkit`, which every crate's tests share.
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
-/// The repository root.
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub use warpsim_testkit::root;
 
 /// Nsight Compute's shared-memory counters as the JSON report names them, in the fixtures'
 /// column order: loads, stores, atomics.
@@ -29,6 +29,44 @@ pub fn warpsim() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_warpsim"));
     c.current_dir(root());
     c
+}
+
+/// `warpsim ARGS` from the repository root, run to completion.
+pub fn run(args: &[&str]) -> Output {
+    warpsim().args(args).output().expect("warpsim runs")
+}
+
+/// `warpsim ARGS` from the repository root with `stdin`: (exit code, stdout, stderr).
+pub fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = warpsim()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run warpsim");
+    let mut input = child.stdin.take().expect("stdin");
+    // A command that does not read stdin may close it first: ignore the broken pipe.
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    let out = child.wait_with_output().expect("wait for warpsim");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Writes `src` to `name` in the test binary's scratch folder; its path.
+pub fn scratch(name: &str, src: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&p, src).expect("write a scratch file");
+    p
 }
 
 /// `warpsim run PATH` exits 2 and its message (plain) contains `want`.

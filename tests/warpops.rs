@@ -2,26 +2,7 @@
 //! fails exits 1 with its first failing element and the values it read, and `warpsim check`
 //! hints at shared accesses nvcc would likely merge (and stays quiet on the shipped programs).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn warpsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpsim"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("warpsim runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str, src: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::write(&p, src).unwrap();
-    p.to_str().unwrap().to_owned()
-}
+use crate::util::{root, run as warpsim, scratch, text};
 
 #[test]
 fn warp_examples_verify_with_their_checks() {
@@ -49,12 +30,12 @@ fn warp_examples_verify_with_their_checks() {
 
 #[test]
 fn a_failing_check_exits_1_with_its_first_failure() {
-    let src = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("programs/examples/warp_sort.ron"),
-    )
-    .unwrap()
-    .replace("out[i] <= out[i + 1]", "out[i] >= out[i + 1]");
-    let path = scratch("warp_sort_desc.ron", &src);
+    let src = std::fs::read_to_string(root().join("programs/examples/warp_sort.ron"))
+        .unwrap()
+        .replace("out[i] <= out[i + 1]", "out[i] >= out[i + 1]");
+    let path = scratch("warp_sort_desc.ron", &src)
+        .to_string_lossy()
+        .into_owned();
     let out = warpsim(&["run", &path, "--no-timing"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let o = text(&out.stdout);
@@ -88,7 +69,7 @@ fn check_hints_at_mergeable_accesses_and_not_at_the_shipped_programs() {
         Store("out[tid]", "a + b + c + d"),
     ],
 )"#;
-    let path = scratch("merge.ron", src);
+    let path = scratch("merge.ron", src).to_string_lossy().into_owned();
     let out = warpsim(&["check", &path]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let o = text(&out.stdout);
@@ -105,21 +86,13 @@ fn check_hints_at_mergeable_accesses_and_not_at_the_shipped_programs() {
     assert!(hints[1].contains("one 16-byte load (LDS.128) unless the array is volatile"));
     assert!(hints[1].contains("mirror it with LoadVec if you port from SASS"));
     // Unaligned (`tid + 1`), rows of 63 (`p`), and the two sides of an If: no hint.
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("programs");
-    let mut shipped: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .chain(std::fs::read_dir(dir.join("examples")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
-        .collect();
-    shipped.sort();
-    for p in shipped {
-        let out = warpsim(&["check", p.to_str().unwrap()]);
+    for p in warpsim_testkit::shipped_programs() {
+        let out = warpsim(&["check", &p]);
         assert_eq!(out.status.code(), Some(0));
         assert!(
             !text(&out.stdout).contains("hint: "),
             "{}: {}",
-            p.display(),
+            p,
             text(&out.stdout)
         );
     }

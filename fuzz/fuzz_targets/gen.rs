@@ -6,7 +6,7 @@
 //! the CPU reference and the report; one program in four breaks a rule now and then, to reach
 //! the error paths too.
 //!
-//! Same limits as the `run` target (`warpsim_runner::smoke`: 64 KiB of buffers, launches of at
+//! Same limits as the `run` target (`warpsim_runner::fuzz_limits`: 64 KiB of buffers, launches of at
 //! most 64 blocks and 2048 threads, 20 000 warp instructions per block, race checking on, the
 //! bank geometry chosen by the program text's length). `tests/fuzz_corpus.rs` includes
 //! `genprog.rs` and replays `fuzz/corpus/gen` through it exactly as here. `GEN_DUMP=DIR` writes
@@ -14,8 +14,8 @@
 //! its outcome.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpsim_interp::load_str;
-use warpsim_runner::{run, smoke};
+use warpsim_lang::load_str;
+use warpsim_runner::{run, fuzz_limits};
 
 mod genprog;
 
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     if print {
         eprintln!("{src}");
     }
-    let prog = match load_str("gen.ron", &src, &smoke::load_options()) {
+    let prog = match load_str("gen.ron", &src, &fuzz_limits::load_options()) {
         Ok(p) => p,
         Err(e) => {
             if print {
@@ -44,8 +44,8 @@ fuzz_target!(|data: &[u8]| {
     }
     // The generator keeps launches within these; checked so a change to it cannot slow
     // the fuzzer down unnoticed.
-    assert!(smoke::small_launch(&prog), "launch too big: {src}");
-    let res = run(&prog, &smoke::run_options(src.len()));
+    assert!(fuzz_limits::small_launch(&prog), "launch too big: {src}");
+    let res = run(&prog, &fuzz_limits::run_options(src.len()));
     if print {
         match &res {
             Ok(_) => eprintln!("ran"),
@@ -53,6 +53,6 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(report) = res {
-        smoke::render(&report);
+        fuzz_limits::render(&report);
     }
 });

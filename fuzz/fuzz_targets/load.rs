@@ -4,6 +4,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(src) = std::str::from_utf8(data) {
-        let _ = warpsim_interp::load_str("fuzz.ron", src, &warpsim_interp::Options::default());
+        let _ = warpsim_lang::load_str("fuzz.ron", src, &warpsim_lang::Options::default());
     }
 });

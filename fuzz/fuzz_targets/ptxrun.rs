@@ -2,17 +2,16 @@
 //! includes this file): parse the text as a PTX module with `warpsim_ptx::parse`, and launch
 //! each of its first two kernels through a `ptx:` program — the loader calls the front end,
 //! which parses and lowers the entry (`warpsim_ptx::lower`) — with the `run` target's small
-//! limits (`warpsim_runner::smoke`). Pointer parameters get one of two 4096-element buffers
+//! limits (`warpsim_runner::fuzz_limits`). Pointer parameters get one of two 4096-element buffers
 //! (`b0` u32, `b1` f32), integer parameters 64; the grid is 2 blocks of 64 threads. The text is
 //! written to `scratch` first, since a `ptx:` launch names a file.
 
 use std::path::Path;
-use warpsim_runner::smoke;
+use warpsim_runner::fuzz_limits;
 
 /// Parses `src` as PTX and launches its first two kernels; never panics on any text.
 pub fn ptx_input(src: &str, scratch: &Path) {
-    warpsim_ptx::register();
-    let Ok(module) = warpsim_ptx::parse::parse(src) else {
+    let Ok(module) = warpsim_ptx::parse(src) else {
         return;
     };
     if module.entries.is_empty() || std::fs::write(scratch, src).is_err() {
@@ -43,6 +42,6 @@ pub fn ptx_input(src: &str, scratch: &Path) {
             entry.name,
             args.join(", ")
         );
-        let _ = smoke::load_and_run("ptx.ron", &ron);
+        let _ = fuzz_limits::load_and_run("ptx.ron", &ron);
     }
 }

@@ -7,15 +7,14 @@
 //! The PTX front end is installed, and the program is named as if it were at the repository's
 //! root, so a `ptx:` launch of `tests/fixtures/ptx/flow.ptx` (say) finds its file.
 //!
-//! The limits are `warpsim_runner::smoke`'s; tests/fuzz_corpus.rs replays the corpus with them.
+//! The limits are `warpsim_runner::fuzz_limits`'s; tests/fuzz_corpus.rs replays the corpus with them.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use warpsim_runner::smoke;
+use warpsim_runner::fuzz_limits;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(src) = std::str::from_utf8(data) else {
         return;
     };
-    warpsim_ptx::register();
-    let _ = smoke::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz.ron"), src);
+    let _ = fuzz_limits::load_and_run(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz.ron"), src);
 });

@@ -15,8 +15,8 @@
 
 use crate::{cache, nvrtc};
 use std::sync::Arc;
-use warpsim_interp::ast::Elem;
-use warpsim_interp::load::{kernel_diag, KernelArg, KernelError, KernelRequest};
+use warpsim_kernel::Elem;
+use warpsim_kernel::{kernel_diag, KernelArg, KernelError, KernelRequest};
 
 /// A compiled `cuda:` kernel.
 pub(crate) struct Compiled {
@@ -733,7 +733,7 @@ fn nvrtc_error(
             }
         }
     };
-    let start = warpsim_interp::diag::line_start(&src, e.line);
+    let start = warpsim_kernel::diag::line_start(&src, e.line);
     let line = &src[start..src[start..].find('\n').map_or(src.len(), |n| start + n)];
     let col = e
         .col

@@ -7,7 +7,7 @@
 //! * `inline`: the entry's `.func` calls inlined (registers and labels renamed per call
 //!   site); `generic`: each generic `ld`/`st`/`atom` given the state space its address comes
 //!   from, by dataflow.
-//! * `lower`: one entry → [`warpsim_interp::ir::Inst`]s: PTX registers to the executor's
+//! * `lower`: one entry → [`warpsim_kernel::ir::Inst`]s: PTX registers to the executor's
 //!   (64-bit ones as pairs), `ld`/`st` to byte-addressed accesses (shared addresses are offsets
 //!   in the block's shared window; a global pointer is `(buffer + 1) << 40` plus a byte
 //!   offset), and basic blocks whose conditional branches reconverge at their immediate
@@ -16,28 +16,26 @@
 //! * `cuda`, `nvrtc`, `cache`: a `cuda:` kernel's `.cu` → PTX through NVRTC opened at run
 //!   time, cached on disk, with its launch checked against the kernel's signature.
 //!
-//! [`register`] installs [`frontend`] in the loader, so that a program file with
-//! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)` loads like any other.
+//! [`frontend`] is what the RON loader (`warpsim-lang`) calls for a program file with
+//! `ptx: (file, kernel, args)` or `cuda: (file, kernel, args)`, so that it loads like any
+//! other. This crate depends on `warpsim-kernel` (and the bank model's types) only.
 
-pub mod generic;
-pub mod inline;
-pub mod lower;
-pub mod merge;
-pub mod parse;
+mod generic;
+mod inline;
+mod lower;
+mod merge;
+mod parse;
 
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
-pub mod cache;
+mod cache;
 mod cuda;
-pub mod nvrtc;
+mod nvrtc;
+
+pub use parse::{parse, Entry, Module};
 
 use std::sync::Arc;
-use warpsim_interp::load::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
-use warpsim_interp::InstInfo;
-
-/// Installs the front end in the loader (idempotent).
-pub fn register() {
-    warpsim_interp::load::register_frontend(frontend);
-}
+use warpsim_kernel::InstInfo;
+use warpsim_kernel::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
 
 /// Compiles a kernel request: PTX, or CUDA through NVRTC (`cuda.rs`) and then its PTX.
 pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {

@@ -14,13 +14,20 @@ mod wide;
 use crate::parse::{Entry, Stmt, StmtKind};
 use cfg::{Block, Term};
 use std::collections::HashMap;
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Mem, Reg, Space, Special};
-use warpsim_interp::load::{KernelArg, KernelRequest};
-use warpsim_interp::{InstInfo, RegInit, SharedInfo};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space, Special};
+use warpsim_kernel::Elem;
+use warpsim_kernel::{KernelArg, KernelRequest};
+use warpsim_kernel::{RegInit, SharedInfo};
 
 /// An error at a byte offset of the PTX.
 pub type Err = (usize, String);
+
+/// One PTX instruction as every handler here and in `lower/*.rs` takes it: `(off, op, parts,
+/// args)`, its byte offset in the file (where errors point), the whole opcode
+/// (`cvt.rn.f16.f32`), the opcode's dot-separated parts (`["cvt", "rn", "f16", "f32"]`) and
+/// the operands.
+#[derive(Clone, Copy)]
+pub(crate) struct Instr<'a>(usize, &'a str, &'a [&'a str], &'a [String]);
 
 /// The lowered kernel.
 pub struct Lowered {
@@ -31,7 +38,7 @@ pub struct Lowered {
     pub shared: Vec<SharedInfo>,
     pub shared_bytes: u32,
     /// Views of local memory and its bytes per thread (lower/local.rs).
-    pub local: Vec<warpsim_interp::LocalInfo>,
+    pub local: Vec<warpsim_kernel::LocalInfo>,
     pub local_bytes: u32,
     pub max_depth: usize,
     /// Texts of the statements the merge pass made, by their byte offset.
@@ -378,7 +385,7 @@ impl Lower<'_> {
                         l.end_block(Term::Ret);
                         Ok(())
                     }
-                    _ => l.inst(s.off, op, &parts, args),
+                    _ => l.inst(Instr(s.off, op, &parts, args)),
                 };
                 match guard {
                     Some((p, neg)) => self.predicated(s, (p, *neg), op, body),
@@ -388,7 +395,8 @@ impl Lower<'_> {
         }
     }
 
-    fn inst(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn inst(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let w = words_of(&format!(".{ty}"));
         let float = ty.starts_with('f');
@@ -407,11 +415,11 @@ impl Lower<'_> {
                 ),
             ));
         }
-        if let Some(r) = self.extra(off, op, parts, args) {
+        if let Some(r) = self.extra(i) {
             return r;
         }
         match name {
-            "ld" | "st" => return self.mem(off, op, parts, args),
+            "ld" | "st" => return self.mem(i),
             "bar" | "barrier" => {
                 self.emit(Inst::Barrier);
                 return Ok(());
@@ -615,7 +623,8 @@ impl Lower<'_> {
     }
 
     /// `ld`/`st` of `.param`, `.shared` or `.global`.
-    fn mem(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn mem(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let store = parts[0] == "st";
         let space = parts
             .iter()
@@ -953,9 +962,4 @@ pub fn demangle_var(name: &str) -> String {
         }
     }
     name.to_owned()
-}
-
-/// Where each instruction came from, for the program.
-pub fn infos(l: &Lowered, lines: &dyn Fn(u32, u32, usize) -> InstInfo) -> Vec<InstInfo> {
-    l.info.iter().map(|&(a, b, c)| lines(a, b, c)).collect()
 }

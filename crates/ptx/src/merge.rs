@@ -613,7 +613,9 @@ fn def_align(
 }
 
 /// The shared accesses of a body in order, named as SASS names them (`LDS.128`, `STS.32`,
-/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output.
+/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output (the tests
+/// write and check it).
+#[cfg(test)]
 pub fn stream(body: &[Stmt]) -> Vec<String> {
     body.iter()
         .filter_map(|s| {
@@ -655,9 +657,7 @@ pub fn stream(body: &[Stmt]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn root() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
+    use warpsim_testkit::root;
 
     /// Every case of tests/fixtures/ptx/merge.ptx gives the stream recorded in
     /// tests/fixtures/ptx/merge_tests.stream (the file compare_sass.sh holds against

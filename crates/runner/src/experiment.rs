@@ -12,8 +12,8 @@ use crate::{run, Defines, MemSpace, Report, RunOptions};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
-use warpsim_interp::{load_str, Diag, Layout, Options};
-use warpsim_smem::Geometry;
+use warpsim_kernel::Diag;
+use warpsim_lang::{load_str, Layout, Options};
 
 /// What to sweep: every combination of the listed values.
 #[derive(Clone, Debug)]
@@ -156,16 +156,8 @@ fn run_variant(
         opts.defines.push((k.clone(), *val));
     }
     let prog = load_str(path, src, &opts)?;
-    let geometry = Geometry::new(v.banks, v.bank_bytes).map_err(|e| {
-        Diag::file(
-            warpsim_interp::Phase::Check,
-            path,
-            format!("invalid bank geometry: {e}"),
-            None,
-        )
-    })?;
     let ro = RunOptions {
-        geometry,
+        machine: run_opts.machine.with_geometry(v.banks, v.bank_bytes)?,
         ..run_opts.clone()
     };
     run(&prog, &ro)
@@ -527,7 +519,7 @@ pub fn advise(
 ) -> Result<Vec<ArrayAdvice>, Diag> {
     let prog = load_str(path, src, base)?;
     let declared_report = run(&prog, run_opts)?;
-    let g = run_opts.geometry;
+    let g = run_opts.machine.geometry();
     let mut out = Vec::new();
     for arr in &prog.shared {
         let cols = *arr.dims.last().unwrap_or(&1);
@@ -613,7 +605,7 @@ fn candidate(
     swizzle: u32,
     name: &str,
     r: &Report,
-    arr: &warpsim_interp::SharedInfo,
+    arr: &warpsim_kernel::SharedInfo,
 ) -> Candidate {
     let array_stall_cycles = r
         .per_instruction

@@ -2,11 +2,11 @@
 //!
 //! # Brief overview
 //!
-//! * [`run`]: fills the global buffers ([`warpsim_interp::host::init_words`]), runs every
-//!   block of the grid with [`warpsim_interp::exec::Verified::run_block`] in parallel (rayon, one
+//! * [`run`]: fills the global buffers ([`warpsim_exec::init_words`]), runs every
+//!   block of the grid with [`warpsim_exec::Validated::run_block`] in parallel (rayon, one
 //!   [`Stats`] per worker, merged by addition so the totals never depend on the thread count;
 //!   if blocks fault, the lowest-numbered one is reported), checks the buffers that have an
-//!   `expect` against the CPU reference ([`warpsim_interp::host::check`]) and builds a
+//!   `expect` against the CPU reference ([`warpsim_reference::check`]) and builds a
 //!   [`Report`].
 //! * [`Report`]: Nsight Compute's shared-memory counters (`ld`/`st` wavefronts, bank
 //!   conflicts, instructions), per memory instruction and per bank, the verification result
@@ -17,9 +17,16 @@
 //! * [`Report::to_svg`]: a chart of the per-bank load and of the banks the hottest shared
 //!   instructions' lanes hit.
 //! * [`describe`]: a short summary of a loaded program (`warpsim check`).
-//! * [`smoke`]: the small limits the fuzz targets and their corpus replay run programs under.
+//! * [`experiment`]: `warpsim sweep` (every combination of bank geometries and define values)
+//!   and `warpsim advise` (paddings and swizzles of each shared array).
+//! * [`Progress`]: the progress bar of a long run or sweep (drawn on a terminal only).
+//! * [`fuzz_limits`]: the small limits the fuzz targets and their corpus replay run programs
+//!   under.
+//!
+//! [`RunOptions::machine`] is the machine (`warpsim-machine`): the GPU the timing model runs
+//! and the bank geometry that prices shared accesses, checked when it was resolved.
 
-// Errors are `warpsim_interp::Diag`s by design (they carry the source snippet); they are rare
+// Errors are `warpsim_kernel::Diag`s by design (they carry the source snippet); they are rare
 // and leave the hot loops, so they are not boxed.
 #![allow(clippy::result_large_err)]
 
@@ -27,31 +34,35 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
-use warpsim_interp::exec::{self, Config, Global, Stats};
-use warpsim_interp::host::{self, Verdict};
-use warpsim_interp::ir::Space;
-use warpsim_interp::{Diag, Phase, Program};
+use warpsim_exec::{self as exec, Config, Global, Stats};
+use warpsim_kernel::ir::Space;
+use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_machine::Machine;
+use warpsim_reference::Verdict;
 use warpsim_smem::{Geometry, Op};
 
 pub mod experiment;
-pub mod progress;
+pub mod fuzz_limits;
+mod progress;
 mod race;
-pub mod smoke;
 mod svg;
 mod table;
-pub mod time_report;
+mod time_report;
 mod timed;
 
+pub use progress::Progress;
 pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
+pub use time_report::LineStalls;
 pub use timed::TimingOptions;
-pub use warpsim_timing::{Gpu, Timing};
+pub use warpsim_timing::Timing;
 
 /// How to run a program.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The bank geometry that prices shared accesses.
-    pub geometry: Geometry,
+    /// The machine: the GPU the timing model runs and the bank geometry that prices shared
+    /// accesses (checked when it was resolved).
+    pub machine: Machine,
     /// Most warp instructions one block may execute before it faults as a runaway loop.
     pub max_steps: u64,
     /// Check the buffers that have an `expect` after the run.
@@ -59,7 +70,7 @@ pub struct RunOptions {
     /// Look for shared-memory races between warps (`--racecheck`; see [`RaceReport`]).
     pub racecheck: bool,
     /// Show a progress bar of the blocks on a terminal when the grid takes over a second
-    /// (see [`progress`]); off for the runs inside sweeps and advice, which count variants.
+    /// (see [`Progress`]); off for the runs inside sweeps and advice, which count variants.
     pub progress: bool,
     /// The timing model (`None`: `--no-timing`).
     pub timing: Option<TimingOptions>,
@@ -68,7 +79,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            geometry: Geometry::H200,
+            machine: Machine::h200(),
             max_steps: Config::DEFAULT_MAX_STEPS,
             verify: true,
             racecheck: false,
@@ -90,7 +101,7 @@ impl Serialize for Defines {
 
 /// Grid and block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Launch {
+pub struct LaunchReport {
     /// Blocks in the grid (x, y, z).
     pub grid: [u32; 3],
     /// Threads in a block (x, y, z).
@@ -197,9 +208,9 @@ pub struct InstReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_bank: Option<Vec<u64>>,
     /// One execution of a shared access (the first in the lowest block that ran it), bank by
-    /// bank: which banks its lanes hit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sample: Option<SampleReport>,
+    /// bank: which banks its lanes hit. (Its JSON key is `sample`.)
+    #[serde(rename = "sample", skip_serializing_if = "Option::is_none")]
+    pub first_access: Option<FirstAccessReport>,
     /// With timing: warp-cycles its warps spent waiting to issue it (and issuing it:
     /// `selected`), by Nsight's stall reason.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,7 +234,7 @@ impl Serialize for StallCycles {
 
 /// One execution of a shared-memory instruction, bank by bank.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SampleReport {
+pub struct FirstAccessReport {
     /// The block it ran in.
     pub block: [u32; 3],
     /// The warp in the block.
@@ -244,7 +255,7 @@ fn atomic_row(
     prog: &Program,
     stats: &Stats,
     pc: usize,
-    m: warpsim_interp::ir::Mem,
+    m: warpsim_kernel::ir::Mem,
     op: warpsim_smem::AtomOp,
     shared: &mut SharedTotals,
 ) -> Option<InstReport> {
@@ -277,7 +288,7 @@ fn atomic_row(
             shared.ld_wavefronts += ps.loop_load_wavefronts;
             shared.ld_bank_conflicts += ps.loop_load_conflicts;
             // A loop loads once a trip; a half's word loop once (README rule 10).
-            shared.ld_instructions += if elem == warpsim_interp::ast::Elem::F16 && m.vec == 1 {
+            shared.ld_instructions += if elem == warpsim_kernel::Elem::F16 && m.vec == 1 {
                 ps.executions
             } else {
                 ps.atoms
@@ -287,14 +298,14 @@ fn atomic_row(
     let ty = match elem {
         // A pair atomic (README "Atomics"): unsigned long long on u32 words, long long on
         // i32 words, __half2 or __nv_bfloat162.
-        warpsim_interp::ast::Elem::U32 if m.vec == 2 => "u64",
-        warpsim_interp::ast::Elem::I32 if m.vec == 2 => "s64",
-        warpsim_interp::ast::Elem::F16 if m.vec == 2 => "f16x2",
-        warpsim_interp::ast::Elem::BF16 if m.vec == 2 => "bf16x2",
-        warpsim_interp::ast::Elem::F32 => "f32",
-        warpsim_interp::ast::Elem::F64 => "f64",
-        warpsim_interp::ast::Elem::F16 => "f16",
-        warpsim_interp::ast::Elem::I32 => "s32",
+        warpsim_kernel::Elem::U32 if m.vec == 2 => "u64",
+        warpsim_kernel::Elem::I32 if m.vec == 2 => "s64",
+        warpsim_kernel::Elem::F16 if m.vec == 2 => "f16x2",
+        warpsim_kernel::Elem::BF16 if m.vec == 2 => "bf16x2",
+        warpsim_kernel::Elem::F32 => "f32",
+        warpsim_kernel::Elem::F64 => "f64",
+        warpsim_kernel::Elem::F16 => "f16",
+        warpsim_kernel::Elem::I32 => "s32",
         _ => "u32",
     };
     let looped = priced && (ps.loop_load_wavefronts > 0 || ps.atoms > ps.executions);
@@ -325,12 +336,15 @@ fn atomic_row(
         )),
         loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
         per_bank: None,
-        sample: None,
+        first_access: None,
         stalls: None,
     })
 }
 
-fn sample_report(geom: &Geometry, s: &warpsim_interp::exec::Sample) -> Option<SampleReport> {
+fn first_access_report(
+    geom: &Geometry,
+    s: &warpsim_exec::FirstAccess,
+) -> Option<FirstAccessReport> {
     let op = if s.store { Op::St } else { Op::Ld };
     let a = warpsim_smem::analyze(geom, op, s.width, &s.addrs, s.mask).ok()?;
     let banks = geom.banks as usize;
@@ -342,7 +356,7 @@ fn sample_report(geom: &Geometry, s: &warpsim_interp::exec::Sample) -> Option<Sa
             words_per_bank[slot.bank as usize] += 1;
         }
     }
-    Some(SampleReport {
+    Some(FirstAccessReport {
         block: s.block,
         warp: s.warp,
         lanes: s.mask.count_ones(),
@@ -385,7 +399,7 @@ pub struct Report {
     /// Every define with the value in force, in declaration order.
     pub defines: Defines,
     /// Grid, block and shared memory per block.
-    pub launch: Launch,
+    pub launch: LaunchReport,
     /// The bank geometry.
     pub geometry: Geometry,
     /// Shared-memory counters.
@@ -477,20 +491,12 @@ fn xyz(v: [u32; 3]) -> String {
 
 /// Runs `prog` over its whole grid and reports.
 ///
-/// Errors: an invalid geometry, a grid too large to count, a fault in any block (the lowest
+/// Errors: a grid too large to count, a fault in any block (the lowest
 /// faulting block's, as a [`Phase::Runtime`] diagnostic at its instruction) and a reference
 /// that cannot be evaluated ([`Phase::Verify`]). A reference that evaluates but does not
 /// match is not an error: it gives `verified: false`.
 pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
-    let geom = opts.geometry;
-    geom.validate().map_err(|e| {
-        Diag::file(
-            Phase::Check,
-            &prog.path,
-            format!("invalid bank geometry: {e}"),
-            Some("use --banks 1..=1024 and --bank-bytes 4, 8, 16, 32 or 64".into()),
-        )
-    })?;
+    let geom = opts.machine.geometry();
     let [gx, gy, gz] = prog.grid.map(|d| d as u64);
     let blocks = gx
         .checked_mul(gy)
@@ -522,8 +528,8 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             .iter()
             .any(|b| b.expect.is_some() || b.check.is_some());
     let keep: Vec<bool> = if checking {
-        let written = host::written_buffers(prog);
-        host::referenced_buffers(prog)
+        let written = exec::written_buffers(prog);
+        warpsim_reference::referenced_buffers(prog)
             .iter()
             .zip(&written)
             .map(|(&r, &w)| r && w)
@@ -534,7 +540,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     let mut initial = Vec::with_capacity(prog.buffers.len());
     for (k, b) in prog.buffers.iter().enumerate() {
         if let Some(dst) = global.buffers.get(k) {
-            host::fill_global(b.elem, b.init, dst);
+            exec::fill_global(b.elem, b.init, dst);
         }
         initial.push(if keep[k] { global.read(k) } else { Vec::new() });
     }
@@ -550,10 +556,10 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         .then(|| progress::Progress::new(&prog.path, blocks, "blocks"));
     // A long block moves the bar too (every few million warp instructions).
     let on_steps = |n| bar.as_ref().map_or((), |b| b.steps(n));
-    let verified = match blocks {
+    let validated = match blocks {
         0 => None,
         _ => Some(
-            exec::Verified::new(prog, &cfg, &global)
+            exec::Validated::new(prog, &cfg, &global)
                 .map(|v| {
                     if bar.is_some() {
                         v.with_progress(&on_steps)
@@ -565,9 +571,17 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         ),
     };
     let (stats, fault, timing) = match &opts.timing {
-        Some(topt) => timed::grid(prog, &cfg, verified.as_ref(), blocks, topt, bar.as_ref())?,
+        Some(topt) => timed::grid(
+            prog,
+            &cfg,
+            validated.as_ref(),
+            blocks,
+            topt,
+            opts.machine.gpu(),
+            bar.as_ref(),
+        )?,
         None => {
-            let (st, f) = grid(prog, &geom, verified.as_ref(), blocks, bar.as_ref());
+            let (st, f) = grid(prog, &geom, validated.as_ref(), blocks, bar.as_ref());
             (st, f, None)
         }
     };
@@ -590,7 +604,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             .zip(&keep)
             .map(|((copy, &now), &kept)| if kept { &copy[..] } else { now })
             .collect();
-        host::check_slices(prog, &initial, &fin, opts.max_steps)?
+        warpsim_reference::check_slices(prog, &initial, &fin, opts.max_steps)?
     } else {
         Vec::new()
     };
@@ -630,7 +644,7 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
 fn grid(
     prog: &Program,
     geom: &Geometry,
-    verified: Option<&exec::Verified>,
+    validated: Option<&exec::Validated>,
     blocks: u64,
     bar: Option<&progress::Progress>,
 ) -> (Stats, Option<(u64, exec::Fault)>) {
@@ -640,7 +654,7 @@ fn grid(
         .into_par_iter()
         .fold(empty, |(mut st, mut fault), b| {
             // Blocks above a known fault need not run: only the lowest fault is reported.
-            let Some(v) = verified.filter(|_| b <= lowest.load(Relaxed)) else {
+            let Some(v) = validated.filter(|_| b <= lowest.load(Relaxed)) else {
                 return (st, fault);
             };
             let ctaid = ctaid_of(prog, b);
@@ -782,11 +796,11 @@ fn build(
             } else {
                 None
             },
-            sample: stats
-                .samples
+            first_access: stats
+                .first_accesses
                 .get(pc)
                 .and_then(|s| s.as_deref())
-                .and_then(|s| sample_report(&geom, s)),
+                .and_then(|s| first_access_report(&geom, s)),
             stalls: timing
                 .as_ref()
                 .and_then(|t| t.detail.per_pc.get(pc))
@@ -798,7 +812,7 @@ fn build(
         file: prog.path.clone(),
         shared_stream: prog.shared_stream,
         defines: Defines(prog.defines.clone()),
-        launch: Launch {
+        launch: LaunchReport {
             grid: prog.grid,
             block: prog.block,
             blocks,

@@ -10,7 +10,7 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 /// How long work runs before its bar appears.
 pub const DELAY: Duration = Duration::from_secs(1);
 
-/// A counter of finished items that becomes a bar after [`DELAY`]. Cheap when no bar is
+/// A counter of finished items that becomes a bar after `DELAY` (a second). Cheap when no bar is
 /// drawn: the clock is read once every 64 items.
 pub struct Progress {
     span: tracing::Span,
@@ -62,7 +62,7 @@ impl Progress {
     }
 
     /// `n` more warp instructions run inside blocks (the executor's
-    /// [`Verified::with_progress`](warpsim_interp::exec::Verified::with_progress) calls this
+    /// [`Validated::with_progress`](warpsim_exec::Validated::with_progress) calls this
     /// every few million), so that the bar says something while one long block runs.
     pub fn steps(&self, n: u64) {
         let total = self.steps.fetch_add(n, Relaxed) + n;

@@ -1,10 +1,10 @@
 //! The race report (`warpsim run --racecheck`): the executor's hazards
-//! ([`warpsim_interp::race`]) with their source lines, array and index.
+//! ([`warpsim_exec`]) with their source lines, array and index.
 
 use serde::Serialize;
 use std::fmt::Write;
-use warpsim_interp::race::{self, Hazard, Races};
-use warpsim_interp::Program;
+use warpsim_exec::{self as race, Hazard, Races};
+use warpsim_kernel::Program;
 use warpsim_smem::Op;
 
 /// One side of a race: an access by one thread.

@@ -103,7 +103,7 @@ impl Report {
                 } else {
                     RGBColor(0x27, 0xae, 0x60)
                 };
-                match &i.sample {
+                match &i.first_access {
                     // One execution shows the pile-up on a bank that the totals over a run
                     // (conflicts that move from bank to bank) smooth away.
                     Some(sm) => {

@@ -1,5 +1,5 @@
 use super::*;
-use warpsim_interp::{load_str, Options};
+use warpsim_lang::{load_str, Options};
 
 const TRANSPOSE: &str = r#"Program(
     name: "transpose",
@@ -163,8 +163,8 @@ fn mismatches_give_verified_false() {
     assert_eq!(v.mismatches, 32); // block 1 writes 0, 2, … where 64, 66, … belong
     let m = v.first_mismatch.unwrap();
     assert_eq!(m.index, 32);
-    assert_eq!(m.got, warpsim_interp::host::Num::Int(0));
-    assert_eq!(m.want, warpsim_interp::host::Num::Int(64));
+    assert_eq!(m.got, warpsim_reference::Num::Int(0));
+    assert_eq!(m.want, warpsim_reference::Num::Int(64));
     let t = r.to_table(TableStyle::default());
     assert!(t.contains("verified: NO"), "{t}");
     assert!(
@@ -184,21 +184,27 @@ fn mismatches_give_verified_false() {
     assert!(r.verification.is_empty());
 }
 
+/// A sweep variant whose geometry the machine refuses is a failed row, never a run with
+/// another geometry.
 #[test]
-fn bad_geometry_is_a_diagnostic() {
-    let p = load(TRANSPOSE, &[]);
-    let e = run(
-        &p,
-        &RunOptions {
-            geometry: Geometry {
-                banks: 0,
-                bank_bytes: 4,
-            },
-            ..RunOptions::default()
-        },
-    )
-    .unwrap_err();
-    assert!(e.message.contains("geometry"), "{}", e.message);
+fn bad_geometry_is_a_failed_variant() {
+    let spec = experiment::SweepSpec {
+        banks: vec![0, 32],
+        bank_bytes: vec![4],
+        defines: Vec::new(),
+    };
+    let rows = experiment::sweep(
+        "t.ron",
+        TRANSPOSE,
+        &Options::default(),
+        &RunOptions::default(),
+        experiment::variants(&spec),
+        &|| {},
+    );
+    let e = rows[0].error.as_deref().unwrap_or_default();
+    assert!(e.contains("invalid bank geometry"), "{e}");
+    assert!(rows[0].wavefronts.is_none());
+    assert!(rows[1].error.is_none() && rows[1].wavefronts.is_some());
 }
 
 #[test]
@@ -323,7 +329,7 @@ fn svg_is_a_document_with_labels() {
         .per_instruction
         .iter()
         .find(|i| i.text == "tile[tid.x][tid.y + j]")
-        .and_then(|i| i.sample.clone())
+        .and_then(|i| i.first_access.clone())
         .unwrap();
     assert_eq!(sample.wavefronts, 32);
     assert_eq!(
@@ -356,7 +362,7 @@ fn describe_summarizes() {
 /// negative and positive values alike.
 #[test]
 fn cheaper_lowerings_keep_results() {
-    use warpsim_interp::ir::Inst;
+    use warpsim_kernel::ir::Inst;
     let src = r#"Program(
         name: "lowering",
         defines: { "FLIP": 1 },

@@ -4,7 +4,7 @@
 use crate::table::{new_table, right_align, TableStyle};
 use crate::Report;
 use std::fmt::Write;
-use warpsim_interp::Program;
+use warpsim_kernel::Program;
 use warpsim_timing::{Reason, REASONS};
 
 /// Stall cycles of one source line, like Nsight Compute's Source page.

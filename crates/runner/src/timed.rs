@@ -7,17 +7,16 @@
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::ops::Range;
-use warpsim_interp::exec::{self, Config, Fault, Stats};
-use warpsim_interp::{Diag, Phase, Program};
+use warpsim_exec::{self as exec, Config, Fault, Stats};
+use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_machine::Gpu;
 use warpsim_timing::{
-    scoreboard_regs, static_code, BlockTrace, GlobalsOnly, Gpu, Launch, Model, Recorder, Timing,
+    scoreboard_regs, static_code, BlockTrace, GlobalsOnly, LaunchShape, Model, Recorder, Timing,
 };
 
-/// What the timing model runs with.
-#[derive(Clone, Debug, PartialEq)]
+/// What the timing model runs with besides the machine ([`RunOptions::machine`](crate::RunOptions::machine)).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimingOptions {
-    /// The GPU.
-    pub gpu: Gpu,
     /// Registers per thread: overrides the program's `regs_per_thread` (`--regs`).
     pub regs_per_thread: Option<u32>,
     /// Keep SM 0's timeline (for `--timeline`).
@@ -28,24 +27,13 @@ pub struct TimingOptions {
     pub sample: Option<u32>,
 }
 
-impl Default for TimingOptions {
-    fn default() -> Self {
-        TimingOptions {
-            gpu: Gpu::h200(),
-            regs_per_thread: None,
-            timeline: false,
-            sample: None,
-        }
-    }
-}
-
 impl TimingOptions {
-    /// Registers per thread in force for `prog`: `--regs`, else the program's, else the GPU's
-    /// default.
-    pub fn regs(&self, prog: &Program) -> u32 {
+    /// Registers per thread in force for `prog` on `gpu`: `--regs`, else the program's, else
+    /// the GPU's default.
+    pub fn regs(&self, prog: &Program, gpu: &Gpu) -> u32 {
         self.regs_per_thread
             .or(prog.regs_per_thread)
-            .unwrap_or(self.gpu.default_regs_per_thread)
+            .unwrap_or(gpu.default_regs_per_thread)
     }
 }
 
@@ -85,25 +73,26 @@ pub(crate) type Grid = (Stats, Option<(u64, Fault)>, Option<Timing>);
 pub(crate) fn grid(
     prog: &Program,
     cfg: &Config,
-    verified: Option<&exec::Verified>,
+    validated: Option<&exec::Validated>,
     blocks: u64,
     topt: &TimingOptions,
+    full: &Gpu,
     bar: Option<&Progress>,
 ) -> Result<Grid, Diag> {
-    let regs = topt.regs(prog);
+    let regs = topt.regs(prog, full);
     let threads = prog.threads_per_block();
     let k = topt
         .sample
         .unwrap_or_else(|| {
-            let per_sm = topt.gpu.blocks_per_sm(threads, regs, prog.shared_bytes);
-            topt.gpu.auto_sample(blocks, per_sm)
+            let per_sm = full.blocks_per_sm(threads, regs, prog.shared_bytes);
+            full.auto_sample(blocks, per_sm)
         })
         .max(1);
-    let sgpu = topt.gpu.sampled(k);
+    let sgpu = full.sampled(k);
     let gpu = &sgpu;
     let nsampled = simulated_blocks(blocks, k);
     let code = static_code(prog);
-    let launch = Launch {
+    let launch = LaunchShape {
         blocks: nsampled,
         threads,
         shared_bytes: prog.shared_bytes,
@@ -126,13 +115,13 @@ pub(crate) fn grid(
     let sb = gpu.global.sector_bytes;
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.
-    let chunk = chunk_blocks(&topt.gpu).div_ceil(k as u64) * k as u64;
+    let chunk = chunk_blocks(full).div_ceil(k as u64) * k as u64;
     // Chunk k runs on the executor while the model replays chunk k - 1.
     let mut fed: Vec<(u64, BlockTrace)> = Vec::new();
     let mut first = 0u64;
     while first < blocks {
-        // (`verified` is `None` only for an empty grid, which never gets here.)
-        let Some(v) = verified else { break };
+        // (`validated` is `None` only for an empty grid, which never gets here.)
+        let Some(v) = validated else { break };
         let last = (first + chunk).min(blocks);
         type Acc = (Stats, Vec<(u64, BlockTrace)>, Option<(u64, Fault)>);
         let empty = || -> Acc { (Stats::new(prog, &cfg.geometry), Vec::new(), None) };
@@ -209,7 +198,7 @@ pub(crate) fn grid(
     }
     let mut timing = model.finish();
     if k > 1 {
-        timing = timing.for_grid(k, topt.gpu.sms, blocks as f64 / nsampled.max(1) as f64);
+        timing = timing.for_grid(k, full.sms, blocks as f64 / nsampled.max(1) as f64);
     }
     timing.detail.regs_per_thread = regs;
     Ok((stats, None, Some(timing)))

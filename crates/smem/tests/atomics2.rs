@@ -5,7 +5,7 @@
 //! random patterns, drawn from another seed and compared only after the rule was fixed.
 //! Each probe first stored its lanes' initial values (the store columns), then ran the atomic.
 
-mod common;
+use warpsim_testkit::h200;
 
 use warpsim_smem::{atomic_cost_with, cost, Atomic, Geometry, LoopData, Op, WARP};
 
@@ -95,7 +95,7 @@ fn predict(op: &str, width: u32, addrs: &[u32; WARP], mask: u32) -> [u32; 7] {
 /// Checks every pattern of `<stem>_patterns.txt` against `<stem>_measured.tsv`; returns how
 /// many there were.
 fn check(stem: &str) -> usize {
-    common::check(stem, None, predict)
+    h200::check(stem, None, predict)
 }
 
 #[test]

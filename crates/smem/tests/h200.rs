@@ -2,7 +2,7 @@
 //! seed examples of the rule, and accesses outside the fixtures worked out by hand from the
 //! rule (the reasoning is written next to each expected number).
 
-mod common;
+use warpsim_testkit::h200;
 
 use warpsim_smem::{analyze, cost, Cost, Geometry, Op, WARP};
 
@@ -18,13 +18,13 @@ struct Pattern {
 }
 
 fn patterns() -> Vec<Pattern> {
-    common::fixture("patterns.txt")
+    h200::fixture("patterns.txt")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
             assert_eq!(f.len(), 3 + WARP, "{line}");
-            let (addrs, mask) = common::lanes(&f[3..]);
+            let (addrs, mask) = h200::lanes(&f[3..]);
             Pattern {
                 name: f[0].to_string(),
                 op: f[1].parse().unwrap(),
@@ -38,7 +38,7 @@ fn patterns() -> Vec<Pattern> {
 
 /// `(name, op, width, wavefronts, bank_conflicts)` per line of `measured.tsv`.
 fn measured() -> Vec<(String, String, u32, u32, u32)> {
-    let text = common::fixture("measured.tsv");
+    let text = h200::fixture("measured.tsv");
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),

@@ -4,7 +4,7 @@
 //! which were measured in the same run but not looked at until the rule was fixed
 //! (`calibration/narrow/`).
 
-mod common;
+use warpsim_testkit::h200;
 
 use warpsim_smem::{atomic_cost, cost, Atomic, Geometry, Op, WARP};
 
@@ -44,7 +44,7 @@ fn predict(op: &str, width: u32, addrs: &[u32; WARP], mask: u32) -> Counters {
 /// Checks every pattern of `<stem>_patterns.txt` against `<stem>_measured.tsv`; returns how
 /// many there were.
 fn check(stem: &str) -> usize {
-    common::check(
+    h200::check(
         stem,
         Some(
             "name\top\twidth\tld_wavefronts\tld_bank_conflicts\tst_wavefronts\t\

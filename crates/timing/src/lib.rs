@@ -3,38 +3,44 @@
 //!
 //! # Brief overview
 //!
-//! * [`preset`]: the machine description ([`Gpu`]), a RON file; the H200 is built in.
-//! * [`trace`]: what the functional executor reports per warp ([`BlockTrace`]: each issued
+//! The machine it runs is a [`warpsim_machine::Gpu`] (the GPU description, a RON file; the
+//! H200 is built in). This crate depends on `warpsim-kernel` (the code) and `warpsim-exec`
+//! (whose [`Hook`](warpsim_exec::Hook) the [`Recorder`] is); it never changes a functional
+//! result.
+//!
+//! * `trace`: what the functional executor reports per warp ([`BlockTrace`]: each issued
 //!   instruction, with its shared wavefronts or global sectors) and the static facts of each
 //!   instruction ([`StaticInst`]: class, registers read and written).
-//! * [`sim`]: the cycle model of every SM: residency, block dispatch, four sub-partitions
+//! * `sim`: the cycle model of every SM: residency, block dispatch, four sub-partitions
 //!   issuing one instruction a cycle each, a scoreboard per warp, the shared pipe arbitrating
 //!   all warps' wavefronts, L2 and DRAM shared by all SMs, barriers, launch overhead.
-//! * [`reason`]: Nsight Compute's warp states.
+//! * `reason`: Nsight Compute's warp states.
 //! * [`Model`]: two simulations over the same traces, one as run and one with every shared
 //!   access at its conflict-free wavefronts, giving a [`Timing`]; the second starts (as a copy
 //!   of the first) only when a block with a bank conflict arrives.
-//! * [`timeline`]: one SM's warps over time as Chrome trace-event JSON.
+//! * `timeline`: one SM's warps over time as Chrome trace-event JSON ([`chrome_trace`]).
+//! * `nvcc`, `swizzle`, `unroll`: what nvcc and ptxas put around, into and out of a
+//!   program's code (prologue, address instructions, unrolled loops), given to the recorder.
 
-// `Diag` is large but only on the cold error path (as in warpsim-interp).
+// `Diag` is large but only on the cold error path.
 #![allow(clippy::result_large_err)]
 
-pub mod nvcc;
-pub mod preset;
-pub mod reason;
-pub mod sim;
-pub mod swizzle;
-pub mod timeline;
-pub mod trace;
-pub mod unroll;
+mod nvcc;
+mod reason;
+mod sim;
+mod swizzle;
+mod timeline;
+mod trace;
+mod unroll;
 
-pub use preset::Gpu;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
-pub use sim::{Launch, Outcome, Sim, Span};
+pub use sim::{LaunchShape, Outcome, Sim, Span};
+pub use timeline::chrome_trace;
 pub use trace::{
     scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, LoopMark, Recorder,
     StaticInst, WarpTrace,
 };
+use warpsim_machine::Gpu;
 
 use serde::{Serialize, Serializer};
 use std::sync::Arc;
@@ -158,7 +164,7 @@ impl<'a> Model<'a> {
     pub fn new(
         gpu: &'a Gpu,
         code: &'a [StaticInst],
-        launch: Launch,
+        launch: LaunchShape,
         timeline_sm: Option<u32>,
     ) -> Result<Self, String> {
         Ok(Model {

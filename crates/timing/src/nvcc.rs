@@ -33,8 +33,8 @@
 //! address arithmetic, moves of special registers, byte-addressed accesses).
 
 use crate::trace::{Class, Regs, StaticInst};
-use warpsim_interp::ir::{Inst, Mem, Reg, Space};
-use warpsim_interp::{Program, RegInit};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space};
+use warpsim_kernel::{Program, RegInit};
 
 /// Whether the code comes from the PTX front end: its accesses are byte-addressed.
 pub(crate) fn from_ptx(prog: &Program) -> bool {
@@ -476,8 +476,8 @@ fn prologue(prog: &Program, code: &mut Vec<StaticInst>) {
 #[cfg(test)]
 mod tests {
     use crate::trace::{static_code, Class, Recorder};
-    use warpsim_interp::ir::Inst;
-    use warpsim_interp::Program;
+    use warpsim_kernel::ir::Inst;
+    use warpsim_kernel::Program;
 
     fn load(shared: &str, body: &str) -> Program {
         let src = format!(
@@ -485,7 +485,7 @@ mod tests {
              buffers: [(name: \"inp\", ty: F32, len: \"N * N\"), (name: \"out\", ty: F32, len: \"N * N\")],
              shared: [{shared}], body: [{body}])"
         );
-        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+        warpsim_lang::load_str("t.ron", &src, &Default::default()).unwrap()
     }
 
     /// The events one warp records running `p` straight through (every `For` taken as the
@@ -591,7 +591,7 @@ mod tests {
         );
         let code = static_code(&p);
         let ld = (0..p.code.len())
-            .find(|&pc| matches!(p.code[pc], Inst::Load(m) if m.space == warpsim_interp::ir::Space::Shared))
+            .find(|&pc| matches!(p.code[pc], Inst::Load(m) if m.space == warpsim_kernel::ir::Space::Shared))
             .unwrap();
         assert_eq!((code[ld].pre.map(|x| x.1), code[ld].hoist), (Some(1), None));
     }

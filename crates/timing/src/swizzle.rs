@@ -24,8 +24,8 @@
 //! section 9, third draw).
 
 use crate::trace::{Class, Regs, StaticInst};
-use warpsim_interp::ir::{Inst, Space};
-use warpsim_interp::Program;
+use warpsim_kernel::ir::{Inst, Space};
+use warpsim_kernel::Program;
 
 /// Integer instructions issued for the address of one access to an array swizzled in groups
 /// of `group` elements: the XOR and the address, and for groups of more than one element the
@@ -175,8 +175,8 @@ pub(crate) fn static_deps(
 #[cfg(test)]
 mod tests {
     use crate::trace::{static_code, Recorder};
-    use warpsim_interp::ir::Inst;
-    use warpsim_interp::Program;
+    use warpsim_kernel::ir::Inst;
+    use warpsim_kernel::Program;
 
     fn load(body: &str) -> Program {
         let src = format!(
@@ -184,13 +184,13 @@ mod tests {
              buffers: [(name: \"out\", ty: I32, len: 4096)],
              shared: [(name: \"s\", ty: I32, dims: [32, 32], swizzle: 1)], body: [{body}])"
         );
-        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+        warpsim_lang::load_str("t.ron", &src, &Default::default()).unwrap()
     }
 
     /// The pcs of the shared accesses, in order.
     fn accesses(p: &Program) -> Vec<usize> {
         (0..p.code.len())
-            .filter(|&pc| matches!(p.code[pc], Inst::Load(m) | Inst::Store(m) if m.space == warpsim_interp::ir::Space::Shared))
+            .filter(|&pc| matches!(p.code[pc], Inst::Load(m) | Inst::Store(m) if m.space == warpsim_kernel::ir::Space::Shared))
             .collect()
     }
 

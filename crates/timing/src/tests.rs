@@ -57,7 +57,7 @@ fn run(gpu: &Gpu, blocks: Vec<BlockTrace>, threads: u32) -> Timing {
 
 /// `blocks` of `threads` threads of `code` on `gpu` (1 MiB of global memory).
 fn run_code(gpu: &Gpu, code: &[StaticInst], blocks: Vec<BlockTrace>, threads: u32) -> Timing {
-    let launch = Launch {
+    let launch = LaunchShape {
         blocks: blocks.len() as u64,
         threads,
         shared_bytes: 0,
@@ -395,7 +395,7 @@ fn residency_limits_blocks_per_sm() {
     // 256 threads at 255 registers: 65,536 registers, one block at a time.
     let code = code();
     let mk = |regs| {
-        let launch = Launch {
+        let launch = LaunchShape {
             blocks: 2,
             threads: 256,
             shared_bytes: 0,
@@ -415,7 +415,7 @@ fn residency_limits_blocks_per_sm() {
         one_at_a_time as f64 > 1.8 * together as f64,
         "{one_at_a_time} {together}"
     );
-    let launch = Launch {
+    let launch = LaunchShape {
         blocks: 1,
         threads: 1024,
         shared_bytes: 0,
@@ -650,10 +650,10 @@ fn mixed_blocks(seed: u64, blocks: usize, warps: usize, alike: bool) -> Vec<Bloc
 
 /// An H200 of `sms` SMs and a launch of `blocks` blocks of `warps` warps, as the mixed
 /// synthetic blocks need.
-fn mixed_launch(sms: u32, blocks: u64, warps: usize) -> (Gpu, Launch) {
+fn mixed_launch(sms: u32, blocks: u64, warps: usize) -> (Gpu, LaunchShape) {
     let mut g = Gpu::h200();
     g.sms = sms;
-    let launch = Launch {
+    let launch = LaunchShape {
         blocks,
         threads: warps as u32 * 32,
         shared_bytes: 0,
@@ -974,15 +974,15 @@ fn data_coming_back_in_a_flood_waits_for_a_turn_of_the_pipe() {
 /// operands); a product read twice stays a multiply.
 #[test]
 fn a_product_only_an_add_reads_is_contracted() {
-    use warpsim_interp::ir::Inst;
+    use warpsim_kernel::ir::Inst;
     let load = |body: &str| {
         let src = format!(
             "Program(name: \"t\", launch: (grid: [1], block: [32]),
              buffers: [(name: \"out\", ty: F32, len: 64)], body: [{body}])"
         );
-        warpsim_interp::load_str("t.ron", &src, &Default::default()).unwrap()
+        warpsim_lang::load_str("t.ron", &src, &Default::default()).unwrap()
     };
-    let classes = |p: &warpsim_interp::Program| -> Vec<(bool, Class, usize)> {
+    let classes = |p: &warpsim_kernel::Program| -> Vec<(bool, Class, usize)> {
         let code = static_code(p);
         (0..p.code.len())
             .filter(|&pc| matches!(p.code[pc], Inst::FMul { .. } | Inst::FAdd { .. }))
@@ -1090,7 +1090,7 @@ fn shadow_sectors_take_dram_time_and_fill_l2_but_hold_nobody() {
 
 #[test]
 fn blocks_not_simulated_record_their_global_accesses_only() {
-    use warpsim_interp::exec::Hook;
+    use warpsim_exec::Hook;
     let c = code();
     let mut full = Recorder::new(&c, 32, 32);
     let mut light_rec = Recorder::new(&c, 32, 32);

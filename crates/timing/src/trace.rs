@@ -4,8 +4,8 @@
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
-use warpsim_interp::ir::{Inst, Reg, Space};
-use warpsim_interp::Program;
+use warpsim_kernel::ir::{Inst, Reg, Space};
+use warpsim_kernel::Program;
 
 /// What kind of unit an instruction goes to, which decides its latency and stall reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,10 +55,10 @@ pub struct StaticInst {
     /// Registers it reads (at most 4 ranges).
     pub srcs: Vec<Regs>,
     /// The branch back of a loop that ptxas unrolls by 4: the loop's first pc
-    /// ([`crate::unroll`]).
+    /// (`unroll`).
     pub unroll: Option<u32>,
     /// An access to an XOR-swizzled shared array: the first pc and the number of the address
-    /// instructions the GPU issues just before it ([`crate::swizzle`]; appended after the
+    /// instructions the GPU issues just before it (`swizzle`; appended after the
     /// program's code).
     pub pre: Option<(u32, u8)>,
     /// One of those address instructions: the pc of the access it serves (its stalls are
@@ -66,14 +66,14 @@ pub struct StaticInst {
     pub serves: Option<u32>,
     /// A swizzled access whose address the compiler computes once per distinct iteration of
     /// these constant loops (a bit per [`LoopMark`] number; 0: once per warp); `None`: at
-    /// every execution ([`crate::swizzle`]).
+    /// every execution (`swizzle`).
     pub hoist: Option<u64>,
     /// The start or step of a constant loop, for counting its iterations.
     pub mark: Option<LoopMark>,
     /// Issued only at the first iteration of this constant loop: address arithmetic the
-    /// compiler hoists out of it ([`crate::nvcc`]).
+    /// compiler hoists out of it (`nvcc`).
     pub once: Option<u8>,
-    /// One of the kernel prologue's instructions ([`crate::nvcc`]), issued before a warp's
+    /// One of the kernel prologue's instructions (`nvcc`), issued before a warp's
     /// first.
     pub prologue: bool,
 }
@@ -134,7 +134,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
             && prog
                 .init
                 .iter()
-                .any(|&(x, v)| x == r && matches!(v, warpsim_interp::RegInit::Const(_)))
+                .any(|&(x, v)| x == r && matches!(v, warpsim_kernel::RegInit::Const(_)))
     };
     for (pc, i) in prog.code.iter().enumerate() {
         match *i {
@@ -349,7 +349,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
 /// real buffer's number.
 pub const LOCAL_BUFFER: u16 = u16::MAX;
 
-/// Bytes of a warp's local window in the sector ids of [`LOCAL_BUFFER`] (32 threads × 1 MiB:
+/// Bytes of a warp's local window in the sector ids of `LOCAL_BUFFER` (32 threads × 1 MiB:
 /// offsets beyond wrap around, which only merges sectors in the price).
 pub const LOCAL_WARP_BYTES: u64 = 32 << 20;
 
@@ -401,7 +401,7 @@ impl BlockTrace {
     /// Sampled timing: gives each global access the sectors that the same access (the same
     /// warp's n-th global access, at the same pc) touched in `shadows`, the blocks not
     /// simulated that this one stands for. They follow its own sectors in
-    /// [`WarpTrace::sectors`], each block's after a [`crate::sim::SHADOW`] mark, their count
+    /// [`WarpTrace::sectors`], each block's after a `sim::SHADOW` mark, their count
     /// (marks included) in [`Ev::b`] (at most 65,535).
     pub fn take_shadows<B: Borrow<BlockTrace>>(&mut self, shadows: &[B], code: &[StaticInst]) {
         let global = |e: &Ev| global_access(code, e.pc as usize);
@@ -693,8 +693,8 @@ impl<'a> Recorder<'a> {
     /// the hardware's addresses: local memory is interleaved by 32-bit words across a warp's
     /// threads (lane `l`'s word `k` at byte `k * 128 + l * 4` of the warp's local window), so
     /// lanes reading the same offset read consecutive words, one 128-byte line per word.
-    /// Each warp of the block has its own window ([`LOCAL_WARP_BYTES`] apart), in the
-    /// pseudo-buffer [`LOCAL_BUFFER`], which the L2 model does not track (a load hits in
+    /// Each warp of the block has its own window (`LOCAL_WARP_BYTES` apart), in the
+    /// pseudo-buffer `LOCAL_BUFFER`, which the L2 model does not track (a load hits in
     /// L2, as data just spilled does; a store writes its sectors back like a global one).
     pub fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
         let Some(t) = self.block.warps.get_mut(w) else {
@@ -757,7 +757,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// Finishes the block's trace (the branches back of counted loops that ptxas unrolls
-    /// taken out: [`crate::unroll`]) and lends it; [`Recorder::reset`] starts the next in its
+    /// taken out: `unroll`) and lends it; [`Recorder::reset`] starts the next in its
     /// vectors.
     pub fn finish(&mut self) -> &BlockTrace {
         self.room = self.block.warps.iter().fold((0, 0), |(e, s), w| {
@@ -777,7 +777,7 @@ impl<'a> Recorder<'a> {
     }
 }
 
-impl warpsim_interp::exec::Hook for Recorder<'_> {
+impl warpsim_exec::Hook for Recorder<'_> {
     const ON: bool = true;
     #[inline]
     fn inst(&mut self, w: usize, pc: usize) {
@@ -802,7 +802,7 @@ impl warpsim_interp::exec::Hook for Recorder<'_> {
 /// all [`BlockTrace::take_shadows`] reads of it.
 pub struct GlobalsOnly<'r, 'a>(pub &'r mut Recorder<'a>);
 
-impl warpsim_interp::exec::Hook for GlobalsOnly<'_, '_> {
+impl warpsim_exec::Hook for GlobalsOnly<'_, '_> {
     const ON: bool = true;
     #[inline]
     fn inst(&mut self, w: usize, pc: usize) {

@@ -9,8 +9,8 @@
 //! back that ptxas removed are taken out of the trace (nothing is hoisted past a branch back).
 
 use crate::trace::{Ev, StaticInst, WarpTrace};
-use warpsim_interp::ir::{Inst, Reg};
-use warpsim_interp::Program;
+use warpsim_kernel::ir::{Inst, Reg};
+use warpsim_kernel::Program;
 
 /// Iterations a counted loop's group holds after unrolling.
 const UNROLL: usize = 4;

@@ -7,9 +7,9 @@
 //! global one indexes the buffer its pointer came from, whose elements must fit the type
 //! ([`global_buffer`]).
 
-use super::{Err, Lower, Prov};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Mem, Reg, Space};
+use super::{Err, Instr, Lower, Prov};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space};
+use warpsim_kernel::Elem;
 
 /// `[base+disp]` → (base, disp).
 fn address(a: &str, off: usize) -> Result<(String, i64), Err> {
@@ -96,14 +96,9 @@ impl Lower<'_> {
     /// atomics") and `add.noftz.f16x2`/`bf16x2`, lowered as the `Atomic` statement lowers (a pair of
     /// elements for 64-bit integers and `__half2`). A shared 32-bit `add` of the constant 1
     /// whose result is unread becomes `ATOMS.POPC.INC`, by the loader's own rule
-    /// ([`warpsim_interp::load::ptxas_op`]).
-    pub(super) fn atomic(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    /// ([`warpsim_kernel::ptxas_op`]).
+    pub(super) fn atomic(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         use warpsim_smem::AtomOp;
         let red = parts[0] == "red";
         let space = match () {
@@ -179,7 +174,7 @@ impl Lower<'_> {
         if let (Width::One(_), false) = (w, cas) {
             let read = dst.is_some_and(|d| self.uses(d.trim()));
             let k = self.const_of(&vals[0]);
-            aop = warpsim_interp::load::ptxas_op(aop, space, elem, read, k);
+            aop = warpsim_kernel::ptxas_op(aop, space, elem, read, k);
         }
         let sym = self.vars.iter().position(|x| x.0 == base);
         let prov = self.prov.get(&base).copied();

@@ -5,7 +5,7 @@
 use super::{Err, Lower, Lowered};
 use crate::parse::Stmt;
 use std::collections::HashMap;
-use warpsim_interp::ir::{Inst, Pc, Reg};
+use warpsim_kernel::ir::{Inst, Pc, Reg};
 
 /// How a block ends.
 #[derive(Clone, Debug)]

@@ -8,8 +8,8 @@
 //! Rust's (`<`, `<=`, `==` ordered, `!=` unordered): `ne` is `a < b || b < a`, an unordered one
 //! the negation of the opposite ordered one (`ltu` = `!(a >= b)`). `p|q` also writes `q = !p`.
 
-use super::{words_of, Err, Lower};
-use warpsim_interp::ir::{Cmp64 as C64, Inst, Reg};
+use super::{words_of, Err, Instr, Lower};
+use warpsim_kernel::ir::{Cmp64 as C64, Inst, Reg};
 
 /// Whether `setp` of type `ty` is [`Lower::setp`]'s.
 pub(super) fn applies(ty: &str) -> bool {
@@ -34,13 +34,8 @@ fn fcmp(wide: bool, kind: &str, dst: Reg, a: Reg, b: Reg) -> Inst {
 
 impl Lower<'_> {
     /// `setp.CMP.TYPE p[|q], a, b` (see the module's documentation).
-    pub(super) fn setp(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn setp(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let unsup = |why: &str| (off, format!("PTX instruction `{op}` is not supported{why}"));
         if parts.len() != 3 {
             return Err(unsup(

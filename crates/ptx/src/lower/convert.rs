@@ -1,14 +1,14 @@
 //! `cvt` with a half on either side, between a float and an 8- or 16-bit integer, and a
 //! float rounded to an integral value (`.rni .rmi .rpi`, and `.rzi` of a float to itself).
 //!
-//! Each is one [`Inst::Cvt`] (whose roundings are `warpsim_interp::fp16`'s, CUDA's bit for
+//! Each is one [`Inst::Cvt`] (whose roundings are `warpsim_kernel::fp16`'s, CUDA's bit for
 //! bit): a narrow integer is extended to 32 bits first or clamped to its range after, and
 //! rounding to an integral value is done first in `f32` (halves, `f32`) or `f64`.
 
 use super::half::half_type;
-use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Reg};
+use super::{Err, Instr, Lower};
+use warpsim_kernel::ir::{Inst, Reg};
+use warpsim_kernel::Elem;
 
 /// Whether a `cvt` is [`Lower::float_cvt`]'s: a half on either side, a float and an 8- or
 /// 16-bit integer, or a float rounded to an integral value other than by truncation to an
@@ -54,13 +54,8 @@ impl Lower<'_> {
     /// one [`Inst::Cvt`] (a narrow integer extended first, or clamped to its range after).
     /// To a half: `.rn` (from f32, f64, integers, the other half format); to an integer:
     /// `.rzi` (truncation, NaN → 0, saturated). `cvt.rn.f16x2.f32 d, a, b` packs two.
-    pub(super) fn float_cvt(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn float_cvt(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let n = parts.len();
         let (to, from) = (parts[n - 2], parts[n - 1]);
         let mods = &parts[1..n - 2];

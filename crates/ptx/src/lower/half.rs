@@ -4,13 +4,13 @@
 //! Conversions are `convert.rs`'s.
 //!
 //! Every rounding is the executor's [`Inst::Half`], whose arithmetic is
-//! `warpsim_interp::fp16` (CUDA's, bit for bit). A half lives in the low 16 bits of a
+//! `warpsim_kernel::fp16` (CUDA's, bit for bit). A half lives in the low 16 bits of a
 //! register; a `.f16x2` pair in one register, the first (`lo`) element in the low half. A pair
 //! instruction is two half instructions on the unpacked halves, packed again.
 
-use super::{Err, Lower};
-use warpsim_interp::fp16::{Half, HalfOp};
-use warpsim_interp::ir::{Inst, Reg};
+use super::{Err, Instr, Lower};
+use warpsim_kernel::fp16::{Half, HalfOp};
+use warpsim_kernel::ir::{Inst, Reg};
 
 /// The format of a half type and whether it is a pair (`x2`).
 pub(super) fn half_type(t: &str) -> Option<(Half, bool)> {
@@ -103,13 +103,8 @@ impl Lower<'_> {
     }
 
     /// `add sub mul fma neg abs min max setp set` on a half type.
-    pub(super) fn half(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn half(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let Some((fmt, pair)) = half_type(ty) else {
             return Err((off, format!("PTX instruction `{op}` is not supported")));
@@ -319,13 +314,8 @@ impl Lower<'_> {
 
     /// `mov.b32 {lo, hi}, r` / `mov.b32 r, {lo, hi}` (two 16-bit halves) and `mov.b64` of two
     /// 32-bit words; `_` is an element nobody reads.
-    pub(super) fn pack(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn pack(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let bad = || {
             (

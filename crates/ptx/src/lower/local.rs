@@ -13,7 +13,7 @@
 //! `Program::local_bytes` bytes, rounded up to the largest alignment. A variable's name as an
 //! operand is its offset (so `mov.u64 %SPL, __local_depot0` is a move of 0, of the offset for
 //! a later one); `ld.local`/`st.local` are byte-addressed accesses of
-//! [`Space::Local`](warpsim_interp::ir::Space::Local), of every type and vector `ld.shared`
+//! [`Space::Local`](warpsim_kernel::ir::Space::Local), of every type and vector `ld.shared`
 //! takes, viewed as `Program::local` entries (one per element type, for the access's width
 //! and reports). A generic pointer to local byte `o` is `Mem::LOCAL_GENERIC + o`
 //! (`cvta.local` adds the tag, `cvta.to.local` subtracts it, so one undoes the other); its low
@@ -21,12 +21,12 @@
 //! is the same access as an `ld.local` on the same register ([`Lower::local_origin`] tells
 //! where a pointer comes from).
 
-use super::{Err, Lower, Prov};
+use super::{Err, Instr, Lower, Prov};
 use crate::parse::{Entry, StmtKind};
 use std::collections::HashMap;
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Mem};
-use warpsim_interp::LocalInfo;
+use warpsim_kernel::ir::{Inst, Mem};
+use warpsim_kernel::Elem;
+use warpsim_kernel::LocalInfo;
 
 /// Most local memory a thread may have, as on the GPU (512 KiB).
 const MAX_LOCAL: u32 = 512 * 1024;
@@ -139,13 +139,8 @@ impl Locals {
 impl Lower<'_> {
     /// `cvta.local.u64 d, a` (`d = a + LOCAL_GENERIC`, a generic pointer from a `.local`
     /// address) and `cvta.to.local.u64 d, a` (`d = a - LOCAL_GENERIC`, back).
-    pub(super) fn cvta_local(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn cvta_local(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         if !matches!(parts.last(), Some(&"u64") | Some(&"b64")) || args.len() != 2 {
             return Err((
                 off,

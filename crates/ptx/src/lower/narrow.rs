@@ -8,9 +8,9 @@
 //! 16 bits, which first zero- or sign-extends it (a store keeps the low bytes; half arithmetic
 //! reads the low 16 bits).
 
-use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Inst, Reg};
+use super::{Err, Instr, Lower};
+use warpsim_kernel::ir::{Inst, Reg};
+use warpsim_kernel::Elem;
 
 /// The element of a narrow `ld`/`st` type.
 pub(super) fn elem(t: &str) -> Option<Elem> {
@@ -123,13 +123,8 @@ impl Lower<'_> {
     /// `setp`, `and`/`or`/`xor`/`not`, `shl`/`shr`, `min`/`max`, `div`/`rem`, `mul.{lo,hi,wide}`,
     /// `mad.{lo,wide}`, `neg`, `abs.s16` on a 16-bit integer type: the operands extended (by the
     /// type's signedness), then the 32-bit instruction.
-    pub(super) fn int16_op(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn int16_op(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let signed = ty == "s16";
         let unsup = || (off, format!("PTX instruction `{op}` is not supported"));

@@ -5,9 +5,9 @@
 //! `rsqrt.approx`, `sin.approx` …) are computed exactly rounded, which differs from the
 //! GPU's in the last bits (shared-memory counts do not depend on it).
 
-use super::{Err, Lower};
-use warpsim_interp::bits::PtxOp;
-use warpsim_interp::ir::{Inst, Reg, ShflMode, VoteMode};
+use super::{Err, Instr, Lower};
+use warpsim_kernel::ir::{Inst, Reg, ShflMode, VoteMode};
+use warpsim_kernel::PtxOp;
 
 /// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
 /// if it is one; other types and modes (`clz.b64`, `prmt.b32.f4e`) are not.
@@ -38,27 +38,20 @@ fn ptx_op(name: &str, parts: &[&str]) -> Option<PtxOp> {
 
 impl Lower<'_> {
     /// Lowers `op` if it is one of this module's; `None` when it is not.
-    pub(super) fn extra(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Option<Result<(), Err>> {
+    pub(super) fn extra(&mut self, i: Instr) -> Option<Result<(), Err>> {
+        let Instr(off, _, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let r = match (parts[0], parts.get(1).copied()) {
-            ("shfl", _) => self.shfl(off, op, parts, args),
-            ("atom" | "red", _) => self.atomic(off, op, parts, args),
-            _ if super::wide::applies(parts) => self.wide(off, op, parts, args),
-            ("cvta", _) if parts.contains(&"local") => self.cvta_local(off, op, parts, args),
-            ("cvt", _) if super::convert::float_cvt_applies(parts) => {
-                self.float_cvt(off, op, parts, args)
-            }
-            ("mov", _) if args.iter().any(|a| a.contains('{')) => self.pack(off, op, parts, args),
+            ("shfl", _) => self.shfl(i),
+            ("atom" | "red", _) => self.atomic(i),
+            _ if super::wide::applies(parts) => self.wide(i),
+            ("cvta", _) if parts.contains(&"local") => self.cvta_local(i),
+            ("cvt", _) if super::convert::float_cvt_applies(parts) => self.float_cvt(i),
+            ("mov", _) if args.iter().any(|a| a.contains('{')) => self.pack(i),
             (n, _)
                 if super::half::half_type(ty).is_some() && super::half::HALF_OPS.contains(&n) =>
             {
-                self.half(off, op, parts, args)
+                self.half(i)
             }
             (n, _)
                 if super::narrow::int16(ty)
@@ -81,15 +74,15 @@ impl Lower<'_> {
                             | "abs"
                     ) =>
             {
-                self.int16_op(off, op, parts, args)
+                self.int16_op(i)
             }
             ("cvt", _)
                 if parts.len() >= 3 && parts[parts.len() - 2..].iter().any(|t| narrow(t)) =>
             {
                 self.narrow_cvt(off, parts, args)
             }
-            ("setp", _) if super::compare::applies(ty) => self.setp(off, op, parts, args),
-            ("vote", _) => self.vote(off, op, parts, args),
+            ("setp", _) if super::compare::applies(ty) => self.setp(i),
+            ("vote", _) => self.vote(i),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
             ("mul", Some("hi")) if matches!(ty, "s32" | "u32") => self.mul_hi(off, ty, args),
@@ -215,7 +208,8 @@ impl Lower<'_> {
     /// `shfl.sync.MODE.b32 d[|p], a, b, c, membermask`: `c` packs the segment mask (bits
     /// 8..12: `32 - width`) and the clamp; it must be a constant. The optional predicate
     /// `p` (the source lane was in range) is not modelled: using it is an error.
-    fn shfl(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn shfl(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         if !parts.contains(&"sync") {
             return Err((
                 off,
@@ -278,7 +272,8 @@ impl Lower<'_> {
     }
 
     /// `vote.sync.{ballot.b32, any.pred, all.pred, uni.pred} d, {!}p, membermask`.
-    fn vote(&mut self, off: usize, op: &str, parts: &[&str], args: &[String]) -> Result<(), Err> {
+    fn vote(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let mode = match parts.get(2).copied() {
             Some("ballot") => VoteMode::Ballot,
             Some("any") => VoteMode::Any,

@@ -8,9 +8,9 @@
 //! A 64-bit value lives in a register pair (`r` low word, `r + 1` high word); each lowers to
 //! the executor's 64-bit instructions (`Int64`, `Cmp64`, `Cvt64`, `Add64` …).
 
-use super::{Err, Lower};
-use warpsim_interp::ast::Elem;
-use warpsim_interp::ir::{Cmp64 as C64, Inst, Op64};
+use super::{Err, Instr, Lower};
+use warpsim_kernel::ir::{Cmp64 as C64, Inst, Op64};
+use warpsim_kernel::Elem;
 
 /// Whether `name.…ty` (with `parts`) is a 64-bit instruction of [`Lower::wide`].
 pub(super) fn applies(parts: &[&str]) -> bool {
@@ -46,13 +46,8 @@ fn cvt_applies(parts: &[&str]) -> bool {
 
 impl Lower<'_> {
     /// Lowers a 64-bit instruction [`applies`] accepts.
-    pub(super) fn wide(
-        &mut self,
-        off: usize,
-        op: &str,
-        parts: &[&str],
-        args: &[String],
-    ) -> Result<(), Err> {
+    pub(super) fn wide(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
         let ty = parts.last().copied().unwrap_or("");
         let signed = ty == "s64";
         let unsup = |why: &str| {

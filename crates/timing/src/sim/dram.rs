@@ -7,8 +7,8 @@
 //! queues are (calibration/README.md, section 7). A request booked ahead in time (an SM whose
 //! own queue is long) does not hold up one asked for earlier by another SM.
 
-use crate::preset::GlobalMem;
 use std::collections::VecDeque;
+use warpsim_machine::GlobalMem;
 
 /// Cycles per slot.
 pub(super) const SLOT: u64 = 16;
@@ -161,7 +161,7 @@ impl Dram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preset::Gpu;
+    use warpsim_machine::Gpu;
 
     fn dram(bytes_per_cycle: f64, channels: u32) -> Dram {
         let mut g = Gpu::h200().global;

@@ -5,7 +5,7 @@
 //! visit, either as each issues or at the end of a window ([`super::window`]).
 
 use super::dram::Dram;
-use crate::preset::GlobalMem;
+use warpsim_machine::GlobalMem;
 
 /// Prices the shared part of a global access sent at cycle `d` over sectors `secs` (a store
 /// if `store`) by an SM whose DRAM read cursor is `read_free`, and returns when a load's data

@@ -12,11 +12,11 @@
 //! (issue, retire, barriers), [`queue`] holds its memory queue (the sub-partitions' own queues
 //! feeding an in-order stage in turn) and [`pick`] chooses a warp's next instruction.
 
-use crate::preset::Gpu;
 use crate::reason::{Cycles, Reason, N_REASONS};
 use crate::trace::{BlockTrace, Class, Ev, StaticInst};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use warpsim_machine::Gpu;
 
 mod cycle;
 mod dram;
@@ -36,7 +36,7 @@ const NONE: u32 = u32::MAX;
 
 /// What the model needs to know about the launch besides the traces.
 #[derive(Clone, Debug)]
-pub struct Launch {
+pub struct LaunchShape {
     /// Blocks in the grid.
     pub blocks: u64,
     /// Threads per block.
@@ -368,7 +368,7 @@ struct Cx<'a> {
     srcs: Vec<u32>,
     /// Per pc, its registers as bit sets (for the look-ahead).
     masks: Vec<pick::Masks>,
-    /// Scoreboard entries per warp ([`Launch::nregs`]).
+    /// Scoreboard entries per warp ([`LaunchShape::nregs`]).
     nregs: usize,
     ideal: bool,
     /// Book the states of warps that wait (false in the conflict-free pass, whose outcome
@@ -403,7 +403,7 @@ struct BlockNeed {
 
 impl BlockNeed {
     /// Whether `sm` has room for another block.
-    fn fits(&self, r: &crate::preset::Residency, sm: &Sm) -> bool {
+    fn fits(&self, r: &warpsim_machine::Residency, sm: &Sm) -> bool {
         sm.used_blocks < r.blocks
             && sm.used_warps + self.warps <= r.warps
             && sm.used_threads + self.threads <= r.threads
@@ -416,7 +416,7 @@ impl BlockNeed {
 #[derive(Clone)]
 pub struct Sim<'a> {
     cx: Cx<'a>,
-    launch: Launch,
+    launch: LaunchShape,
     nwarps: u32,
     block_regs: u64,
     block_smem: u64,
@@ -472,7 +472,7 @@ impl<'a> Sim<'a> {
     pub fn new(
         gpu: &'a Gpu,
         code: &'a [StaticInst],
-        launch: Launch,
+        launch: LaunchShape,
         ideal: bool,
         timeline_sm: Option<u32>,
     ) -> Result<Self, String> {

@@ -1,0 +1,380 @@
+//! `warpsim access TRACE`: price every warp access of a trace file.
+//!
+//! A trace has one access a line, `name op width o0 … o31`: `op` is `ld`, `st`,
+//! `atom.OP[.TYPE]` or `red.OP[.TYPE]`, `width` 1, 2, 4, 8 or 16 bytes (4 or 8 for atomics),
+//! `oN` lane N's byte offset into shared memory (`-1` or `_`: lane inactive). `#` starts a
+//! comment; blank lines are skipped. This is the format of `tests/fixtures/h200/patterns.txt`
+//! and `narrow_patterns.txt`.
+
+use crate::args::{Format, MachineArgs, OutputArgs, TraceFormats};
+use crate::print;
+use comfy_table::{presets, CellAlignment, Table};
+use miette::miette;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::{BufRead, IsTerminal, Read};
+use warpsim_smem::{
+    atomic_cost, cost, AccessKind, AtomicError, Error as SmemError, Geometry, WARP,
+};
+
+/// Arguments of `warpsim access`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace file, one access a line: `name op width o0 … o31` (`-` reads stdin).
+    trace: String,
+    #[command(flatten)]
+    machine: MachineArgs,
+    #[command(flatten)]
+    output: OutputArgs<TraceFormats>,
+}
+
+/// One priced line of the trace. For an atomic, `wavefronts` and `bank_conflicts` are Nsight's
+/// atomic counters; a compare-and-swap loop (`atom.add.f32`, 64-bit `add`) also has the loop's
+/// loads (Nsight counts them as loads) and its trips.
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    op: String,
+    width: u32,
+    wavefronts: u32,
+    bank_conflicts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load_wavefronts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load_bank_conflicts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    atoms_executed: Option<u32>,
+}
+
+/// One access of the trace, as read.
+struct Access {
+    name: String,
+    op: AccessKind,
+    width: u32,
+    addrs: [u32; WARP],
+    mask: u32,
+}
+
+/// Malformed lines are listed up to this many.
+const MAX_ERRORS: usize = 20;
+
+const FORMAT: &str = "write `name ld|st|atom.OP|red.OP 1|2|4|8|16 o0 … o31`: a name, the access \
+                      kind, the width in bytes and 32 byte offsets, `-1` or `_` for an inactive \
+                      lane";
+
+/// Largest trace read, in bytes (256 MiB): a bigger or endless one (`/dev/zero`, `yes`) is
+/// refused once this much has been read.
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+
+/// Tables of more rows than this are drawn without comfy-table (which keeps every cell as
+/// styled strings: 1.8 GB for 10⁶ rows), in its ASCII style.
+const BIG_TABLE: usize = 10_000;
+
+pub fn run(args: Args) -> miette::Result<()> {
+    let geom = warpsim_machine::Machine::resolve(&args.machine)?.geometry();
+    let rows = read_and_price(&args.trace, &geom)?;
+    let out = match args.output.format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&rows)
+                .map_err(|e| miette!("cannot write JSON: {e}"))?;
+            s.push('\n');
+            s
+        }
+        Format::Tsv => {
+            let mut s = String::from("name\top\twidth\twavefronts\tbank_conflicts\n");
+            for r in &rows {
+                let _ = writeln!(
+                    s,
+                    "{}\t{}\t{}\t{}\t{}",
+                    r.name, r.op, r.width, r.wavefronts, r.bank_conflicts
+                );
+            }
+            s
+        }
+        _ => table(&rows, std::io::stdout().is_terminal()),
+    };
+    print(&out)
+}
+
+/// Reads the trace (`-`: stdin) a line at a time, at most [`MAX_TRACE_BYTES`], and prices
+/// each access; returns the rows, or every malformed line (up to [`MAX_ERRORS`]).
+fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
+    let label = if trace == "-" { "<stdin>" } else { trace };
+    let input: Box<dyn Read> = if trace == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(trace)
+                .map_err(|e| miette!("cannot read the trace {trace}: {e}"))?,
+        )
+    };
+    let mut input = std::io::BufReader::new(input.take(MAX_TRACE_BYTES + 1));
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut bad = 0usize;
+    let mut total = 0u64;
+    let mut buf = Vec::new();
+    for i in 1usize.. {
+        buf.clear();
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| miette!("cannot read the trace {label}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > MAX_TRACE_BYTES {
+            return Err(miette!(
+                help = "split the trace into files of at most 256 MiB",
+                "{label}: the trace is larger than {MAX_TRACE_BYTES} bytes (256 MiB), the most \
+                 warpsim reads"
+            ));
+        }
+        let line = match std::str::from_utf8(&buf) {
+            Ok(l) => l,
+            Err(e) => {
+                return Err(miette!(
+                    "{label}:{i}:{}: the trace is not UTF-8 text (bad byte 0x{:02x}): a trace \
+                     is plain text, one access a line",
+                    e.valid_up_to() + 1,
+                    buf[e.valid_up_to()]
+                ))
+            }
+        };
+        match price(geom, line) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(what) => {
+                bad += 1;
+                if errors.len() < MAX_ERRORS {
+                    errors.push(format!("{label}:{i}: {what}"));
+                }
+            }
+        }
+    }
+    if bad > 0 {
+        if bad > MAX_ERRORS {
+            errors.push(format!("… and {} more malformed lines", bad - MAX_ERRORS));
+        }
+        return Err(miette!("{}", errors.join("\n")));
+    }
+    Ok(rows)
+}
+
+/// Prices one line: `None` for a blank or comment line, `Err` with what is wrong and what to
+/// write instead.
+fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
+    let Some(access) = parse(line)? else {
+        return Ok(None);
+    };
+    let (w, m) = (access.width, access.mask);
+    let mut row = Row {
+        name: access.name,
+        op: access.op.to_string(),
+        width: w,
+        wavefronts: 0,
+        bank_conflicts: 0,
+        load_wavefronts: None,
+        load_bank_conflicts: None,
+        atoms_executed: None,
+    };
+    match access.op {
+        AccessKind::Plain(op) => {
+            let c = cost(geom, op, w, &access.addrs, m).map_err(smem_error)?;
+            (row.wavefronts, row.bank_conflicts) = (c.wavefronts, c.conflicts);
+        }
+        AccessKind::Atomic(a) => {
+            let c = atomic_cost(geom, &a, w, &access.addrs, m).map_err(|e| match e {
+                AtomicError::Access(e) => smem_error(e),
+                other => other.to_string(),
+            })?;
+            (row.wavefronts, row.bank_conflicts) = (c.atom.wavefronts, c.atom.conflicts);
+            if !matches!(
+                a.form(w),
+                Ok(warpsim_smem::Form::Native(_) | warpsim_smem::Form::Popc)
+            ) {
+                row.load_wavefronts = Some(c.loads.wavefronts);
+                row.load_bank_conflicts = Some(c.loads.conflicts);
+                row.atoms_executed = Some(c.trips);
+            }
+        }
+    }
+    Ok(Some(row))
+}
+
+/// An access error worded for a trace line.
+fn smem_error(e: SmemError) -> String {
+    match e {
+        SmemError::Misaligned { lane, addr, width } => format!(
+            "lane {lane}'s offset {addr} is not a multiple of the {width}-byte access width: \
+             write an aligned offset such as {} (or `-1` to make the lane inactive)",
+            addr / width * width
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn parse(line: &str) -> Result<Option<Access>, String> {
+    let line = line.split('#').next().unwrap_or("");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    if fields.len() != 3 + WARP {
+        let lanes = fields.len().saturating_sub(3);
+        return Err(format!(
+            "expected 35 fields, found {} ({lanes} lane offset{}): {FORMAT}",
+            fields.len(),
+            if lanes == 1 { "" } else { "s" }
+        ));
+    }
+    let op: AccessKind = fields[1].parse()?;
+    let width = match fields[2] {
+        "1" => 1,
+        "2" => 2,
+        "4" => 4,
+        "8" => 8,
+        "16" => 16,
+        w => {
+            return Err(format!(
+                "`{w}` is not an access width: write 1, 2, 4, 8 or 16 (bytes a lane)"
+            ))
+        }
+    };
+    let mut addrs = [0u32; WARP];
+    let mut mask = 0u32;
+    for (lane, field) in fields[3..].iter().enumerate() {
+        if *field == "-1" || *field == "_" {
+            continue;
+        }
+        addrs[lane] = number(field).ok_or_else(|| {
+            format!(
+                "lane {lane}'s offset `{field}` is not a byte offset: write a whole number \
+                 from 0 to 4294967295 (decimal or 0x hex), or `-1` or `_` for an inactive lane"
+            )
+        })?;
+        mask |= 1 << lane;
+    }
+    Ok(Some(Access {
+        name: fields[0].to_string(),
+        op,
+        width,
+        addrs,
+        mask,
+    }))
+}
+
+/// A decimal or `0x` hexadecimal `u32`.
+fn number(s: &str) -> Option<u32> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None if s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+        None => None,
+    }
+}
+
+fn table(rows: &[Row], tty: bool) -> String {
+    let sum = |f: &dyn Fn(&Row) -> u32| rows.iter().map(|r| f(r) as u64).sum::<u64>();
+    let loads = sum(&|r| r.load_wavefronts.unwrap_or(0));
+    let wavefronts = sum(&|r| r.wavefronts) + loads;
+    let conflicts = sum(&|r| r.bank_conflicts + r.load_bank_conflicts.unwrap_or(0));
+    let of_loops = if rows.iter().any(|r| r.load_wavefronts.is_some()) {
+        format!(" ({loads} wavefronts are the loads of compare-and-swap loops, `+ N ld`)")
+    } else {
+        String::new()
+    };
+    let t = if tty && rows.len() <= BIG_TABLE {
+        comfy(rows, tty)
+    } else {
+        ascii(rows)
+    };
+    format!(
+        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "es" }
+    )
+}
+
+/// The table in comfy-table's `ASCII_FULL_CONDENSED` style, drawn straight into one string.
+fn ascii(rows: &[Row]) -> String {
+    const HEAD: [&str; 5] = ["name", "op", "width", "wavefronts", "bank_conflicts"];
+    let cells = |r: &Row| {
+        [
+            r.name.clone(),
+            r.op.to_string(),
+            r.width.to_string(),
+            with_loads(r.wavefronts, r.load_wavefronts),
+            with_loads(r.bank_conflicts, r.load_bank_conflicts),
+        ]
+    };
+    let mut w = HEAD.map(|h| h.chars().count());
+    for r in rows {
+        for (w, c) in w.iter_mut().zip(cells(r)) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let rule = |fill: char, joint: char| {
+        let mut s = String::from("+");
+        for (i, w) in w.iter().enumerate() {
+            if i > 0 {
+                s.push(joint);
+            }
+            s.extend(std::iter::repeat_n(fill, w + 2));
+        }
+        s.push_str("+\n");
+        s
+    };
+    let line = |out: &mut String, c: [String; 5]| {
+        out.push('|');
+        for (i, (c, w)) in c.iter().zip(w).enumerate() {
+            let _ = if i < 2 {
+                write!(out, " {c:<w$} |")
+            } else {
+                write!(out, " {c:>w$} |")
+            };
+        }
+        out.push('\n');
+    };
+    let mut out = rule('-', '+');
+    line(&mut out, HEAD.map(String::from));
+    out.push_str(&rule('=', '='));
+    for r in rows {
+        line(&mut out, cells(r));
+    }
+    out.push_str(&rule('-', '+'));
+    out.pop();
+    out
+}
+
+fn comfy(rows: &[Row], tty: bool) -> String {
+    let mut t = Table::new();
+    t.load_style(if tty {
+        presets::UTF8_FULL_CONDENSED
+    } else {
+        presets::ASCII_FULL_CONDENSED
+    });
+    t.set_header(["name", "op", "width", "wavefronts", "bank_conflicts"]);
+    for r in rows {
+        t.add_row([
+            r.name.clone(),
+            r.op.to_string(),
+            r.width.to_string(),
+            with_loads(r.wavefronts, r.load_wavefronts),
+            with_loads(r.bank_conflicts, r.load_bank_conflicts),
+        ]);
+    }
+    for col in 2..5 {
+        if let Some(c) = t.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t.to_string()
+}
+
+/// A table cell: an atomic's count, plus its loop's loads where it is a loop.
+fn with_loads(n: u32, loads: Option<u32>) -> String {
+    match loads {
+        Some(l) => format!("{n} + {l} ld"),
+        None => n.to_string(),
+    }
+}

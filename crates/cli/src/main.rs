@@ -1,0 +1,145 @@
+//! The `warpsim` command line.
+//!
+//! Each subcommand lives in its own module with an `Args` struct and a `run` function that
+//! returns `miette::Result<()>`; `main` dispatches and turns every error into exit code 2.
+
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+mod access;
+mod args;
+mod experiment;
+mod explain;
+mod explain_atomic;
+mod run;
+
+/// The environment variables warpsim reads, for `--help`.
+const ENVIRONMENT: &str = "Environment:
+  WARPSIM_NVRTC   libnvrtc.so.12 for `cuda:` programs (default: the library path, then
+                  pip's nvidia-cuda-nvrtc-cu12 in Python's site-packages)
+  WARPSIM_CACHE   folder of NVRTC's cached PTX (default: $XDG_CACHE_HOME/warpsim or
+                  ~/.cache/warpsim)";
+
+/// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.
+#[derive(Parser)]
+#[command(name = "warpsim", version, about, after_help = ENVIRONMENT)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Price each access of a trace file (one warp access a line).
+    Access(access::Args),
+    /// Draw how the banks serve one access given as an index expression over `tid`.
+    Explain(explain::Args),
+    /// Check a program and summarize it: launch, buffers, shared layout, code size.
+    Check(run::CheckArgs),
+    /// Run a program over its grid: shared-memory counters, costliest lines, verification.
+    Run(run::RunArgs),
+    /// Run every combination of bank counts, bank widths and define values, side by side.
+    Sweep(experiment::SweepArgs),
+    /// Try paddings and XOR swizzles of each shared array and say which remove the conflicts.
+    Advise(experiment::AdviseArgs),
+    /// Print a completion script for a shell (e.g. `warpsim completions bash > warpsim.bash`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+fn main() -> ExitCode {
+    // Colours and box drawing only on a terminal (and no colours under NO_COLOR); carets
+    // under the columns that errors point at.
+    let tty = std::io::stderr().is_terminal();
+    let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut theme = match (tty, color) {
+        (true, true) => miette::GraphicalTheme::unicode(),
+        (true, false) => miette::GraphicalTheme::unicode_nocolor(),
+        _ => miette::GraphicalTheme::none(),
+    };
+    theme.characters.underline = '^';
+    theme.characters.underbar = '^';
+    // Only fails if a hook is already set, and then that one is used.
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .graphical_theme(theme.clone())
+                .terminal_links(false)
+                .wrap_lines(false)
+                .build(),
+        )
+    }));
+    // clap prints its own usage errors and exits with code 2.
+    let cli = Cli::parse();
+    logging(tty);
+    let result = match cli.command {
+        Command::Access(args) => access::run(args),
+        Command::Explain(args) => explain::run(args),
+        Command::Check(args) => run::check(args),
+        Command::Run(args) => run::run(args),
+        Command::Sweep(args) => experiment::sweep(args),
+        Command::Advise(args) => experiment::advise(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "warpsim", &mut out);
+            print(&String::from_utf8_lossy(&out))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(report) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{report:?}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings); progress bars (spans with
+/// target `warpsim::progress`, such as a sweep's) are drawn only on a terminal and are not
+/// subject to `RUST_LOG`: the filter sits on the log layer alone.
+fn logging(tty: bool) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{filter, EnvFilter, Layer};
+    let indicatif = tracing_indicatif::IndicatifLayer::new();
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(indicatif.get_stderr_writer())
+        .with_ansi(tty)
+        .with_target(false)
+        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")));
+    let bars = tty
+        .then(|| indicatif.with_filter(filter::filter_fn(|m| m.target() == "warpsim::progress")));
+    let _ = tracing_subscriber::registry()
+        .with(log)
+        .with(bars)
+        .try_init();
+}
+
+/// Writes `text` to stdout; a closed pipe (`warpsim ... | head`) is not an error.
+fn print(text: &str) -> miette::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(miette::miette!("cannot write the output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses an output path that cannot be written, before the run whose report it would
+/// take (so a long run is not thrown away at the end): creates (or truncates) the file.
+fn check_output(path: &std::path::Path, what: &str) -> miette::Result<()> {
+    std::fs::File::create(path).map(drop).map_err(|e| {
+        miette::miette!(
+            help = "check that the directory exists and is writable",
+            "{}: cannot write the {what}: {e}",
+            path.display()
+        )
+    })
+}

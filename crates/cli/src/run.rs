@@ -1,0 +1,138 @@
+//! `warpsim check PROGRAM` and `warpsim run PROGRAM`: load a kernel, and run it over its grid.
+//!
+//! Exit codes: 0 when the program is valid (`check`) or ran and verified (`run`; also when no
+//! buffer has an `expect`, or with `--no-verify`); 1 when it ran but a buffer differs from its
+//! `expect`, or `--racecheck` found a race; 2 for every error (bad arguments, a program that
+//! does not load, a fault while running, a reference that cannot be evaluated), printed as a
+//! diagnostic pointing at the file, line and column.
+
+// Errors are `Diag`s by design (they carry the source snippet): not boxed.
+#![allow(clippy::result_large_err)]
+
+use crate::args::{Format, LoadArgs, MachineArgs, OutputArgs, ReportFormats, TimingArgs};
+use crate::print;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use warpsim_kernel::{Diag, Phase};
+use warpsim_machine::Machine;
+use warpsim_runner::{RunOptions, TableStyle};
+
+/// Arguments of `warpsim check`.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Also list the lowered code: one line per warp instruction, with the source line and
+    /// text it came from (what the run's instruction counts count).
+    #[arg(long)]
+    code: bool,
+}
+
+/// Arguments of `warpsim run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+    #[command(flatten)]
+    machine: MachineArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
+    #[command(flatten)]
+    output: OutputArgs<ReportFormats>,
+    /// Also write an SVG chart of the per-bank load and of the hottest shared instructions.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Also write one SM's warps over time as Chrome trace-event JSON (open in Perfetto).
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+    /// Do not check the buffers against their `expect` references.
+    #[arg(long)]
+    no_verify: bool,
+    /// Look for shared-memory races between warps within each barrier interval (RAW, WAR,
+    /// WAW, as compute-sanitizer's racecheck); exit code 1 if there are any.
+    #[arg(long)]
+    racecheck: bool,
+}
+
+/// `warpsim check`.
+pub fn check(args: CheckArgs) -> miette::Result<()> {
+    let machine = Machine::resolve(&args.machine)?;
+    let prog = args.load.load(&machine)?;
+    let mut out = warpsim_runner::describe(&prog);
+    // Hints for ports from CUDA (lint.rs): accesses nvcc would likely merge.
+    for h in warpsim_lang::merge_hints(&prog) {
+        out.push_str(&format!("hint: {}: {}\n", h.location, h.message));
+    }
+    if args.code {
+        out.push('\n');
+        out.push_str(&prog.listing());
+    }
+    print(&out)
+}
+
+/// `warpsim run`.
+pub fn run(args: RunArgs) -> miette::Result<()> {
+    let machine = Machine::resolve(&args.machine)?;
+    let prog = args.load.load(&machine)?;
+    if let Some(path) = &args.svg {
+        crate::check_output(path, "SVG")?;
+    }
+    if let Some(path) = &args.timeline {
+        crate::check_output(path, "timeline")?;
+    }
+    let timing = args.timing.resolve(&machine, args.timeline.is_some())?;
+    let opts = RunOptions {
+        machine,
+        max_steps: args.load.max_steps,
+        verify: !args.no_verify,
+        racecheck: args.racecheck,
+        progress: true,
+        timing,
+    };
+    let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
+    if let (Some(path), Some(t)) = (&args.timeline, &report.timing) {
+        let json =
+            warpsim_timing::chrome_trace(&t.detail.timeline, t.clock_mhz, &t.gpu, &report.kernel);
+        std::fs::write(path, json).map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Check,
+                &path.display().to_string(),
+                format!("cannot write the timeline: {e}"),
+                None,
+            ))
+        })?;
+    }
+    if let Some(path) = &args.svg {
+        let svg = report.to_svg().map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Runtime,
+                &args.load.program,
+                format!("cannot draw the SVG: {e}"),
+                None,
+            ))
+        })?;
+        std::fs::write(path, svg).map_err(|e| {
+            miette::Report::new(Diag::file(
+                Phase::Runtime,
+                &path.display().to_string(),
+                format!("cannot write the SVG: {e}"),
+                Some("check that the directory exists and is writable".into()),
+            ))
+        })?;
+    }
+    let text = match args.output.format {
+        Format::Json => report.to_json() + "\n",
+        _ => report.to_table(TableStyle {
+            unicode: std::io::stdout().is_terminal(),
+        }),
+    };
+    print(&text)?;
+    let racy = report.races.as_ref().is_some_and(|r| !r.is_empty());
+    if report.verified == Some(false) || racy {
+        // Ran, but the results are wrong or racy: exit code 1 (2 is for errors).
+        std::process::exit(1);
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! A checked, lowered program: what the loader produces and the executor runs.
+
+use crate::elem::{Elem, Init};
+use crate::expr::Node;
+use crate::ir::{Inst, Reg, Special};
+use std::sync::Arc;
+
+/// Where a register's value comes from when a warp starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RegInit {
+    /// The same constant in every lane.
+    Const(u32),
+    /// A special per-thread value.
+    Special(Special),
+}
+
+/// A global buffer after its defines are resolved.
+#[derive(Clone, Debug)]
+pub struct BufferInfo {
+    /// Its name.
+    pub name: String,
+    /// Element type.
+    pub elem: Elem,
+    /// Number of elements.
+    pub len: u64,
+    /// Initial contents.
+    pub init: Init,
+    /// The CPU reference for its final contents, over `i` (see `warpsim-reference`).
+    pub expect: Option<Expect>,
+    /// A predicate over the final contents that must hold for every element `i` (`check`;
+    /// see `warpsim-reference`).
+    pub check: Option<Expect>,
+    /// 1-based source line of its declaration.
+    pub line: u32,
+}
+
+impl BufferInfo {
+    /// Size in 32-bit words.
+    pub fn words(&self) -> u64 {
+        (self.len * self.elem.bytes() as u64).div_ceil(4)
+    }
+}
+
+/// A buffer's expected contents.
+#[derive(Clone, Debug)]
+pub struct Expect {
+    /// The expression as written.
+    pub text: String,
+    /// Its parse tree (checked by the loader: names, buffers and functions exist).
+    pub node: Node,
+    /// Relative tolerance for floats.
+    pub tolerance: f64,
+    /// 1-based source line.
+    pub line: u32,
+}
+
+/// A shared array after its defines are resolved, with its place in shared memory.
+#[derive(Clone, Debug)]
+pub struct SharedInfo {
+    /// Its name.
+    pub name: String,
+    /// Element type.
+    pub elem: Elem,
+    /// Logical dimensions, outermost first.
+    pub dims: Vec<u32>,
+    /// Padding elements after each row (last dimension).
+    pub pad: u32,
+    /// XOR swizzle group (0 = none); see the `swizzle` field of a shared array in the file format.
+    pub swizzle: u32,
+    /// Byte offset of element 0 in the block's shared memory.
+    pub base: u32,
+    /// Physical elements per row: last dimension + pad.
+    pub row_len: u32,
+    /// Rows: the product of all dimensions but the last (1 for 1-D arrays).
+    pub rows: u32,
+    /// Bytes it occupies.
+    pub bytes: u32,
+    /// 1-based source line of its declaration.
+    pub line: u32,
+}
+
+impl SharedInfo {
+    /// Physical element index of logical (row, column), after swizzle and padding.
+    #[inline]
+    pub fn physical(&self, row: u32, col: u32) -> u32 {
+        let c = if self.swizzle > 0 {
+            let g = self.swizzle;
+            let groups = self.dims[self.dims.len() - 1] / g;
+            ((col / g) ^ (row % groups)) * g + col % g
+        } else {
+            col
+        };
+        row * self.row_len + c
+    }
+
+    /// Words of padding (bytes not holding a logical element), in 32-bit words.
+    pub fn wasted_words(&self) -> u32 {
+        self.rows * self.pad * self.elem.bytes() / 4 // (whole words only, for narrow elements)
+    }
+}
+
+/// A view of a thread's local memory (a PTX `.local` variable accessed as `elem`s).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalInfo {
+    /// The variable's name (`__local_depot0`).
+    pub name: String,
+    /// The element an access moves (times its vector).
+    pub elem: Elem,
+}
+
+/// Where an instruction came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstInfo {
+    /// 1-based line in the program file.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// The source it implements, short (e.g. `tile[r][c]` for a load, the statement for a store).
+    pub text: String,
+}
+
+/// A program ready to run: defines resolved, names checked, lowered to [`Inst`]s.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The kernel's name.
+    pub name: String,
+    /// The file it was loaded from (for messages).
+    pub path: String,
+    /// The file's text.
+    pub source: Arc<str>,
+    /// Every define with the value in force.
+    pub defines: Vec<(String, i64)>,
+    /// Blocks in the grid (x, y, z).
+    pub grid: [u32; 3],
+    /// Threads in a block (x, y, z).
+    pub block: [u32; 3],
+    /// Global buffers.
+    pub buffers: Vec<BufferInfo>,
+    /// Shared arrays.
+    pub shared: Vec<SharedInfo>,
+    /// Shared memory a block uses, in bytes.
+    pub shared_bytes: u32,
+    /// Views of local memory (PTX `.local`): what a local access moves, for its width and
+    /// reports.
+    pub local: Vec<LocalInfo>,
+    /// Local memory per thread, in bytes (0: none).
+    pub local_bytes: u32,
+    /// The instructions; the last is [`Inst::Exit`].
+    pub code: Vec<Inst>,
+    /// Where each instruction came from (same length as `code`).
+    pub info: Vec<InstInfo>,
+    /// Registers a warp needs.
+    pub nregs: usize,
+    /// Registers filled when a warp starts.
+    pub init: Vec<(Reg, RegInit)>,
+    /// Deepest nesting of `If`/loops (the reconvergence stack's size).
+    pub max_depth: usize,
+    /// Registers per thread on the GPU (`regs_per_thread`, as ptxas reports them), for the
+    /// timing model's residency; `None` = not given.
+    pub regs_per_thread: Option<u32>,
+    /// `cuda:`/`ptx:` kernels: which stream of shared accesses runs, `"ptxas-merged"` (the
+    /// model of ptxas's merging, the default) or `"as-written"` (`--no-merge`); `None` for
+    /// a kernel written in RON.
+    pub shared_stream: Option<&'static str>,
+}
+
+impl Program {
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// Warps per block.
+    pub fn warps_per_block(&self) -> u32 {
+        self.threads_per_block().div_ceil(32)
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| d as u64).product()
+    }
+
+    /// The lowered code, one instruction a line: its pc, the source line it came from, the
+    /// instruction (arrays by name) and the source text; the registers a warp starts with
+    /// come first. What `warpsim check --code` prints.
+    pub fn listing(&self) -> String {
+        use std::fmt::Write;
+        let mut o = String::new();
+        let inits: Vec<String> = self
+            .init
+            .iter()
+            .map(|(r, i)| match i {
+                RegInit::Const(v) => format!("{r} = {}", *v as i32),
+                RegInit::Special(s) => format!("{r} = {}", s.name()),
+            })
+            .collect();
+        let _ = writeln!(o, "registers at start: {}", inits.join(", "));
+        let width = self.code.len().saturating_sub(1).to_string().len();
+        for (pc, inst) in self.code.iter().enumerate() {
+            let mut text = inst.to_string();
+            if let Some((m, _)) = inst.mem().or(inst.atomic().map(|(m, _)| (m, true))) {
+                let name = match m.space {
+                    crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
+                    crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),
+                    crate::ir::Space::Local => self.local.get(m.array as usize).map(|l| &l.name),
+                };
+                if let Some(name) = name {
+                    let space = m.space.name();
+                    text = text.replace(&format!("{space}#{}[", m.array), &format!("{name}["));
+                }
+            }
+            let info = self.info.get(pc);
+            let line = info.map_or(0, |i| i.line);
+            let src = info.map_or("", |i| i.text.as_str());
+            let _ = writeln!(o, "{pc:>width$}  line {line:<4} {text:<40} {src}");
+        }
+        o
+    }
+
+    /// `file:line:col` of an instruction.
+    pub fn location(&self, pc: usize) -> String {
+        match self.info.get(pc) {
+            Some(i) => format!("{}:{}:{}", self.path, i.line, i.col),
+            None => self.path.clone(),
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Kernels given as CUDA or PTX (`cuda:` / `ptx:` in place of `shared` and `body`).
+//!
+//! The loader checks the launch side as for any program — defines, launch, buffers and their
+//! references, `dynamic_shared`, the arguments — and hands the kernel to the PTX front end
+//! ([`warpsim_ptx::frontend`], which lowers CUDA or PTX to [`Inst`](warpsim_kernel::ir::Inst)s).
+//! The front end gives back the code, its shared memory and the file its source positions
+//! point into.
+
+use super::{Loader, R};
+use crate::file::{self, KernelSource, Text};
+use std::path::Path;
+use std::sync::Arc;
+use warpsim_kernel::expr::{BinOp, Kind};
+use warpsim_kernel::{KernelArg, KernelError, KernelRequest};
+
+impl Loader<'_> {
+    /// The kernel of a `cuda:`/`ptx:` program, lowered by the front end into the loader's
+    /// code, registers and shared arrays; `None` for a program with a `body`. Gives the file
+    /// and text the instructions' positions point into.
+    pub(super) fn kernel(
+        &mut self,
+        p: &file::ProgramSource,
+        grid: [u32; 3],
+        block: [u32; 3],
+    ) -> R<Option<(String, Arc<str>)>> {
+        let (k, cuda) = match (&p.cuda, &p.ptx) {
+            (None, None) => {
+                if let Some(m) = p.macros.first() {
+                    return Err(self.err_text(m, "`macros` without a `cuda:` kernel", None));
+                }
+                if let Some(d) = &p.launch.dynamic_shared {
+                    let m = "`dynamic_shared` without a `cuda:` or `ptx:` kernel";
+                    return Err(self.err_text(&d.0, m, None));
+                }
+                return Ok(None);
+            }
+            (Some(k), None) => (k, true),
+            (None, Some(k)) => (k, false),
+            (Some(_), Some(k)) => {
+                let m = "a program has either `cuda:` or `ptx:`, not both";
+                return Err(self.err_text(&k.file, m, None));
+            }
+        };
+        if !p.body.is_empty() || !p.shared.is_empty() {
+            let m = "a `cuda:` or `ptx:` program has no `shared` or `body`: the kernel's source \
+                     declares its shared memory and code";
+            return Err(self.err_text(&k.file, m, None));
+        }
+        let dynamic_shared = match &p.launch.dynamic_shared {
+            Some(e) => {
+                let v = self.const_int(e, "dynamic shared memory")?;
+                u32::try_from(v)
+                    .ok()
+                    .filter(|&v| v <= self.opts.shared_limit)
+                    .ok_or_else(|| {
+                        self.err_text(
+                            &e.0,
+                            format!(
+                                "dynamic_shared: {v} bytes is not between 0 and the block's {} \
+                                 bytes of shared memory",
+                                self.opts.shared_limit
+                            ),
+                            None,
+                        )
+                    })?
+            }
+            None => 0,
+        };
+        let mut macros = Vec::new();
+        for m in &p.macros {
+            let v = self.define(&m.text).ok_or_else(|| {
+                self.err_text(
+                    m,
+                    format!("`{}` in `macros` is not a define", m.text),
+                    Some(format!("defines: {}", self.define_list())),
+                )
+            })?;
+            macros.push((m.text.clone(), v));
+        }
+        let args = k
+            .args
+            .iter()
+            .map(|a| self.kernel_arg(&a.0))
+            .collect::<R<Vec<_>>>()?;
+        let file = self.kernel_file(k)?;
+        let req = KernelRequest {
+            cuda,
+            file,
+            kernel: k.kernel.text.clone(),
+            args,
+            macros,
+            buffers: &self.buffers,
+            block,
+            grid,
+            dynamic_shared,
+            shared_limit: self.opts.shared_limit,
+            merge: !self.opts.no_merge,
+        };
+        let code = match warpsim_ptx::frontend(&req) {
+            Ok(c) => c,
+            Err(KernelError::Diag(mut d)) => {
+                // Where in the launch file the kernel was asked for.
+                let at = self.err_text(&k.kernel, "the kernel launched here", None);
+                d.related.push(at);
+                return Err(*d);
+            }
+            Err(KernelError::Launch { arg, message, help }) => {
+                let at = arg.and_then(|i| k.args.get(i)).map_or(&k.kernel, |a| &a.0);
+                return Err(self.err_text(at, message, help));
+            }
+        };
+        self.code = code.code;
+        self.info = code.info;
+        self.init = code.init;
+        self.high_water = self.high_water.max(code.nregs);
+        self.max_depth = self.max_depth.max(code.max_depth);
+        self.shared = code.shared;
+        self.kernel_shared_bytes = Some(code.shared_bytes);
+        self.kernel_local = (code.local, code.local_bytes);
+        Ok(Some((code.path, code.source)))
+    }
+
+    /// The kernel's file, relative to the program file's directory.
+    fn kernel_file(&self, k: &KernelSource) -> R<String> {
+        let dir = Path::new(self.path).parent().unwrap_or(Path::new(""));
+        let file = dir.join(&k.file.text);
+        if !file.is_file() {
+            return Err(self.err_text(
+                &k.file,
+                format!("no such file: {}", file.display()),
+                Some("the kernel's file is named relative to the program file".into()),
+            ));
+        }
+        Ok(file.to_string_lossy().into_owned())
+    }
+
+    /// One argument: a buffer, a buffer plus an element offset, or an integer of defines.
+    fn kernel_arg(&self, a: &Text) -> R<KernelArg> {
+        let (n, site) = self.parse_expr(a)?;
+        let buffer = |name: &str| {
+            self.buffers
+                .iter()
+                .position(|b| b.name == name)
+                .map(|i| i as u16)
+        };
+        match &n.kind {
+            Kind::Name(name) if buffer(name).is_some() => Ok(KernelArg::Buffer {
+                index: buffer(name).unwrap_or(0),
+                offset: 0,
+            }),
+            Kind::Binary(op @ (BinOp::Add | BinOp::Sub), l, r) => match &l.kind {
+                Kind::Name(name) if buffer(name).is_some() => {
+                    let off = self.fold_int(r, site, "a buffer offset")?;
+                    Ok(KernelArg::Buffer {
+                        index: buffer(name).unwrap_or(0),
+                        offset: if *op == BinOp::Sub { -off } else { off },
+                    })
+                }
+                _ => Ok(KernelArg::Int(self.fold_int(
+                    &n,
+                    site,
+                    "a kernel argument",
+                )?)),
+            },
+            _ => Ok(KernelArg::Int(self.fold_int(
+                &n,
+                site,
+                "a kernel argument",
+            )?)),
+        }
+    }
+}

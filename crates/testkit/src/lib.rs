@@ -1,0 +1,170 @@
+//! What the tests of every warpsim crate share (a dev-dependency only, never published).
+//!
+//! # Brief overview
+//!
+//! * [`root`], [`path`] and [`read`]: files of the repository, wherever the test runs from;
+//!   [`shipped_programs`]: the RON kernels of `programs/` and `programs/examples/`.
+//! * [`h200`]: the H200 measurements of `tests/fixtures/h200/` — a trace line's lanes, and a
+//!   rule checked against every pattern of a measured set.
+//! * [`bad_programs`]: the bad-program corpus of `tests/bad/`, each file with the message its
+//!   first line expects.
+//!
+//! The integration tests of the `warpsim` binary add what needs the binary itself
+//! (`tests/util.rs`: running it, scratch files) on top of this crate.
+
+use std::path::PathBuf;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .canonicalize()
+        .expect("the repository root")
+}
+
+/// A path relative to the repository root.
+pub fn path(rel: &str) -> PathBuf {
+    root().join(rel)
+}
+
+/// A file's text, by its path relative to the repository root (panics naming the file).
+pub fn read(rel: &str) -> String {
+    let p = path(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every program in programs/ and programs/examples/ (paths relative to the root, sorted):
+/// the RON kernels the tests run with their default defines.
+pub fn shipped_programs() -> Vec<String> {
+    let mut v = Vec::new();
+    for dir in ["programs", "programs/examples"] {
+        for e in std::fs::read_dir(path(dir)).expect("programs/") {
+            let p = e.expect("a directory entry").path();
+            if p.extension().is_some_and(|x| x == "ron") {
+                let name = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .expect("a UTF-8 name");
+                v.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    v.sort();
+    assert!(v.len() >= 8, "{v:?}");
+    v
+}
+
+/// One program of the bad-program corpus (`tests/bad/*.ron`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BadProgram {
+    /// The file name (`out_of_bounds.ron`).
+    pub name: String,
+    /// Its path relative to the repository root (`tests/bad/out_of_bounds.ron`).
+    pub path: String,
+    /// Its text.
+    pub src: String,
+    /// What its message must contain: the first line's `// expect: …`.
+    pub expect: String,
+}
+
+/// The bad-program corpus, sorted by name; every file must start with `// expect: …`.
+pub fn bad_programs() -> Vec<BadProgram> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(path("tests/bad")).expect("tests/bad") {
+        let p = e.expect("a directory entry").path();
+        if p.extension().is_none_or(|x| x != "ron") {
+            continue;
+        }
+        let name = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a UTF-8 name");
+        let src = std::fs::read_to_string(&p).expect("a readable program");
+        let expect = src
+            .lines()
+            .next()
+            .unwrap_or("")
+            .strip_prefix("// expect:")
+            .unwrap_or_else(|| panic!("{name}: the first line is not `// expect: …`"))
+            .trim()
+            .to_owned();
+        assert!(!expect.is_empty(), "{name}: empty expect");
+        out.push(BadProgram {
+            name: name.to_owned(),
+            path: format!("tests/bad/{name}"),
+            src,
+            expect,
+        });
+    }
+    out.sort();
+    out
+}
+
+/// The H200 measurements of `tests/fixtures/h200/`.
+pub mod h200 {
+    /// Lanes in a warp.
+    const WARP: usize = 32;
+
+    /// A file of `tests/fixtures/h200/`.
+    pub fn fixture(file: &str) -> String {
+        super::read(&format!("tests/fixtures/h200/{file}"))
+    }
+
+    /// The lanes of a trace line (one byte offset per lane, `-1` for an inactive lane): their
+    /// addresses and the active mask.
+    pub fn lanes(offsets: &[&str]) -> ([u32; WARP], u32) {
+        let mut addrs = [0u32; WARP];
+        let mut mask = 0u32;
+        for (l, o) in offsets.iter().enumerate() {
+            if *o != "-1" {
+                addrs[l] = o.parse().expect("a byte offset");
+                mask |= 1 << l;
+            }
+        }
+        (addrs, mask)
+    }
+
+    /// Checks `predict(op, width, addrs, mask)` against every pattern of `<stem>_patterns.txt`
+    /// and the counters measured for it in `<stem>_measured.tsv` (whose first line must be
+    /// `header` when given); returns how many patterns there were.
+    pub fn check(
+        stem: &str,
+        header: Option<&str>,
+        predict: impl Fn(&str, u32, &[u32; WARP], u32) -> [u32; 7],
+    ) -> usize {
+        let pats = fixture(&format!("{stem}_patterns.txt"));
+        let meas = fixture(&format!("{stem}_measured.tsv"));
+        let mut rows = meas.lines();
+        let first = rows.next();
+        if let Some(h) = header {
+            assert_eq!(first, Some(h));
+        }
+        let (mut n, mut bad) = (0, Vec::new());
+        for (line, row) in pats.lines().zip(rows) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let m: Vec<&str> = row.split('\t').collect();
+            assert_eq!(
+                (f[0], f[1], f[2]),
+                (m[0], m[1], m[2]),
+                "fixtures out of step"
+            );
+            let width: u32 = f[2].parse().unwrap();
+            let (addrs, mask) = lanes(&f[3..]);
+            let want: Vec<u32> = m[3..].iter().map(|v| v.parse().unwrap()).collect();
+            let got = predict(f[1], width, &addrs, mask);
+            if got[..] != want[..] {
+                bad.push(format!(
+                    "{} {}: measured {want:?}, rule {got:?}",
+                    f[0], f[1]
+                ));
+            }
+            n += 1;
+        }
+        assert!(
+            bad.is_empty(),
+            "{} of {n} differ:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+        n
+    }
+}
