@@ -2,7 +2,7 @@
 // Each kernel is self-contained and `extern "C"` (plain names for ncu and for a PTX front end);
 // shared arrays are ordinary (non-volatile), as in the published code, so nvcc merges and hoists
 // accesses as it likes and the RON ports mirror the SASS it produced.
-// Inputs are warpsim's `Random(seed)` draws (SplitMix64, crates/interp/src/host/init.rs), so the
+// Inputs are warpsim's `Random(seed)` draws (SplitMix64, crates/exec/src/init.rs), so the
 // data-dependent kernels (bitonic sort, radix split) see the same keys as their ports.
 // Launches (one each, in this order; see main):
 //   reduce_shfl          grid 128,      block 256   x: 131072 f32 (seed 1)     -> sums[128]

@@ -24,7 +24,7 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
 
-// ---- warpsim's initial contents (crates/interp/src/host/init.rs), with integer Random over the
+// ---- warpsim's initial contents (crates/exec/src/init.rs), with integer Random over the
 // type's whole range as issue 37 item 3 asks (ASSUMED: element i of a 32-bit integer buffer is
 // the top 32 bits of the draw; change rand_u32 if the implementation draws otherwise).
 static inline uint64_t splitmix64(uint64_t z) {

@@ -1,5 +1,5 @@
 // Host-side helpers shared by histogram.cu and fp16.cu: warpsim's `Random(seed)` draws
-// (crates/interp/src/host/init.rs), so the GPU runs on exactly the inputs warpsim runs on.
+// (crates/exec/src/init.rs), so the GPU runs on exactly the inputs warpsim runs on.
 #pragma once
 #include <cstdint>
 #include <cstdio>

@@ -455,7 +455,7 @@ template __global__ void tr_rect<1>(const float*, float*, int, int, int);
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
 
-// warpsim's Random(seed) for f32 (crates/interp/src/host/init.rs; calibration/kernels2/common.h).
+// warpsim's Random(seed) for f32 (crates/exec/src/init.rs; calibration/kernels2/common.h).
 static inline uint64_t splitmix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

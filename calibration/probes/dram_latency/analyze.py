@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """calibration/probes/dram_latency: quantiles of one hop's cycles per configuration and pass (hop 0 left
 out: it includes the chain's start; 132x32 left out: it did not launch, see dramlat.cu), and
-the preset's DRAM latency and spread (crates/timing/presets/h200.ron, `dram`, `dram_spread`):
+the preset's DRAM latency and spread (crates/machine/presets/h200.ron, `dram`, `dram_spread`):
 from the idle configurations (1x1 and 132x1), the DRAM pass's mean less the L2 pass's mean
 (the probe's own overhead cancels) added to the L2 hit latency of calibration/sources/h200/timing.md
 (285), and 32 quantiles of the DRAM pass less its mean.

@@ -8,7 +8,7 @@
 //! before its own update. The order is the H200's for one warp: lane order (lane 0 first) for
 //! a native `ATOMS` and for global atomics; for a shared compare-and-swap loop (`f32`, `f64`,
 //! `f16` adds) trip by trip as the pricing rule serves the lanes (each trip's winners lowest
-//! first), which is the order the H200 returned in `calibration/atomics2/values.tsv`. Lanes
+//! first), which is the order the H200 returned in `calibration/probes/shared_atomics/values.tsv.gz`. Lanes
 //! hitting one address therefore see 0, 1, 2 … for an `add` of 1 from zero.
 //!
 //! **Shared** atomics are priced by [`warpsim_smem::atomic_cost`] (README rules 7–9: native
@@ -137,7 +137,7 @@ fn shared(
         return super::atomic_pair::shared(cx, at, m, op, elem, &addrs, r, ps);
     }
     let width = elem.bytes() * m.vec as u32;
-    // A compare-and-swap loop's lanes land trip by trip (the H200's order: calibration/atomics2
+    // A compare-and-swap loop's lanes land trip by trip (the H200's order: calibration/probes/shared_atomics
     // values.tsv); a native atomic's in lane order.
     let mut order = [0u32; WARP];
     let mut trips = 0;

@@ -340,7 +340,7 @@ mod tests {
         );
         assert_eq!(half2_add(Half::F16, 0x3c00_3800, 0x3c00, 0), 0x3c00_3e00);
         // bf16: 1.0 = 0x3f80, 0.5 = 0x3f00, 1.5 = 0x3fc0, 2.0 = 0x4000 (the H200's first
-        // `atom_add_bf16x2` update, calibration/atomics2/values.tsv).
+        // `atom_add_bf16x2` update, calibration/probes/shared_atomics/values.tsv.gz).
         assert_eq!(
             half2_add(Half::Bf16, 0x3f80_3f80, 0x3f80, 0x3f00),
             0x3fc0_4000

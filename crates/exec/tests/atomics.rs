@@ -332,7 +332,7 @@ fn f64_and_f16_adds_match_cuda() {
         .collect();
     assert_eq!(halves, want);
     assert_eq!(f64s(&mem[2]), vec![512.0, 32.0]);
-    // Priced as measured (calibration/atomics2, `red_add1_u64_const0`, `atom_add_f16_const0`):
+    // Priced as measured (calibration/probes/shared_atomics, `red_add1_u64_const0`, `atom_add_f16_const0`):
     // the double: 32 trips, 96 atom + 32 load wavefronts; the half: 32 trips of 32, 31, …
     // lanes queued twice, one load of the word.
     assert_eq!(atom_counts(&p, &st), [96 + 1056, 496, 32 + 1, 0, 32 + 32]);
@@ -352,7 +352,7 @@ fn global_f16_add_keeps_the_other_half() {
     assert_eq!(mem[0], vec![h(16.0) << 16, h(16.0)]);
 }
 
-/// The H200's lane returns of a `calibration/atomics2` probe (`values.tsv`: `name kind
+/// The H200's lane returns of a `calibration/probes/shared_atomics` probe (`values.tsv`: `name kind
 /// returns words`, returns in hex).
 fn h200_returns(name: &str) -> Vec<u64> {
     let path = concat!(
@@ -372,7 +372,7 @@ fn h200_returns(name: &str) -> Vec<u64> {
 
 #[test]
 fn lanes_on_one_address_get_what_the_h200_returned() {
-    // The probes (calibration/atomics2/probe.cu) on 32 lanes at offset 0: the H200 served them
+    // The probes (calibration/probes/shared_atomics/probe.cu) on 32 lanes at offset 0: the H200 served them
     // in lane order, as warpsim does, so every lane's old value is equal bit for bit.
     // atomicInc(&s[0], 1000) from 3; atomicAdd(&h[0], __int2half_rn(lane + 1)) from 1.0;
     // atomicAdd(&d[0], double(lane + 1)) from 1.0.
@@ -423,7 +423,7 @@ fn loop_lanes_land_trip_by_trip_as_on_the_h200() {
     assert_eq!(doubles, h200_returns("atom_add_f64_bank0_4words"));
 }
 
-/// A `calibration/atomics2` probe as a kernel: shared memory initialised as probe.cu's
+/// A `calibration/probes/shared_atomics` probe as a kernel: shared memory initialised as probe.cu's
 /// `fill_init`, lane `l` at byte offset `offs[l]` (-1: inactive), its return (`ret`, the
 /// lane's `bytes` from byte `bytes · l`) and the whole array stored. (kind, element, shared
 /// init, atomic and the store of its return, bytes returned a lane).

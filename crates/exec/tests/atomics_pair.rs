@@ -1,7 +1,7 @@
 //! Pair atomics in kernels (README "Atomics"): 64-bit `atomicAdd`/`Min`/`Max` on a shared
 //! `u32` array, `atomicMin` on a `long long` (an `i32` array) and `atomicAdd` on a `__half2` or `__nv_bfloat162`, run as kernels on every single-warp pattern the
 //! H200 measured for them (`tests/fixtures/h200/atomics2_*`, the held-out set included, with
-//! the probe's initial memory and operands: calibration/atomics2/probe.cu), and the priced
+//! the probe's initial memory and operands: calibration/probes/shared_atomics/probe.cu), and the priced
 //! shared counters compared with the H200's.
 
 use warpsim_exec::init_words;

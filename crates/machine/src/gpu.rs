@@ -158,7 +158,7 @@ pub struct GlobalMem {
     /// What a DRAM read takes beyond `dram`, in cycles, one entry per equally likely case:
     /// each interleave-sized chunk takes the entry a fixed hash of its address picks (the
     /// H200's: 32 quantiles of the read latency at an idle DRAM less their mean,
-    /// `calibration/dramlat`). Empty: every read takes `dram`.
+    /// `calibration/probes/dram_latency`). Empty: every read takes `dram`.
     #[serde(default)]
     pub dram_spread: Vec<i32>,
     /// Cycles the SM's global path spends per line of a load.

@@ -20,7 +20,7 @@
 //!   `.bf16`, `.bf16x2`), `cvt` from `.f16`, a `mov.b32 {a, b}` pack, a 2-byte store, or a
 //!   `mov` to a register whose uses are such. A value that is extended to 32 bits (`cvt.u32.u16`,
 //!   `cvt.s32.s16`, `cvt.f32.bf16`), or takes part in 16-bit integer arithmetic, keeps its own
-//!   `LDS.U16` (ptxas 13.0 for sm_90, calibration/merge16: 70 kernels of 2 to 16 loads with
+//!   `LDS.U16` (ptxas 13.0 for sm_90, calibration/probes/narrow_merge: 70 kernels of 2 to 16 loads with
 //!   each kind of use; one use of another kind keeps the whole group apart). 1-byte loads
 //!   never merge (the same campaign).
 //! * **Groups**: accesses of the same kind, base and size (2-byte ones: the same type, so a
@@ -41,7 +41,7 @@
 //!   `.v2.b64`) and 16 bytes. Within each aligned window of that width (8 bytes for 2-byte
 //!   elements, 16 otherwise), the accesses there become one access of the smallest aligned
 //!   width (the window or its half) that holds them all when they cover it exactly (the
-//!   H200's SASS of `hgemm_tile_h` in calibration/kernels2/raw/fp16.sass reads four halves
+//!   H200's SASS of `hgemm_tile_h` in calibration/draws/histogram_fp16/raw/fp16.sass.gz reads four halves
 //!   of a row with one `LDS.64` each, never 16 bytes); three loads of a window's four
 //!   elements become one load of all four (halves: one `LDS.64`)
 //!   (ptxas loads `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`, and does the
@@ -496,7 +496,7 @@ fn chunks<'c>(
         let s = first.div_euclid(w) * w;
         let exact = win.len() as i64 == w / c.size;
         // Three of a window's four elements (words of 16 bytes, halves of 8: m4x_f32 of
-        // calibration/merge16): ptxas loads all four (inside the variable when the base is
+        // calibration/probes/narrow_merge): ptxas loads all four (inside the variable when the base is
         // one); two in different halves stay apart.
         let inside = bounds.is_none_or(|(lo, hi)| s >= lo && s + w <= hi);
         let three = w == wmax && w / c.size == 4 && win.len() == 3;
@@ -613,7 +613,7 @@ fn def_align(
 }
 
 /// The shared accesses of a body in order, named as SASS names them (`LDS.128`, `STS.32`,
-/// `ATOMS.32`): what `calibration/ptx/compare_sass.py` compares with ptxas's output (the tests
+/// `ATOMS.32`): what `calibration/probes/ptxas_streams/compare_sass.py` compares with ptxas's output (the tests
 /// write and check it).
 #[cfg(test)]
 pub fn stream(body: &[Stmt]) -> Vec<String> {
@@ -683,7 +683,7 @@ mod tests {
     }
 
     /// The model's stream of each kernel of `ptx` against ptxas's in `sass` (both in
-    /// tests/fixtures/ptx/merge16, copied from calibration/merge16): the mismatches, and how
+    /// tests/fixtures/ptx/merge16, copied from calibration/probes/narrow_merge): the mismatches, and how
     /// many kernels. With WARPSIM_PREDICT set, writes the model's streams to `sass` with
     /// `.model` in its name instead.
     /// `order`: whether the order must agree too (else the same accesses in any order: the
@@ -722,7 +722,7 @@ mod tests {
         (bad, want.lines().count())
     }
 
-    /// calibration/merge16/merge16.ptx (70 kernels: each way of using 2 to 16 loaded halves or
+    /// calibration/probes/narrow_merge/merge16.ptx (70 kernels: each way of using 2 to 16 loaded halves or
     /// bytes), against the streams ptxas 13.0 gave for sm_90 (sass.stream, from
     /// raw/merge16.sass.gz): the measurements the rule was derived from.
     #[test]
@@ -732,11 +732,11 @@ mod tests {
         assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
-    /// calibration/merge16/heldout2.ptx: 48 random kernels drawn after the rule was fixed
+    /// calibration/probes/narrow_merge/heldout2.ptx: 48 random kernels drawn after the rule was fixed
     /// (heldout.py 2), the model's prediction kept in heldout2_model.stream before ptxas ran,
     /// against ptxas's streams (heldout2_sass.stream): the test that the rule was not fitted.
     /// (The first draw, heldout.ptx, compared a value with itself in one of its uses; ptxas
-    /// folded those and dropped their loads: see calibration/merge16/README.md.)
+    /// folded those and dropped their loads: see calibration/probes/narrow_merge/README.md.)
     #[test]
     fn held_out_narrow_loads_merge_as_ptxas_merged_them() {
         let (bad, n) = against_ptxas("heldout2.ptx", "heldout2_sass.stream", false);

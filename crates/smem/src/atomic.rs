@@ -1,6 +1,6 @@
 //! Shared-memory atomics (`atom.shared.OP`, `red.shared.OP`), priced as the H200 prices them.
 //!
-//! Measured with Nsight Compute on single-warp patterns (`calibration/narrow/`,
+//! Measured with Nsight Compute on single-warp patterns (`calibration/probes/narrow/`,
 //! `tests/fixtures/h200/narrow_*`); the rule, in words (README, "Atomics"):
 //!
 //! 1. **Native atomics** (every 32-bit integer op, and 64-bit `exch`/`cas`: one `ATOMS`) are
@@ -826,7 +826,7 @@ mod tests {
         assert_eq!(at("atom.add").form(8), Ok(Form::CasLoop));
         assert_eq!(at("atom.exch.b64").form(8), Ok(Form::Native(1)));
         assert!(at("red.cas").form(4).is_err());
-        assert_eq!(at("atom.min").form(8), Ok(Form::CasLoop)); // calibration/atomics2
+        assert_eq!(at("atom.min").form(8), Ok(Form::CasLoop)); // calibration/probes/shared_atomics
         assert_eq!(at("atom.xor.b64").form(8), Ok(Form::CasLoop));
         assert_eq!(at("atom.add.f64").form(8), Ok(Form::CasLoop));
         assert_eq!(at("atom.add.f16x2").form(4), Ok(Form::TriedCasLoop));

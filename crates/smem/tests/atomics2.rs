@@ -1,4 +1,4 @@
-//! The shared atomics CUDA C emits, against the H200 (`calibration/atomics2/`): every measured
+//! The shared atomics CUDA C emits, against the H200 (`calibration/probes/shared_atomics/`): every measured
 //! pattern of `tests/fixtures/h200/atomics2_*` — `ATOMS.POPC.INC` (an unused `atomicAdd(&x,
 //! 1)`), `atomicSub`/`Inc`/`Dec`, the 64-bit loops (`add min max and or xor`, `f64`), the
 //! half-pair loops (`f16x2`, `bf16x2`) and the half's word loop — and separately the held-out
@@ -9,7 +9,7 @@ use warpsim_testkit::h200;
 
 use warpsim_smem::{atomic_cost_with, cost, Atomic, Geometry, LoopData, Op, WARP};
 
-/// The probe's memory (calibration/atomics2/probe.cu): the element at byte `o` starts as
+/// The probe's memory (calibration/probes/shared_atomics/probe.cu): the element at byte `o` starts as
 /// `7 * (o / 4) + 3`, lane `l` applies `lane + 1` (`16 - (lane + 1)` for `min.s64`; `and`
 /// clears those bits, `or` sets them in the high word). Float adds stand in as integer adds:
 /// only whether an update changes its word matters to the loop.

@@ -115,7 +115,7 @@ fn geom(banks: u32, bank_bytes: u32) -> Geometry {
     Geometry::new(banks, bank_bytes).unwrap()
 }
 
-/// The examples given with the rule in `shared/h200/README.md` (addresses in bytes).
+/// The examples given with the rule in `calibration/sources/h200/README.md` (addresses in bytes).
 #[test]
 fn seed_examples() {
     use Op::{Ld, St};

@@ -2,7 +2,7 @@
 //! of `tests/fixtures/h200/narrow_*` (Nsight Compute's load, store and atomic counters and the
 //! `ATOMS` instructions executed, per pattern), and separately the held-out random patterns,
 //! which were measured in the same run but not looked at until the rule was fixed
-//! (`calibration/narrow/`).
+//! (`calibration/probes/narrow/`).
 
 use warpsim_testkit::h200;
 

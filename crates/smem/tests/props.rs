@@ -162,7 +162,7 @@ fn pairing_permutation(p: usize, seed: u64) -> [usize; WARP] {
     })
 }
 
-/// The H200 rule of `shared/h200/README.md`, written out the plain way: 32 banks of 4 bytes,
+/// The H200 rule of `calibration/sources/h200/README.md`, written out the plain way: 32 banks of 4 bytes,
 /// sets of words per bank. Returns `(wavefronts, bank_conflicts)`.
 fn naive_h200(op: Op, width: u32, addrs: &Addrs, mask: u32) -> (u32, u32) {
     let active = |i: usize| mask & (1 << i) != 0;

@@ -2,7 +2,7 @@
 //!
 //! The IR leaves addresses to its accesses (`tile[r][c]`, `inp[i]`) and holds thread and block
 //! indices in registers from the start; the GPU computes both, and folds what it can into the
-//! accesses' immediate offsets. The SASS of the naive transpose (calibration/raw1/heldout.sass,
+//! accesses' immediate offsets. The SASS of the naive transpose (calibration/draws/whole_kernels/raw1/heldout.sass.gz,
 //! `transpose<0,false>`, 49 instructions a warp) shows all three rules below:
 //!
 //! * **A prologue** before a warp's first instruction: `LDC` of the stack pointer, an `LDC.64`
@@ -10,7 +10,7 @@
 //!   for shared memory an `S2UR` of the block's shared window. These go through the memory
 //!   queue (section 1 of calibration/README.md: `S2R` waits behind loads), where the 64 warps
 //!   of an SM starting together fill it: 15 of the padded transpose's 20 `mio_throttle`
-//!   samples sit there (calibration/raw2/source_summary.txt). Uniform-datapath set-up
+//!   samples sit there (calibration/draws/whole_kernels/raw2/source_summary.txt.gz). Uniform-datapath set-up
 //!   (`ULDC.64` of the memory descriptor, `UMOV` and a `ULEA` per shared array) issues as
 //!   integer instructions.
 //! * **Addresses are formed**: a global access's element index becomes a 64-bit address

@@ -161,7 +161,7 @@ fn the_memory_issue_interval_is_booked_as_the_queue_throttle() {
 
 /// A warp whose global store finds the memory queue full of conflicted shared loads is booked
 /// as `mio_throttle`, as the H200 books the naive transpose's stores behind its column reads
-/// (calibration/srcpage: 537 `mio` samples at its STGs, 90 `lg`); behind global loads it is
+/// (calibration/probes/source_page: 537 `mio` samples at its STGs, 90 `lg`); behind global loads it is
 /// `lg_throttle` (the queue probes of calibration/README.md, section 1).
 #[test]
 fn a_full_queue_is_named_by_what_fills_it() {
@@ -250,7 +250,7 @@ fn independent_loads_fill_the_queue_mio_throttle() {
     assert!(t.shared_pipe_utilization > 0.95);
 }
 
-/// The sub-partitions' own queues feed the SM-wide stage in turn (calibration/share, `share
+/// The sub-partitions' own queues feed the SM-wide stage in turn (calibration/probes/queue_share, `share
 /// timed`): with sub-partition 0 flooding (3 warps, 32 independent 32-way conflicted loads
 /// each: its own queue of 9 and the stage of 20 full), a lone load of sub-partition 2 waits for
 /// the stage and a turn, ~20 x 32 cycles (the H200: 649-678), not for the 29 of one queue in
@@ -309,7 +309,7 @@ fn barrier_costs_12_65_plus_2w() {
     }
 }
 
-/// The scheduler's order (calibration/sched): two blocks of 8 warps on one SM, each warp 200
+/// The scheduler's order (calibration/probes/scheduler): two blocks of 8 warps on one SM, each warp 200
 /// independent f32 instructions (it could issue every cycle): the older block's warps all end
 /// before the younger's, and the warps of a block end together, taking turns (greedy-then-oldest
 /// ran one warp of a sub-partition to its end before the next: ends 200 cycles apart).
@@ -906,7 +906,7 @@ fn a_sector_on_its_way_from_dram_is_waited_for() {
 /// Data coming back from DRAM inside a flood of 32-way conflicted shared loads waits for a
 /// turn of the pipe: each server serves one line between two of the flood's instructions (64
 /// cycles each), so eight lines land two at a time, 64 cycles apart. The H200's
-/// (`calibration/sched/raw/flood4.txt`): eight lines late by 0–520 cycles, in steps of ~64.
+/// (`calibration/probes/scheduler/raw/flood4.txt.gz`): eight lines late by 0–520 cycles, in steps of ~64.
 #[test]
 fn data_coming_back_in_a_flood_waits_for_a_turn_of_the_pipe() {
     let code = vec![

@@ -3,7 +3,7 @@
 //! ptxas unrolls a loop whose counter steps by a constant (`for (k = 0; k < n; ++k)` with `n`
 //! known only at run time) and that holds no barrier and no inner loop by 4: first the `n % 4`
 //! remainder iterations one at a time, then groups of 4 iterations as one straight-line body, so that the loads of a group are issued
-//! together (calibration/loops: the SASS of tests/fixtures/ptx/loop_loads.ptx, and its times on
+//! together (calibration/draws/loops: the SASS of tests/fixtures/ptx/loop_loads.ptx, and its times on
 //! the H200). A loop with a run-time step (a grid-stride loop, `c += blockDim.x`) is kept as it
 //! is. The lowered code keeps the loop; the model sees the unrolled one because the branches
 //! back that ptxas removed are taken out of the trace (nothing is hoisted past a branch back).

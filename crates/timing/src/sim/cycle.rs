@@ -82,11 +82,11 @@ impl Mq {
     /// Both holds are booked as the queue's throttle (`mio_throttle` for shared, `lg_throttle`
     /// for global): a full queue, named by what fills it (the oldest instruction in the
     /// sub-partition's part: a global store behind conflicted shared loads waits in
-    /// `mio_throttle`, as the naive transpose's STGs do on the H200, calibration/srcpage; the
+    /// `mio_throttle`, as the naive transpose's STGs do on the H200, calibration/probes/source_page; the
     /// queue probes, one kind at a time, show each kind's own name), and the sub-partition's
     /// one memory instruction per `issue_interval` cycles, named by the instruction's own
     /// class. The H200 books the latter so too, not as `dispatch_stall`: its
-    /// queue probes (`calibration/raw1/ncu_queue.csv`, 105 launches of back-to-back memory
+    /// queue probes (`calibration/probes/sm_rates/raw1/ncu_queue.csv`, 105 launches of back-to-back memory
     /// instructions) show `dispatch_stall` ≤ 0.02 a instruction throughout, and the matmul
     /// (two shared loads per FFMA, bound by that rate) `mio_throttle` 11.3 with
     /// `dispatch_stall` 0.18.

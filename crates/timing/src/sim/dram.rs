@@ -66,7 +66,7 @@ impl Dram {
 
     /// Cycles from the start of sector `id`'s read until its data is in L2: `g.dram` plus the
     /// `g.dram_spread` entry a fixed hash of its chunk picks, so the sectors of one chunk
-    /// arrive alike and chunks next to each other are unrelated (`calibration/dramlat`: at an
+    /// arrive alike and chunks next to each other are unrelated (`calibration/probes/dram_latency`: at an
     /// idle DRAM a read takes 535 to 1,250 cycles, p1 to p99).
     pub fn latency(&self, g: &GlobalMem, id: u64) -> u64 {
         let (base, spread) = (g.dram, &g.dram_spread);

@@ -7,7 +7,7 @@
 //! `return_wavefronts` of the server, and a second line waits for the next instruction's end.
 //! Under a flood of 32-way conflicted loads (64 cycles each on one of the two servers) lines
 //! land two per 64 cycles; on the H200 eight lines coming back inside such a flood are late by
-//! 0–520 cycles in steps of ~64, two at a step (`calibration/sched/raw/flood4.txt`). On an idle
+//! 0–520 cycles in steps of ~64, two at a step (`calibration/probes/scheduler/raw/flood4.txt.gz`). On an idle
 //! pipe a line lands when it comes (the measured latencies hold the turn itself).
 //!
 //! The instructions' departures are fixed when they enter the memory queue's stage

@@ -171,7 +171,7 @@ impl Warp {
 
     /// The scheduler's order (least first): the oldest block's warps first, and among one
     /// block's the warp that has waited longest since it last issued, then the lowest warp index.
-    /// The H200's: `calibration/sched` (per-warp clocks of 4 blocks on one SM finish block by
+    /// The H200's: `calibration/probes/scheduler` (per-warp clocks of 4 blocks on one SM finish block by
     /// block; the 32 warps of one block under a full memory queue within 10% of each other).
     #[inline]
     fn priority(&self) -> (u64, u64, u32) {

@@ -7,7 +7,7 @@
 //! too cannot issue one (`mio_throttle`, `lg_throttle`: [`super::cycle::Mq`]). Each time an
 //! instruction leaves the stage (its service starts: a server of the shared pipe, or the
 //! global path), the sub-partitions whose own queues hold instructions send one each in turn.
-//! On the H200 (`calibration/share`): a sub-partition that joins a flood of another's gets
+//! On the H200 (`calibration/probes/queue_share`): a sub-partition that joins a flood of another's gets
 //! every other place from the start, and its first instruction waits only for the ~20 of the
 //! stage, not for the other's own queue (650–690 cycles behind 32-way conflicted loads, where
 //! one queue in order of issue would make it 950–1,290). With one sub-partition flooding the
