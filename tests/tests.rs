@@ -1,6 +1,7 @@
 //! Integration tests.
 
 mod bad_cli;
+mod calibration;
 mod classic;
 mod cli_access;
 mod cli_explain;
