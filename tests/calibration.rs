@@ -17,7 +17,8 @@ fn calibration_package_is_consistent() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() != "false")
         .unwrap_or(true);
     let mut cmd = Command::new("python3");
-    cmd.args(["calibration/drive.py", "check"]).current_dir(&root);
+    cmd.args(["calibration/drive.py", "check"])
+        .current_dir(&root);
     if shallow {
         cmd.arg("--no-git");
     }
