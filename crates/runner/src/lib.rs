@@ -524,11 +524,7 @@ pub fn run_with_buffers(
     run_io(prog, opts, Some(buffers))
 }
 
-fn run_io(
-    prog: &Program,
-    opts: &RunOptions,
-    io: Option<&mut [Vec<u32>]>,
-) -> Result<Report, Diag> {
+fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Result<Report, Diag> {
     let geom = opts.machine.geometry();
     let [gx, gy, gz] = prog.grid.map(|d| d as u64);
     let blocks = gx
