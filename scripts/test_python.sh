@@ -4,7 +4,8 @@
 #
 # What a clean machine may lack makes it say "skipped" and exit 0: a Python 3.10 or newer
 # (PYTHON, else python3) that can make a virtual environment, or PyPI (for maturin, pytest,
-# numpy, pandas, dask). A package that does not build, or a test that fails, exits non-zero.
+# numpy, pandas, dask, nbclient, ipykernel). A package that does not build, or a test that
+# fails, exits non-zero.
 # The tests that compare with the CLI use target/debug/warpsim (built by `cargo test`) or
 # WARPSIM_BIN, those that compile CUDA need NVRTC (WARPSIM_NVRTC); each skips without.
 set -uo pipefail
@@ -20,8 +21,10 @@ venv=target/py-venv
 rm -rf "$venv"
 "$py" -m venv "$venv" >/dev/null 2>&1 || skip "$py -m venv failed (Debian and Ubuntu: apt install python3-venv)"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
-"${pip[@]}" install "maturin>=1.5,<2" pytest numpy pandas "dask[distributed]" ||
-    skip "pip could not install maturin, pytest, numpy, pandas and dask (no network?)"
+"${pip[@]}" install "maturin>=1.5,<2" pytest numpy pandas "dask[distributed]" nbclient ipykernel ||
+    skip "pip could not install maturin, pytest, numpy, pandas, dask, nbclient and ipykernel (no network?)"
+# (maturin's build backend runs `maturin` from PATH.)
+export PATH="$PWD/$venv/bin:$PATH"
 export CARGO_TARGET_DIR="$PWD/target/python"
 set -e
 echo "Python: building the package (pip install ./python) into $venv" >&2

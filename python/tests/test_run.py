@@ -50,3 +50,15 @@ def test_verified_false_is_not_an_error(root, tmp_path):
     bad.write_text(src.replace('expect: "inp[(i % N) * N + i / N]"', 'expect: "inp[i]"'))
     assert warpsim.run(bad, defines={"N": 64}).verified is False
     assert warpsim.run(bad, defines={"N": 64}, verify=False).verified is None
+
+
+def test_lists_without_pandas(root, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
+    prog = root / "programs/transpose.ron"
+    lines = warpsim.run(prog, defines={"N": 64}, timing=False).lines
+    assert isinstance(lines, list) and lines[0]["space"] == "global"
+    assert lines[0]["stall_cycles"] is None
+    rows = warpsim.sweep(prog, [{"PAD": 0}], defines={"N": 64})
+    assert isinstance(rows, list) and rows[0]["PAD"] == 0
