@@ -88,8 +88,9 @@ const FORMAT: &str = "write `name ld|st|atom.OP|red.OP 1|2|4|8|16 o0 … o31`: a
                       kind, the width in bytes and 32 byte offsets, `-1` or `_` for an inactive \
                       lane";
 
-/// Largest trace read, in bytes (256 MiB): a bigger or endless one (`/dev/zero`, `yes`) is
-/// refused once this much has been read.
+/// Largest trace read by default, in bytes (256 MiB; `WARPSIM_MAX_FILE_BYTES` sets another):
+/// a bigger or endless one (`yes |`) is refused once this much has been read; a file that is
+/// not a regular file (`/dev/zero`, a FIFO) is refused unread.
 pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// Tables of more rows than this are drawn without comfy-table (which keeps every cell as
@@ -134,16 +135,18 @@ pub fn run(args: Args) -> miette::Result<()> {
 /// Reads the trace (`-`: stdin) a line at a time, at most [`MAX_TRACE_BYTES`], and prices
 /// each access; returns the rows, or every malformed line (up to [`MAX_ERRORS`]).
 fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
-    let label = if trace == "-" { "<stdin>" } else { trace };
+    let shown = warpsim_kernel::escape::text(trace);
+    let label: &str = if trace == "-" { "<stdin>" } else { &shown };
     let input: Box<dyn Read> = if trace == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(
-            std::fs::File::open(trace)
-                .map_err(|e| miette!("cannot read the trace {trace}: {e}"))?,
+            warpsim_kernel::input::open_regular(std::path::Path::new(trace))
+                .map_err(|e| miette!(help = e.help(), "cannot read the trace {label}: {e}"))?,
         )
     };
-    let mut input = std::io::BufReader::new(input.take(MAX_TRACE_BYTES + 1));
+    let max = warpsim_kernel::input::cap(MAX_TRACE_BYTES);
+    let mut input = std::io::BufReader::new(input.take(max.saturating_add(1)));
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     let mut bad = 0usize;
@@ -158,11 +161,14 @@ fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
             break;
         }
         total += n as u64;
-        if total > MAX_TRACE_BYTES {
+        if total > max {
             return Err(miette!(
-                help = "split the trace into files of at most 256 MiB",
-                "{label}: the trace is larger than {MAX_TRACE_BYTES} bytes (256 MiB), the most \
-                 warpsim reads"
+                help = format!(
+                    "split the trace into smaller files, or set {} to its size in bytes",
+                    warpsim_kernel::input::MAX_FILE_BYTES_VAR
+                ),
+                "{label}: the trace is larger than {max} bytes ({}), the most warpsim reads",
+                warpsim_kernel::input::human(max)
             ));
         }
         let line = match std::str::from_utf8(&buf) {
@@ -182,10 +188,11 @@ fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
             Err(what) => {
                 bad += 1;
                 if errors.len() < MAX_ERRORS {
-                    errors.push(match what.col {
+                    let e = match what.col {
                         Some(col) => format!("{label}:{i}:{col}: {}", what.msg),
                         None => format!("{label}:{i}: {}", what.msg),
-                    });
+                    };
+                    errors.push(warpsim_kernel::escape::text(&e).into_owned());
                 }
             }
         }
@@ -346,7 +353,7 @@ fn extra_cells(r: &Row) -> [String; 5] {
 /// A row's cells, the first five and then `extra` of [`EXTRA_HEAD`].
 fn cells(r: &Row, extra: usize) -> Vec<String> {
     let mut c = vec![
-        r.name.clone(),
+        warpsim_kernel::escape::text(&r.name).into_owned(),
         r.op.to_string(),
         r.width.to_string(),
         with_loads(r.wavefronts, r.load_wavefronts),
@@ -421,10 +428,12 @@ fn ascii(rows: &[Row]) -> String {
     let line = |out: &mut String, c: Vec<String>| {
         out.push('|');
         for (i, (c, w)) in c.iter().zip(&w).enumerate() {
+            // Padded by hand: `format!`'s widths stop at 65,535 (a longer name panicked).
+            let pad = " ".repeat(w.saturating_sub(c.chars().count()));
             let _ = if i < 2 {
-                write!(out, " {c:<w$} |")
+                write!(out, " {c}{pad} |")
             } else {
-                write!(out, " {c:>w$} |")
+                write!(out, " {pad}{c} |")
             };
         }
         out.push('\n');
