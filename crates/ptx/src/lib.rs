@@ -44,10 +44,14 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         let c = cuda::compile(req)?;
         (c.ptx_path, c.ptx, c.lowered, Some(c.cu))
     } else {
-        let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
+        let text = warpsim_kernel::input::read_text_capped(
+            std::path::Path::new(&req.file),
+            warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+        )
+        .map_err(|e| KernelError::Launch {
             arg: None,
             message: format!("cannot read {}: {e}", req.file),
-            help: None,
+            help: Some(e.help()),
         })?;
         let src: Arc<str> = Arc::from(text.as_str());
         (req.file.clone(), src, req.kernel.clone(), None)
