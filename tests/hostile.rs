@@ -17,17 +17,17 @@ const MAX_SECONDS: u64 = 20;
 /// Most bytes of stderr any case may print (errors show an excerpt, never a whole line).
 const MAX_STDERR: usize = 16 * 1024;
 
-struct Outcome {
-    code: Option<i32>,
-    signal: Option<i32>,
-    stdout: String,
-    stderr: String,
-    rss: u64,
-    secs: f64,
+pub(crate) struct Outcome {
+    pub(crate) code: Option<i32>,
+    pub(crate) signal: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) rss: u64,
+    pub(crate) secs: f64,
 }
 
 /// Runs warpsim with `args` (stdin from `stdin`, or empty), measuring the child alone.
-fn warpsim(args: &[&str], stdin: Option<&Path>) -> Outcome {
+pub(crate) fn warpsim(args: &[&str], stdin: Option<&Path>) -> Outcome {
     let dir = scratch();
     let id = format!("{:?}-{}", std::thread::current().id(), args.join(" ").len());
     let (out_path, err_path) = (dir.join(format!("{id}.out")), dir.join(format!("{id}.err")));
@@ -86,13 +86,13 @@ fn warpsim(args: &[&str], stdin: Option<&Path>) -> Outcome {
 }
 
 /// A directory for generated inputs.
-fn scratch() -> PathBuf {
+pub(crate) fn scratch() -> PathBuf {
     let d = std::env::temp_dir().join(format!("warpsim-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
-fn write(name: &str, text: &str) -> String {
+pub(crate) fn write(name: &str, text: &str) -> String {
     let p = scratch().join(name);
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_owned()
@@ -100,7 +100,7 @@ fn write(name: &str, text: &str) -> String {
 
 /// Asserts the case's exit code, bounds, and (if given) that stderr has `place` followed by
 /// `:LINE:COL` and contains `says`.
-fn case(args: &[&str], code: i32, place: Option<&str>, says: &str) -> Outcome {
+pub(crate) fn case(args: &[&str], code: i32, place: Option<&str>, says: &str) -> Outcome {
     case_in(args, None, code, place, says)
 }
 

@@ -8,6 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod access;
+mod access_tensor;
 mod args;
 mod experiment;
 mod explain;

@@ -359,6 +359,11 @@ fn execute<const V3: bool>(
         } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
+        BarrierRed { a, .. } => {
+            flow::barrier(cx, at, warp)?;
+            cx.bar_red.add(&r[a.0 as usize], at.active);
+            return Ok(ControlFlow::Break(()));
+        }
         Exit => return flow::exit(at, warp).map(ControlFlow::Break),
         Shfl { .. } | Vote { .. } | ActiveMask { .. } | SyncWarp { .. } => {
             warpops::execute(cx, at, warp.live, r, inst)?
