@@ -285,7 +285,13 @@ fn every_cuda_launch_limit_is_checked_by_check_and_run() {
     ];
     for (g, b) in ok {
         let p = write("launch_ok.ron", &launch(g, b));
-        case(&["check", &p], 0, None, "");
+        // (Past the default --max-threads: the CUDA limits are what is tested here.)
+        case(
+            &["check", &p, "--max-threads", "18446744073709551615"],
+            0,
+            None,
+            "",
+        );
     }
     let bad = [
         ("[2147483648]", "[32]", "grid dimension x is 2147483648"),

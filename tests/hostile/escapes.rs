@@ -89,3 +89,20 @@ fn traces_and_explain_arguments_are_escaped() {
     let o = case(&["explain", &format!("tid{ESC}")], 2, None, "");
     clean(&o);
 }
+
+#[test]
+fn usage_errors_quote_arguments_escaped() {
+    for args in [
+        vec!["run", "programs/transpose.ron", "--banks", ESC],
+        vec!["run", "programs/transpose.ron", ESC],
+        vec![ESC],
+        vec!["sweep", "programs/transpose.ron", "--max-variants", ESC],
+    ] {
+        // (clap's plain rendering drops the escapes; on a terminal too since it is rendered
+        // plain.)
+        let o = case(&args, 2, None, "error:");
+        clean(&o);
+    }
+    // Help and version still print, exit 0.
+    case(&["--version"], 0, None, "");
+}

@@ -129,3 +129,33 @@ fn the_cap_is_the_users_to_set() {
     let (code, err) = with_cap("1000000000", &["access", &trace]);
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn kernel_files_of_ptx_and_cuda_programs_are_read_the_same_way() {
+    let src =
+        std::fs::read_to_string(crate::util::root().join("programs/cuda/matmul_n256_t32.ron"))
+            .unwrap();
+    let f = fifo("kernel.fifo");
+    for (i, (file, says)) in [
+        ("/dev/zero", "a device"),
+        (f.as_str(), "a FIFO"),
+        ("/tmp", "a directory"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let p = write(
+            &format!("ptx_from_{i}.ron"),
+            &src.replace("file: \"kernels.ptx\"", &format!("file: {file:?}")),
+        );
+        case(&["check", &p], 2, None, says);
+        let cu = src
+            .replace(
+                "ptx: (file: \"kernels.ptx\"",
+                &format!("cuda: (file: {file:?}"),
+            )
+            .replace("_Z6matmulILi32ELi0ELb0EEvPKfS1_Pfi", "matmul<32,0,false>");
+        let p = write(&format!("cu_from_{i}.ron"), &cu);
+        case(&["check", &p], 2, None, says);
+    }
+}

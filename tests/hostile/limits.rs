@@ -59,3 +59,31 @@ fn sweeps_past_what_can_run_are_refused() {
         "more than --max-variants 1000000",
     );
 }
+
+#[test]
+fn launches_past_max_threads_are_refused_up_front_and_the_flag_raises_it() {
+    let big = |g: &str, b: &str| {
+        format!("Program(name: \"l\", launch: (grid: {g}, block: {b}), body: [])\n")
+    };
+    let p = write(
+        "launch_huge.ron",
+        &big("[2147483647, 65535, 65535]", "[1024]"),
+    );
+    for cmd in ["check", "run", "sweep", "advise"] {
+        case(&[cmd, &p], 2, Some(&p), "threads in all");
+    }
+    // Just past the default, and at it.
+    let p = write("launch_past.ron", &big("[4194305]", "[1024]"));
+    case(&["check", &p], 2, Some(&p), "--max-threads");
+    let p = write("launch_at.ron", &big("[4194304]", "[1024]"));
+    case(&["check", &p], 0, None, "");
+    // Lowered and raised.
+    case(
+        &["run", "programs/transpose.ron", "--max-threads", "1000"],
+        2,
+        None,
+        "more than the 1000",
+    );
+    let p = write("launch_raised.ron", &big("[4194305]", "[1024]"));
+    case(&["check", &p, "--max-threads", "5000000000"], 0, None, "");
+}

@@ -77,8 +77,22 @@ fn main() -> ExitCode {
                 .build(),
         )
     }));
-    // clap prints its own usage errors and exits with code 2.
-    let cli = Cli::parse();
+    // clap's usage errors exit with code 2; they quote the arguments, so they are printed
+    // with control characters escaped (help and version as clap prints them).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            use std::io::Write;
+            let text = e.render().to_string();
+            let _ = write!(
+                std::io::stderr(),
+                "{}",
+                warpsim_kernel::escape::lines(&text)
+            );
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
     logging(tty);
     let result = match cli.command {
         Command::Access(args) => access::run(args),

@@ -164,10 +164,14 @@ fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
         let c = cuda::compile(req)?;
         return Ok((c.ptx_path, c.ptx, c.lowered, Some(c.cu)));
     }
-    let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
+    let text = warpsim_kernel::input::read_text_capped(
+        std::path::Path::new(&req.file),
+        warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+    )
+    .map_err(|e| KernelError::Launch {
         arg: None,
         message: format!("cannot read {}: {e}", req.file),
-        help: None,
+        help: Some(e.help()),
     })?;
     let src: Arc<str> = Arc::from(text.as_str());
     Ok((req.file.clone(), src, req.kernel.clone(), None))
