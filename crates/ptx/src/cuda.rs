@@ -267,7 +267,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
             help: Some(format!("the kernel is {sig}")),
         };
         match arg {
-            KernelArg::Int(_) if pointer => {
+            KernelArg::Int(_) | KernelArg::Float(_) if pointer => {
                 return Err(at(format!(
                     "parameter {} `{p}` is a pointer: pass a buffer (or a buffer plus an offset)",
                     i + 1
@@ -299,7 +299,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
                     )));
                 }
             }
-            KernelArg::Int(_) => {}
+            KernelArg::Int(_) | KernelArg::Float(_) => {}
         }
     }
     Ok(())
