@@ -252,6 +252,7 @@ fn cuda_errors_exit_2_with_the_reason() {
         "template",
         "device",
         "compile",
+        "compile_decl",
         "host",
         "header",
         "in_header",

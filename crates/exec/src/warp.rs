@@ -367,6 +367,11 @@ fn execute<const V3: bool>(
         } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
+        BarrierRed { a, .. } => {
+            flow::barrier(cx, at, warp)?;
+            cx.bar_red.add(&r[a.0 as usize], at.active);
+            return Ok(ControlFlow::Break(()));
+        }
         Clock { dst, wide } => {
             let v = at.steps;
             super::lanes::put(&mut r[dst.0 as usize], [v as u32; 32], at.active);

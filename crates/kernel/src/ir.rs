@@ -358,6 +358,10 @@ pub enum Inst {
     /// PTX `trap` or `brkpt` (CUDA's `__trap()`, `__brkpt()`): a fault at the instruction's
     /// source line in the first active lane, ending the run.
     Trap { brkpt: bool },
+    /// A barrier that also reduces `a != 0` over the block's threads (PTX `bar.red`,
+    /// `__syncthreads_count/and/or`): every live lane of every warp gets, in `dst`, how many
+    /// threads had it (`Popc`), 1 if all had it (`And`), 1 if any had it (`Or`).
+    BarrierRed { dst: Reg, a: Reg, op: BarRedOp },
     /// The end of the program: the warp is done.
     Exit,
 
@@ -711,6 +715,10 @@ impl Inst {
             }
             ActiveMask { dst } => f(dst, 1),
             Clock { dst, wide } => f(dst, 1 + *wide as u8),
+            BarrierRed { dst, a, .. } => {
+                f(dst, 1);
+                f(a, 1);
+            }
             Add64 { dst, a, b } | Sub64 { dst, a, b } | Mul64 { dst, a, b } => {
                 f(dst, 2);
                 f(a, 2);
@@ -914,6 +922,7 @@ impl fmt::Display for Inst {
                     if pred { ".pred" } else { "" }
                 ),
                 Vote { dst, mask, a, mode } => write!(f, "vote.{} {dst}, {mask}, {a}", mode.name()),
+                BarrierRed { dst, a, op } => write!(f, "bar.red.{} {dst}, {a}", op.name()),
                 Int64 { op, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", op.name()),
                 Cmp64 { cmp, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", cmp.name()),
                 Cvt64 {
@@ -1056,6 +1065,28 @@ impl ReduxOp {
             ReduxOp::And => x & y,
             ReduxOp::Or => x | y,
             ReduxOp::Xor => x ^ y,
+        }
+    }
+}
+
+/// Which reduction a [`Inst::BarrierRed`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `__syncthreads_count`: how many threads had it.
+    Popc,
+    /// `__syncthreads_and`: 1 if every thread had it.
+    And,
+    /// `__syncthreads_or`: 1 if some thread had it.
+    Or,
+}
+
+impl BarRedOp {
+    /// `popc`, `and`, `or` (PTX's names).
+    pub fn name(self) -> &'static str {
+        match self {
+            BarRedOp::Popc => "popc",
+            BarRedOp::And => "and",
+            BarRedOp::Or => "or",
         }
     }
 }

@@ -627,7 +627,14 @@ fn nvrtc_error(
             format!("{first}\nNVRTC's log:\n{rest}")
         }
     };
-    if let Some(e) = errors.iter().find(|e| e.file == "__nv_name_map") {
+    // A name-map error is NVRTC's own "no such kernel" only when the source itself compiled:
+    // a syntax error in the .cu (which may hide the kernel) is shown first, with NVRTC's log.
+    let source_errors = errors.iter().any(|e| e.file != "__nv_name_map");
+    if let Some(e) = errors
+        .iter()
+        .find(|e| e.file == "__nv_name_map")
+        .filter(|_| !source_errors)
+    {
         let expr = req.kernel.trim();
         let message = if e.message.contains("non-__global__") {
             format!(

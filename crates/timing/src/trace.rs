@@ -230,6 +230,9 @@ fn r1(r: Reg) -> Regs {
 
 fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     use Inst::*;
+    if let BarrierRed { dst, a, .. } = *inst {
+        return StaticInst::new(Class::Barrier, Some(r1(dst)), &[r1(a)]);
+    }
     if let Some(ops) = inst.operands() {
         let class = match inst {
             DivS { .. }

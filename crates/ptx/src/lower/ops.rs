@@ -1,12 +1,12 @@
 //! Lowerings beyond plain arithmetic: warp-level operations (`shfl.sync`, `vote.sync`,
-//! `activemask`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
+//! `activemask`, `bar.red`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
 //! [`PtxOp`]s), `mul.hi`, `popc`, bit fields and permutations (`clz brev bfind bfe prmt`,
 //! also [`PtxOp`]s), `copysign`, and predicate logic. Approximations (`ex2.approx`,
 //! `rsqrt.approx`, `sin.approx` …) are computed exactly rounded, which differs from the
 //! GPU's in the last bits (shared-memory counts do not depend on it).
 
 use super::{Err, Instr, Lower};
-use warpsim_kernel::ir::{Inst, Reg, ShflMode, VoteMode};
+use warpsim_kernel::ir::{BarRedOp, Inst, Reg, ShflMode, VoteMode};
 use warpsim_kernel::PtxOp;
 
 /// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
@@ -92,6 +92,7 @@ impl Lower<'_> {
             }
             ("setp", _) if super::compare::applies(ty) => self.setp(i),
             ("vote", _) => self.vote(i),
+            ("bar" | "barrier", _) if parts.contains(&"red") => self.bar_red(i),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
             ("mul", Some("hi")) if matches!(ty, "s32" | "u32") => self.mul_hi(off, ty, args),
@@ -323,6 +324,60 @@ impl Lower<'_> {
             a = t;
         }
         self.emit(Inst::Vote { dst, mask, a, mode });
+        Ok(())
+    }
+}
+
+impl Lower<'_> {
+    /// `bar.red.popc.u32 d, a{, b}, {!}c` and `bar.red.{and,or}.pred p, a{, b}, {!}c`
+    /// (`__syncthreads_count/and/or`): a barrier that reduces `c` over the block.
+    fn bar_red(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let red = parts.iter().position(|p| *p == "red").unwrap_or(0);
+        let rop = match (parts.get(red + 1).copied(), parts.get(red + 2).copied()) {
+            (Some("popc"), Some("u32")) => BarRedOp::Popc,
+            (Some("and"), Some("pred")) => BarRedOp::And,
+            (Some("or"), Some("pred")) => BarRedOp::Or,
+            _ => {
+                return Err((
+                    off,
+                    format!(
+                        "PTX instruction `{op}` is not supported (bar.red.popc.u32, \
+                         bar.red.and.pred and bar.red.or.pred are)"
+                    ),
+                ))
+            }
+        };
+        if !(3..=4).contains(&args.len()) {
+            return Err((
+                off,
+                format!(
+                    "`{op}` takes 3 or 4 operands (d, barrier, [threads,] {{!}}predicate), but \
+                     this one has {}",
+                    args.len()
+                ),
+            ));
+        }
+        if args.len() == 4 {
+            return Err((
+                off,
+                format!("`{op}` with a thread count is not supported (only whole blocks)"),
+            ));
+        }
+        let dst = self.dst(args, off)?;
+        let last = args[args.len() - 1].trim();
+        let (p, negated) = match last.strip_prefix('!') {
+            Some(p) => (p.trim(), true),
+            None => (last, false),
+        };
+        let mut a = self.val(p, 1, off)?;
+        if negated {
+            let t = self.alloc(1);
+            let one = self.konst(1, 1);
+            self.emit(Inst::Xor { dst: t, a, b: one });
+            a = t;
+        }
+        self.emit(Inst::BarrierRed { dst, a, op: rop });
         Ok(())
     }
 }
