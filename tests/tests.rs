@@ -21,6 +21,7 @@ mod nvrtc;
 mod pair_atomics;
 mod ptx;
 mod ptx_atomics;
+mod ptx_bitops;
 mod ptx_bits;
 mod ptx_calls;
 mod ptx_classic;

@@ -75,14 +75,26 @@ fn kernel_error(file: &str, e: KernelError) -> Diag {
 }
 
 /// The bits a scalar passes as for a PTX parameter of type `ty` (`.f32`, `.u32`, …).
-fn typed(file: &str, i: usize, ty: &str, v: Scalar) -> Result<i64, Diag> {
+fn typed(file: &str, i: usize, ty: &str, v: Scalar) -> Result<Typed, Diag> {
     let t = ty.trim_start_matches('.');
     let err = |m: String| launch_error(file, Some(i), m, None);
+    // A float parameter takes a float literal (the launch file's args are typed by the
+    // kernel's PTX parameters: `"1.5"` for a `.f32` is 1.5f); `{:?}` of an f64 reads back
+    // exactly, and an f32 widened to f64 is exact.
+    let float = |x: f64| -> Result<Typed, Diag> {
+        if !x.is_finite() {
+            return Err(err(format!(
+                "the kernel's parameter {} is a .{t}: warpsim takes a finite number, not {x}",
+                i + 1
+            )));
+        }
+        Ok(Typed::Float(format!("{x:?}")))
+    };
     match (t, v) {
-        ("f32", Scalar::Float(f)) => Ok(i64::from((f as f32).to_bits())),
-        ("f32", Scalar::Int(n)) => Ok(i64::from((n as f32).to_bits())),
-        ("f64", Scalar::Float(f)) => Ok(f.to_bits() as i64),
-        ("f64", Scalar::Int(n)) => Ok((n as f64).to_bits() as i64),
+        ("f32", Scalar::Float(f)) => float(f64::from(f as f32)),
+        ("f32", Scalar::Int(n)) => float(f64::from(n as f32)),
+        ("f64", Scalar::Float(f)) => float(f),
+        ("f64", Scalar::Int(n)) => float(n as f64),
         (_, Scalar::Float(f)) => Err(err(format!(
             "the kernel's parameter {} is a .{t}: pass an integer, not {f}",
             i + 1
@@ -110,9 +122,16 @@ fn typed(file: &str, i: usize, ty: &str, v: Scalar) -> Result<i64, Diag> {
                     i + 1
                 )));
             }
-            Ok(n as i64)
+            Ok(Typed::Int(n as i64))
         }
     }
+}
+
+/// A scalar argument as the launch file gives it: an integer (a define `ARGi`) or a float
+/// literal (in the args list itself: defines are integers).
+enum Typed {
+    Int(i64),
+    Float(String),
 }
 
 /// The program text of a launch (a RON program beside the kernel's file).
@@ -122,7 +141,7 @@ fn program_text(
     file_name: &str,
     kernel: &str,
     args: &[Arg],
-    scalars: &[(usize, i64)],
+    scalars: &[(usize, Typed)],
     macros: &[(String, i64)],
     grid: [u32; 3],
     block: [u32; 3],
@@ -133,7 +152,10 @@ fn program_text(
         .iter()
         .map(|(k, v)| format!("{}: {v}", q(k)))
         .collect();
-    defines.extend(scalars.iter().map(|(i, v)| format!("\"ARG{i}\": {v}")));
+    defines.extend(scalars.iter().filter_map(|(i, v)| match v {
+        Typed::Int(v) => Some(format!("\"ARG{i}\": {v}")),
+        Typed::Float(_) => None,
+    }));
     let mut buffers = Vec::new();
     let mut names = Vec::new();
     for (i, a) in args.iter().enumerate() {
@@ -143,7 +165,10 @@ fn program_text(
                 buffers.push(format!("(name: \"arg{i}\", ty: {elem:?}, len: {len})"));
                 names.push(format!("\"arg{i}\""));
             }
-            Arg::Scalar(_) => names.push(format!("\"ARG{i}\"")),
+            Arg::Scalar(_) => match scalars.iter().find(|s| s.0 == i) {
+                Some((_, Typed::Float(x))) => names.push(q(x)),
+                _ => names.push(format!("\"ARG{i}\"")),
+            },
         }
     }
     let macro_names: Vec<String> = macros.iter().map(|(k, _)| q(k)).collect();

@@ -32,6 +32,7 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+mod bitops;
 mod bits;
 pub mod diag;
 mod elem;
@@ -44,6 +45,7 @@ pub mod ir;
 pub mod narrow;
 mod program;
 
+pub use bitops::{BitOp, PrmtMode, TestKind};
 pub use bits::PtxOp;
 pub use diag::{Diag, Phase};
 pub use elem::{Elem, Init};

@@ -270,7 +270,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
             help: Some(format!("the kernel is {sig}")),
         };
         match arg {
-            KernelArg::Int(_) if pointer => {
+            KernelArg::Int(_) | KernelArg::Float(_) if pointer => {
                 return Err(at(format!(
                     "parameter {} `{p}` is a pointer: pass a buffer (or a buffer plus an offset)",
                     i + 1
@@ -302,7 +302,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
                     )));
                 }
             }
-            KernelArg::Int(_) => {}
+            KernelArg::Int(_) | KernelArg::Float(_) => {}
         }
     }
     Ok(())
@@ -630,7 +630,14 @@ fn nvrtc_error(
             format!("{first}\nNVRTC's log:\n{rest}")
         }
     };
-    if let Some(e) = errors.iter().find(|e| e.file == "__nv_name_map") {
+    // A name-map error is NVRTC's own "no such kernel" only when the source itself compiled:
+    // a syntax error in the .cu (which may hide the kernel) is shown first, with NVRTC's log.
+    let source_errors = errors.iter().any(|e| e.file != "__nv_name_map");
+    if let Some(e) = errors
+        .iter()
+        .find(|e| e.file == "__nv_name_map")
+        .filter(|_| !source_errors)
+    {
         let expr = req.kernel.trim();
         let message = if e.message.contains("non-__global__") {
             format!(

@@ -37,6 +37,10 @@ use std::sync::Arc;
 use warpsim_kernel::InstInfo;
 use warpsim_kernel::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
 
+/// Where a refused instruction's message sends the user.
+const COVERAGE: &str = "the book's \"PTX coverage\" page (docs/src/ptx-coverage.md) lists every \
+                        PTX instruction warpsim runs, and why each other one is refused";
+
 /// Compiles a kernel request: PTX, or CUDA through NVRTC (`cuda.rs`) and then its PTX.
 pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     let (file, src, kernel, cu_given) = ptx_of(req)?;
@@ -47,7 +51,15 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         let code = text.lines().nth(line as usize - 1).unwrap_or("").trim();
         Some(format!("it comes from {cu}:{line}: {code}"))
     };
-    let diag = |off: usize, m: String| kernel_diag(&file, &src, off, 1, m, from_cu(off));
+    let diag = |off: usize, m: String| {
+        // A refused instruction points at the coverage table, where each refusal says why.
+        let help = match (from_cu(off), m.contains("not supported")) {
+            (h, false) => h,
+            (Some(h), true) => Some(format!("{h}; {COVERAGE}")),
+            (None, true) => Some(COVERAGE.into()),
+        };
+        kernel_diag(&file, &src, off, 1, m, help)
+    };
     let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
     let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
         arg: None,

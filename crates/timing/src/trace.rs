@@ -275,7 +275,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             | DNeg { .. }
             | DAbs { .. }
             | DFma { .. } => Class::Fp64,
-            Shfl { .. } => Class::Shuffle,
+            Shfl { .. } | ShflC { .. } | Redux { .. } | Match { .. } => Class::Shuffle,
             _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();

@@ -43,7 +43,16 @@ impl Lower<'_> {
         let ty = parts.last().copied().unwrap_or("");
         let r = match (parts[0], parts.get(1).copied()) {
             ("shfl", _) => self.shfl(i),
+            ("redux", _) => self.redux(i),
+            ("mov", _) if args.get(1).is_some_and(|a| super::sync::clock(a).is_some()) => {
+                self.clock(i)
+            }
+            ("match", _) => self.match_sync(i),
             ("atom" | "red", _) => self.atomic(i),
+            _ if super::bitops::bit_op(parts).is_some() => {
+                let op = super::bitops::bit_op(parts)?;
+                self.bits(i, op)
+            }
             _ if super::wide::applies(parts) => self.wide(i),
             ("cvta", _) if parts.contains(&"local") => self.cvta_local(i),
             ("cvt", _) if super::convert::float_cvt_applies(parts) => self.float_cvt(i),
@@ -207,8 +216,8 @@ impl Lower<'_> {
     }
 
     /// `shfl.sync.MODE.b32 d[|p], a, b, c, membermask`: `c` packs the segment mask (bits
-    /// 8..12: `32 - width`) and the clamp; it must be a constant. The optional predicate
-    /// `p` (the source lane was in range) is not modelled: using it is an error.
+    /// 8..12: `32 - width`) and the clamp, a constant or a register; the optional predicate
+    /// `p` is whether the source lane was in range.
     fn shfl(&mut self, i: Instr) -> Result<(), Err> {
         let Instr(off, op, parts, args) = i;
         if !parts.contains(&"sync") {
@@ -230,44 +239,53 @@ impl Lower<'_> {
                 format!("`{op}` takes 5 operands (d, a, b, c, membermask)"),
             ));
         }
-        if let Some((_, p)) = args[0].split_once('|') {
-            if self.uses(p.trim()) {
-                return Err((
-                    off,
-                    format!(
-                        "`{op}`: the predicate `{}` (source lane in range) is not modelled",
-                        p.trim()
-                    ),
-                ));
-            }
-        }
-        let c = self.const_of(&args[3]).ok_or_else(|| {
-            (
-                off,
-                format!(
-                    "`{op}`: the clamp/segment operand `{}` must be a constant",
-                    args[3]
-                ),
-            )
-        })?;
-        let width = 32 - ((c >> 8) & 0x1f) as u32;
-        if !width.is_power_of_two() {
-            return Err((
-                off,
-                format!("`{op}`: segment width {width} is not a power of two"),
-            ));
-        }
+        let p = match args[0].split_once('|') {
+            Some((_, p)) if self.uses(p.trim()) => Some(p.trim()),
+            _ => None,
+        };
+        let width = self.const_of(&args[3]).and_then(|c| {
+            let w = 32 - ((c >> 8) & 0x1f) as u32;
+            let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+            (w.is_power_of_two() && c & 0x1f == clamp && c >> 13 == 0).then_some(w)
+        });
         let dst = self.dst(args, off)?;
         let a = self.val(&args[1], 1, off)?;
         let b = self.val(&args[2], 1, off)?;
         let mask = self.val(&args[4], 1, off)?;
-        self.emit(Inst::Shfl {
+        if let (Some(width), None) = (width, p) {
+            self.emit(Inst::Shfl {
+                dst,
+                mask,
+                a,
+                b,
+                mode,
+                width: width as u8,
+            });
+            return Ok(());
+        }
+        // A clamp/segment operand in a register (or not the one CUDA's width gives), or the
+        // predicate asked for: the general form, the predicate first (`d` may be an operand).
+        let c = self.val(&args[3], 1, off)?;
+        if let Some(p) = p {
+            let p = self.reg(p, off)?.0;
+            self.emit(Inst::ShflC {
+                dst: p,
+                mask,
+                a,
+                b,
+                c,
+                mode,
+                pred: true,
+            });
+        }
+        self.emit(Inst::ShflC {
             dst,
             mask,
             a,
             b,
+            c,
             mode,
-            width: width as u8,
+            pred: false,
         });
         Ok(())
     }
