@@ -219,6 +219,13 @@ fn rules(g: &Gpu) -> Vec<Rule> {
             "cycles",
         ),
         rule(
+            "compiler.hoist_window",
+            g.compiler.hoist_window as f64,
+            1.0,
+            crate::gpu::MAX_HOIST_WINDOW as f64,
+            "instructions",
+        ),
+        rule(
             "launch.icache_cold_cycles",
             la.icache_cold_cycles,
             0.0,

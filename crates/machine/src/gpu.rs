@@ -48,6 +48,32 @@ pub struct Gpu {
     pub barrier: Barrier,
     /// Kernel launch and block dispatch.
     pub launch: LaunchCost,
+    /// What the timing model assumes of the compiler that would build the kernel for this
+    /// GPU (warpsim's lowered code is not SASS).
+    #[serde(default)]
+    pub compiler: Compiler,
+}
+
+/// Assumptions about the code the GPU's compiler would emit, where warpsim's lowered code
+/// differs from SASS.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compiler {
+    /// How far ahead, in instructions of a warp's trace, a warp whose next instruction waits
+    /// may issue a later independent load or arithmetic instruction first, as the compiler
+    /// hoists loads and their address arithmetic (1: in program order only; at most
+    /// [`MAX_HOIST_WINDOW`]).
+    pub hoist_window: u32,
+}
+
+/// The largest [`Compiler::hoist_window`] the model can track (a bit per instruction ahead).
+pub const MAX_HOIST_WINDOW: u32 = 64;
+
+impl Default for Compiler {
+    /// A description without a `compiler` section: the H200 preset's assumption (24).
+    fn default() -> Self {
+        Compiler { hoist_window: 24 }
+    }
 }
 
 /// Per-SM residency limits.
@@ -370,5 +396,23 @@ mod tests {
             let e = Gpu::parse("x.ron", &src).unwrap_err();
             assert!(e.message.contains("global.dram_channels"), "{}", e.message);
         }
+        for bad in ["hoist_window: 0", "hoist_window: 65"] {
+            let src = H200_RON.replace("hoist_window: 24", bad);
+            let e = Gpu::parse("x.ron", &src).unwrap_err();
+            assert!(e.message.contains("compiler.hoist_window"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_description_without_a_compiler_section_gets_the_presets_assumption() {
+        let h = Gpu::h200();
+        let start = H200_RON
+            .find("    compiler: (")
+            .expect("the preset declares it");
+        let end = start + H200_RON[start..].find("),\n").unwrap() + 3;
+        let old = format!("{}{}", &H200_RON[..start], &H200_RON[end..]);
+        let g = Gpu::parse("old.ron", &old).unwrap();
+        assert_eq!(g.compiler, h.compiler);
+        assert_eq!(g.compiler.hoist_window, 24);
     }
 }
