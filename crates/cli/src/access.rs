@@ -429,12 +429,16 @@ fn ascii(rows: &[Row]) -> String {
         out.push('|');
         for (i, (c, w)) in c.iter().zip(&w).enumerate() {
             // Padded by hand: `format!`'s widths stop at 65,535 (a longer name panicked).
-            let pad = " ".repeat(w.saturating_sub(c.chars().count()));
-            let _ = if i < 2 {
-                write!(out, " {c}{pad} |")
+            let pad = std::iter::repeat_n(' ', w.saturating_sub(c.chars().count()));
+            out.push(' ');
+            if i < 2 {
+                out.push_str(c);
+                out.extend(pad);
             } else {
-                write!(out, " {pad}{c} |")
-            };
+                out.extend(pad);
+                out.push_str(c);
+            }
+            out.push_str(" |");
         }
         out.push('\n');
     };
