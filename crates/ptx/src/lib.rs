@@ -49,7 +49,8 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             message: format!("cannot read {}: {e}", req.file),
             help: None,
         })?;
-        let src: Arc<str> = Arc::from(text.as_str());
+        // (Without a UTF-8 byte order mark, as for program files.)
+        let src: Arc<str> = Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text));
         (req.file.clone(), src, req.kernel.clone(), None)
     };
     // In NVRTC's PTX, say which `.cu` line the PTX comes from.

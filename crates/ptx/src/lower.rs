@@ -1,6 +1,7 @@
 //! PTX statements → the executor's code: registers, operands, one lowering per opcode, and
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
+mod args;
 mod atomic;
 mod cfg;
 mod compare;
@@ -9,6 +10,7 @@ mod half;
 mod local;
 mod narrow;
 mod ops;
+mod unsupported;
 mod wide;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -226,6 +228,10 @@ pub fn lower(
                 ),
             ));
         }
+        if let KernelArg::Int(v) = arg {
+            args::check(*v, ty)
+                .map_err(|m| (usize::MAX - 1 - i, format!("parameter {}: {m}", i + 1)))?;
+        }
     }
     // ptxas's merging of shared accesses (merge.rs), unless the launch asks for the PTX as
     // written.
@@ -269,7 +275,7 @@ impl Lower<'_> {
             .iter()
             .find(|(b, _)| *b == base || *b == name)
             .map(|c| c.1)
-            .ok_or_else(|| (off, format!("register `{name}` is not declared")))?;
+            .ok_or_else(|| (off, unsupported::register(name)))?;
         let r = self.alloc(w);
         self.regs.insert(name.to_owned(), (r, w));
         Ok((r, w))
@@ -425,6 +431,9 @@ impl Lower<'_> {
                 return Ok(());
             }
             _ => {}
+        }
+        if let Some(m) = unsupported::instruction(name, op) {
+            return Err((off, m));
         }
         let dst_name = a(0).to_owned();
         let dst = self.reg(&dst_name, off)?.0;
@@ -685,7 +694,7 @@ impl Lower<'_> {
                     ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT)
                         .wrapping_add(offset.wrapping_mul(eb) as u64)
                 }
-                Some(KernelArg::Int(v)) => *v as u64,
+                Some(KernelArg::Int(v)) => args::bits(*v, &self.entry.params[k].1),
                 None => 0,
             };
             let src = self.konst(v, w);
