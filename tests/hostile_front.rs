@@ -94,3 +94,143 @@ fn bar_red_in_ptx_reduces_over_the_block() {
     let o = case(&["run", &p], 0, None, "");
     assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
 }
+
+/// A kernel `k(.param .u64 out, .param <ty> n)` whose body is `line` (line 12 of the file).
+fn one_line_ptx(file: &str, line: &str, ty: &str) -> String {
+    write(
+        file,
+        &format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 out, .param .{ty} n)\n{{\n\t.reg .pred %p<4>;\n\
+             \t.reg .b32 %r<9>;\n\t.reg .b64 %rd<8>;\n\t.shared .align 16 .b8 s[4096];\n\
+             \tld.param.u64 %rd2, [out];\n\tmov.u64 %rd5, s;\n\t{line}\n\tret;\n}}\n"
+        ),
+    )
+}
+
+/// Unsupported PTX is named as an unsupported instruction (or special register) at its line,
+/// not as "register `[%rd5]` is not declared" or an empty register name.
+#[test]
+fn unsupported_ptx_is_named_as_such() {
+    let cases = [
+        ("cp.async.ca.shared.global [%rd5], [%rd2], 16;", "an asynchronous copy"),
+        ("cp.async.commit_group;", "an asynchronous copy"),
+        (
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%rd5];",
+            "a warp-wide matrix load",
+        ),
+        (
+            "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd5], {%r4};",
+            "a warp-wide matrix load or store",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "a tensor-core matrix multiply",
+        ),
+        ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
+        (
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
+            "a bulk (TMA) asynchronous copy",
+        ),
+        ("mbarrier.init.shared.b64 [%rd5], 32;", "mbarrier"),
+        ("trap;", "a trap or breakpoint"),
+        ("tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1, %r1}];", "texture"),
+        ("mov.u64 %rd3, %clock64;", "special register `%clock64` is not supported"),
+        ("mov.u32 %r3, %clock;", "special register `%clock` is not supported"),
+        ("mov.u32 %r3, %smid;", "special register `%smid` is not supported"),
+        ("mov.u32 %r3, %lanemask_lt;", "special register `%lanemask_lt`"),
+        ("bar.red.max.u32 %r1, 0, %p1;", "bar.red.popc.u32"),
+        ("bar.red.popc.u32 %r1, 0, 64, %p1;", "with a thread count is not supported"),
+    ];
+    for (i, (line, says)) in cases.iter().enumerate() {
+        let ptx = format!("unsup{i}.ptx");
+        let path = one_line_ptx(&ptx, line, "u32");
+        let p = write(
+            &format!("unsup{i}.ron"),
+            &format!(
+                "Program(name: \"u\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"k\", args: \
+                 [\"out\", \"1\"]),\n)\n"
+            ),
+        );
+        let o = case(&["check", &p], 2, Some(&path), says);
+        assert!(o.stderr.contains(":12:"), "line 12: {}", o.stderr);
+        assert!(!o.stderr.contains("is not declared"), "{}", o.stderr);
+    }
+}
+
+/// Integer arguments are checked against their parameter's width (never wrapped; NVRTC declares
+/// `int` and `unsigned` alike, so either reading of the bits is accepted), and an integer for a
+/// float parameter is passed as that float.
+#[test]
+fn integer_arguments_are_range_checked() {
+    let refused = [
+        ("u32", "4294967296 + 32"),
+        ("s32", "4294967296"),
+        ("s16", "65536"),
+        ("u8", "256"),
+        ("u8", "-129"),
+    ];
+    for (i, (ty, arg)) in refused.iter().enumerate() {
+        let ptx = format!("arg{i}.ptx");
+        one_line_ptx(&ptx, "ld.param.u32 %r1, [n];", ty);
+        let p = write(
+            &format!("arg{i}.ron"),
+            &format!(
+                "Program(name: \"a\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"k\", args: \
+                 [\"out\", \"{arg}\"]),\n)\n"
+            ),
+        );
+        case(&["check", &p], 2, Some(&p), "out of its range");
+    }
+    // In range: the largest u32, and 3 for a float, stored as 3.0.
+    for (i, (ty, arg, want)) in [
+        ("u32", "4294967295", "4294967295"),
+        ("f32", "3", "1077936128"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let ptx = format!("argok{i}.ptx");
+        one_line_ptx(
+            &ptx,
+            "ld.param.u32 %r1, [n];\n\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 4;\n\
+             \tcvta.to.global.u64 %rd2, %rd2;\n\tadd.s64 %rd3, %rd2, %rd3;\n\tst.global.u32 [%rd3], %r1;",
+            ty,
+        );
+        let p = write(
+            &format!("argok{i}.ron"),
+            &format!(
+                "Program(name: \"a\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32, expect: \"{want}\")],\n    ptx: (file: \"{ptx}\", \
+                 kernel: \"k\", args: [\"out\", \"{arg}\"]),\n)\n"
+            ),
+        );
+        let o = case(&["run", &p], 0, None, "");
+        assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+    }
+}
+
+/// A UTF-8 byte order mark before a program or a PTX module is accepted (it was refused at
+/// 1:1), and positions after it stay exact.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let ptx = "\u{feff}.version 8.5\n.target sm_90\n.address_size 64\n\
+               .visible .entry k(.param .u64 out)\n{\n\t.reg .b64 %rd<4>;\n\tret;\n}\n";
+    write("bom.ptx", ptx);
+    let p = write(
+        "bom.ron",
+        "\u{feff}Program(name: \"b\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+         \"out\", ty: U32, len: 32)],\n    ptx: (file: \"bom.ptx\", kernel: \"k\", args: \
+         [\"out\"]),\n)\n",
+    );
+    case(&["check", &p], 0, None, "");
+    // An error after the mark: line 2, column 5 (`bogus`), not shifted by the mark's bytes.
+    let bad = write(
+        "bom_bad.ron",
+        "\u{feff}Program(name: \"b\", launch: (grid: [1], block: [32]),\n    bogus: 1,\n)\n",
+    );
+    let o = case(&["check", &bad], 2, Some(&bad), "");
+    assert!(o.stderr.contains(":2:5"), "{}", o.stderr);
+}

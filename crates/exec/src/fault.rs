@@ -496,7 +496,14 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
     let b = &cx.prog.buffers[m.array as usize];
     let vec = m.vec as u32;
     let width = b.elem.bytes() * vec;
-    let i = r[m.idx[0].0 as usize][l as usize] as i32 as i64;
+    // An index is signed for a buffer of up to 2^31 elements, unsigned past that (so
+    // `out[4294967294]` is not printed as `out[-2]`).
+    let raw = r[m.idx[0].0 as usize][l as usize];
+    let i = if b.len > i32::MAX as u64 {
+        raw as i64
+    } else {
+        raw as i32 as i64
+    };
     let what = vec_text(vec, b.elem);
     if i < 0 || (i + vec as i64 - 1) as u64 >= b.len {
         let reach = if vec > 1 {

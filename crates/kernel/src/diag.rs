@@ -390,7 +390,8 @@ pub fn read_program(path: &str) -> Result<Arc<str>, Diag> {
         )
     })?;
     match String::from_utf8(bytes) {
-        Ok(s) => Ok(s.into()),
+        // A UTF-8 byte order mark (editors on Windows write one) is not part of the text.
+        Ok(s) => Ok(s.strip_prefix('\u{feff}').unwrap_or(&s).into()),
         Err(e) => {
             let good = e.utf8_error().valid_up_to();
             let bad = e.as_bytes()[good];

@@ -185,7 +185,8 @@ fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
         message: format!("cannot read {}: {e}", req.file),
         help: Some(e.help()),
     })?;
-    let src: Arc<str> = Arc::from(text.as_str());
+    // (Without a UTF-8 byte order mark, as for program files.)
+    let src: Arc<str> = Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text));
     Ok((req.file.clone(), src, req.kernel.clone(), None))
 }
 

@@ -12,6 +12,7 @@ mod narrow;
 mod ops;
 mod params;
 mod sync;
+mod unsupported;
 mod wide;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -260,7 +261,7 @@ impl Lower<'_> {
             .iter()
             .find(|(b, _)| *b == base || *b == name)
             .map(|c| c.1)
-            .ok_or_else(|| (off, format!("register `{name}` is not declared")))?;
+            .ok_or_else(|| (off, unsupported::register(name)))?;
         let r = self.alloc(w);
         self.regs.insert(name.to_owned(), (r, w));
         Ok((r, w))
@@ -431,6 +432,9 @@ impl Lower<'_> {
             // nothing more; the merge model already ends a group at one.
             "membar" | "fence" if args.is_empty() => return Ok(()),
             _ => {}
+        }
+        if let Some(m) = unsupported::instruction(name, op) {
+            return Err((off, m));
         }
         let dst_name = a(0).to_owned();
         let dst = self.reg(&dst_name, off)?.0;
