@@ -4,6 +4,7 @@ mod bad_cli;
 mod calibration;
 mod classic;
 mod cli_access;
+mod cli_access_tensor;
 mod cli_explain;
 mod determinism;
 mod docs;

@@ -325,12 +325,29 @@ fn timing_changes_no_result_and_is_deterministic() {
         "issued_warp_instructions",
         "warp_cycles_per_issued_instruction",
         "stalls",
+        "stall_names",
         "shared_pipe_utilization",
         "conflict_cost_cycles",
     ] {
         assert!(!on["timing"][k].is_null(), "timing.{k} missing");
     }
-    assert_eq!(on["timing"].as_object().unwrap().len(), 11);
+    assert_eq!(on["timing"].as_object().unwrap().len(), 12);
+    // Both forms of every stall reason: the model's (Nsight's metric names) and the Source
+    // page's columns, with their "Not Issued" forms.
+    let names = on["timing"]["stall_names"].as_object().unwrap();
+    let stalls = on["timing"]["stalls"].as_object().unwrap();
+    assert_eq!(
+        names.keys().collect::<Vec<_>>(),
+        stalls.keys().collect::<Vec<_>>()
+    );
+    let mio = &names["mio_throttle"];
+    assert_eq!(
+        mio["metric"],
+        "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
+    );
+    assert_eq!(mio["source_page"], "stall_mio");
+    assert_eq!(mio["source_page_not_issued"], "stall_mio (Not Issued)");
+    assert!(names["selected"]["source_page_not_issued"].is_null());
     let one = {
         let mut c = crate::util::warpsim();
         c.env("RAYON_NUM_THREADS", "1").args([

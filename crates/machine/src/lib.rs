@@ -21,11 +21,15 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+mod check;
 mod gpu;
+mod locate;
 
+pub use check::MAX_CYCLES;
 pub use gpu::{
-    Barrier, GlobalMem, Gpu, IssueRate, Latency, LaunchCost, MemoryQueue, Residency, SharedPipe,
-    AUTO_SAMPLE_MAX, AUTO_SAMPLE_MIN_SMS, AUTO_SAMPLE_WAVES, H200_RON,
+    Barrier, Compiler, GlobalMem, Gpu, IssueRate, Latency, LaunchCost, MemoryQueue, Residency,
+    SharedPipe, AUTO_SAMPLE_MAX, AUTO_SAMPLE_MIN_SMS, AUTO_SAMPLE_WAVES, H200_RON,
+    MAX_HOIST_WINDOW,
 };
 
 use warpsim_kernel::{Diag, Phase, MAX_SHARED_LIMIT};

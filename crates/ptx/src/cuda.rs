@@ -52,8 +52,11 @@ fn launch(message: String, help: Option<String>) -> KernelError {
 
 /// Compiles the kernel of a `cuda:` request to PTX.
 pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
-    let text = std::fs::read_to_string(&req.file)
-        .map_err(|e| launch(format!("cannot read {}: {e}", req.file), None))?;
+    let text = warpsim_kernel::input::read_text_capped(
+        std::path::Path::new(&req.file),
+        warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+    )
+    .map_err(|e| launch(format!("cannot read {}: {e}", req.file), Some(e.help())))?;
     let src: Arc<str> = Arc::from(text.as_str());
     let base = std::path::Path::new(&req.file)
         .file_name()

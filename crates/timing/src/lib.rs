@@ -63,6 +63,31 @@ impl Stalls {
     }
 }
 
+/// What Nsight Compute calls each of the model's warp states (the JSON `stall_names` object):
+/// per reason, its Warp State Statistics metric, its Source page column (all samples) and that
+/// column's "Not Issued" form (`null` for `selected` and `not_selected`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StallNames;
+
+impl Serialize for StallNames {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Names {
+            metric: String,
+            source_page: &'static str,
+            source_page_not_issued: Option<&'static str>,
+        }
+        s.collect_map(REASONS.iter().map(|r| {
+            let names = Names {
+                metric: r.metric(),
+                source_page: r.source_page_name(),
+                source_page_not_issued: r.not_issued_name(),
+            };
+            (r.name(), names)
+        }))
+    }
+}
+
 /// The modelled time of a run (the JSON `timing` object).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Timing {
@@ -87,6 +112,8 @@ pub struct Timing {
     /// Per warp state, warp-cycles per issued instruction
     /// (`smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`).
     pub stalls: Stalls,
+    /// Nsight Compute's names of the reasons in `stalls` (a fixed table).
+    pub stall_names: StallNames,
     /// Busy cycles of the shared pipes over active cycles of their SMs.
     pub shared_pipe_utilization: f64,
     /// Elapsed cycles minus those of the same events with every shared access at its
@@ -301,6 +328,7 @@ fn timing(gpu: &Gpu, o: Outcome, ideal: &Outcome) -> Timing {
             total as f64 / issued
         },
         stalls: Stalls(stalls),
+        stall_names: StallNames,
         shared_pipe_utilization: if active == 0 {
             0.0
         } else {

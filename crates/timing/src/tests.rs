@@ -2,6 +2,8 @@
 
 use super::*;
 
+mod hoist;
+
 /// The H200 without launch costs and with every DRAM read at the mean latency, so that cycles
 /// are the instructions' own.
 fn bare() -> Gpu {

@@ -125,9 +125,14 @@ impl Loader<'_> {
         let dir = Path::new(self.path).parent().unwrap_or(Path::new(""));
         let file = dir.join(&k.file.text);
         if !file.is_file() {
+            use warpsim_kernel::input::{open_regular, InputError};
+            let message = match open_regular(&file) {
+                Err(e @ InputError::NotRegular(_)) => format!("{}: {e}", file.display()),
+                _ => format!("no such file: {}", file.display()),
+            };
             return Err(self.err_text(
                 &k.file,
-                format!("no such file: {}", file.display()),
+                message,
                 Some("the kernel's file is named relative to the program file".into()),
             ));
         }

@@ -380,9 +380,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     w.advance(regs);
     w.since = t + 1;
     let r = &mut sm.ready[s as usize];
-    next_inst(
-        &cx.dec, &cx.srcs, &cx.masks, w, regs, r, min_next, min_reason,
-    );
+    next_inst(cx, w, regs, r, min_next, min_reason);
     if w.state == St::Exited {
         // The warp's trace ended without an `Exit`: all its threads left with `Return`.
         let b = w.blk as usize;
@@ -427,16 +425,7 @@ fn release_barrier(cx: &mut Cx, sm: &mut Sm, smi: u32, b: usize, t: u64, bar: u6
         let r = &mut sm.ready[ws as usize];
         let n = cx.nregs;
         let regs = &sm.regs[ws as usize * n..(ws as usize + 1) * n];
-        next_inst(
-            &cx.dec,
-            &cx.srcs,
-            &cx.masks,
-            w,
-            regs,
-            r,
-            release,
-            Reason::NotSelected,
-        );
+        next_inst(cx, w, regs, r, release, Reason::NotSelected);
         let r = *r;
         let nsp = sm.sp.len();
         let sp = &mut sm.sp[ws as usize % nsp];

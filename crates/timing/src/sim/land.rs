@@ -169,7 +169,7 @@ pub(super) fn rechoose(cx: &Cx, sm: &mut Sm, s: usize, from: u64) {
     }
     let regs = &sm.regs[s * nregs..(s + 1) * nregs];
     let mut r = 0;
-    super::pick::next_inst(&cx.dec, &cx.srcs, &cx.masks, w, regs, &mut r, min, why);
+    super::pick::next_inst(cx, w, regs, &mut r, min, why);
     wake(sm, s, r);
 }
 

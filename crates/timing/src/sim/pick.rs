@@ -45,9 +45,6 @@ fn deps(
     }
 }
 
-/// How far ahead a load may be hoisted (instructions of the warp's trace).
-const WINDOW: u32 = 24;
-
 /// Sets which instruction the warp issues next and when (no earlier than `min_next`, in
 /// state `min_reason` until then): the next in program order when its registers are ready,
 /// else a later instruction whose operands are ready sooner, as the GPU's compiler schedules
@@ -60,20 +57,21 @@ const WINDOW: u32 = 24;
 /// it has issued ([`Warp::advance`]), so the instructions passed over do not wait for it.
 ///
 /// The call's bounds and result are kept in the warp ([`Warp::nx`]) so that a window can
-/// make it again once the marks of its loads are priced ([`super::window`]).
-#[allow(clippy::too_many_arguments)]
+/// make it again once the marks of its loads are priced ([`super::window`]). How far ahead it
+/// looks is the GPU description's assumption (`compiler.hoist_window`).
 #[inline]
 pub(super) fn next_inst(
-    dec: &[Dec],
-    srcs: &[u32],
-    masks: &[Masks],
+    cx: &Cx,
     w: &mut Warp,
     regs: &[u64],
     ready_at: &mut u64,
     min_next: u64,
     min_reason: Reason,
 ) {
-    choose(dec, srcs, masks, w, regs, ready_at, min_next, min_reason);
+    let window = cx.gpu.compiler.hoist_window;
+    choose(
+        &cx.dec, &cx.srcs, &cx.masks, window, w, regs, ready_at, min_next, min_reason,
+    );
     w.nx = (min_next, min_reason, *ready_at);
 }
 
@@ -83,6 +81,7 @@ fn choose(
     dec: &[Dec],
     srcs: &[u32],
     masks: &[Masks],
+    window: u32,
     w: &mut Warp,
     regs: &[u64],
     ready_at: &mut u64,
@@ -129,7 +128,7 @@ fn choose(
     let evs = &w.trace.warps[w.wi as usize].ev;
     let base = w.cur as usize;
     let mut prev = ev.pc as usize;
-    for i in 1..WINDOW {
+    for i in 1..window {
         if w.ahead & (1 << i) != 0 {
             continue;
         }
