@@ -312,17 +312,26 @@ fn docs_readme_is_short_and_states_the_test_command() {
         n <= README_MAX_LINES,
         "README.md has {n} lines; keep it to {README_MAX_LINES} and move the rest to docs/src"
     );
-    // .ci/run runs "the README's one test command".
+    // .ci/run runs "the README's one test command": scripts/test.sh, which runs the whole
+    // workspace's cargo tests (and then the Python package's).
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
     let cmd = ci
         .lines()
         .rev()
-        .find(|l| l.starts_with("cargo test"))
-        .expect(".ci/run runs a cargo test command");
+        .find(|l| l.starts_with("cargo test") || l.starts_with("scripts/test"))
+        .expect(".ci/run runs a test command");
     assert!(
         text.contains(cmd),
         "README.md does not state .ci/run's test command `{cmd}`"
     );
+    if let Some(script) = cmd.strip_prefix("scripts/") {
+        let s = std::fs::read_to_string(root().join("scripts").join(script)).unwrap();
+        assert!(
+            s.lines()
+                .any(|l| l.starts_with("cargo test --workspace --locked")),
+            "scripts/{script} does not run cargo test --workspace --locked"
+        );
+    }
 }
 
 #[test]

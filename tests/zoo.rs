@@ -22,19 +22,10 @@ const DIFFERS: &[(&str, &str)] = &[];
 
 /// Launches whose results are not checked, or not expected to match a CPU reference: (name,
 /// why). Their counters must still equal the H200's.
-const UNVERIFIED: &[(&str, &str)] = &[
-    (
-        "softmax_row",
-        "no `expect` (exponentials of the GPU's approximations)",
-    ),
-    (
-        "reduce6_i32",
-        "its last warp sum shuffles down from lanes outside the member mask (offsets from \
-         warpSize / 2, not from the 8 members): undefined in CUDA; warpsim reads those lanes' \
-         PTX registers, which here hold the first stage's sums (in the f32 and f64 forms \
-         the shuffled value is a fresh register, still 0 in those lanes)",
-    ),
-];
+const UNVERIFIED: &[(&str, &str)] = &[(
+    "softmax_row",
+    "no `expect` (exponentials of the GPU's approximations)",
+)];
 
 /// The H200's columns of zoo_kernels.tsv, in the order of [`SHARED_COUNTERS`].
 const COLUMNS: [&str; 9] = [

@@ -4,8 +4,10 @@
 //! `atom.OP[.TYPE]` or `red.OP[.TYPE]`, `width` 1, 2, 4, 8 or 16 bytes (4 or 8 for atomics),
 //! `oN` lane N's byte offset into shared memory (`-1` or `_`: lane inactive). `#` starts a
 //! comment; blank lines are skipped. This is the format of `tests/fixtures/h200/patterns.txt`
-//! and `narrow_patterns.txt`.
+//! and `narrow_patterns.txt`. `ldmatrix`/`stmatrix` and `cp.async` lines have formats of their
+//! own (module `access_tensor`).
 
+use crate::access_tensor;
 use crate::args::{Format, MachineArgs, OutputArgs, TraceFormats};
 use crate::print;
 use comfy_table::{presets, CellAlignment, Table};
@@ -30,20 +32,44 @@ pub struct Args {
 
 /// One priced line of the trace. For an atomic, `wavefronts` and `bank_conflicts` are Nsight's
 /// atomic counters; a compare-and-swap loop (`atom.add.f32`, 64-bit `add`) also has the loop's
-/// loads (Nsight counts them as loads) and its trips.
-#[derive(Serialize)]
-struct Row {
-    name: String,
-    op: String,
-    width: u32,
-    wavefronts: u32,
-    bank_conflicts: u32,
+/// loads (Nsight counts them as loads) and its trips. For `ldsm`/`stsm`/`cp.async`,
+/// `wavefronts` and `bank_conflicts` are the Source page's, beside Nsight's "ideal" and the
+/// hardware counters (and, for `cp.async`, the global sectors and tag requests).
+#[derive(Serialize, Default)]
+pub(crate) struct Row {
+    pub name: String,
+    pub op: String,
+    pub width: u32,
+    pub wavefronts: u32,
+    pub bank_conflicts: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    load_wavefronts: Option<u32>,
+    pub load_wavefronts: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    load_bank_conflicts: Option<u32>,
+    pub load_bank_conflicts: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    atoms_executed: Option<u32>,
+    pub atoms_executed: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hw_wavefronts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hw_bank_conflicts: Option<u32>,
+}
+
+/// What is wrong with a trace line, and where (the column, where one field is at fault).
+pub(crate) struct LineError {
+    pub col: Option<usize>,
+    pub msg: String,
+}
+
+impl From<String> for LineError {
+    fn from(msg: String) -> Self {
+        LineError { col: None, msg }
+    }
 }
 
 /// One access of the trace, as read.
@@ -62,8 +88,9 @@ const FORMAT: &str = "write `name ld|st|atom.OP|red.OP 1|2|4|8|16 o0 … o31`: a
                       kind, the width in bytes and 32 byte offsets, `-1` or `_` for an inactive \
                       lane";
 
-/// Largest trace read, in bytes (256 MiB): a bigger or endless one (`/dev/zero`, `yes`) is
-/// refused once this much has been read.
+/// Largest trace read by default, in bytes (256 MiB; `WARPSIM_MAX_FILE_BYTES` sets another):
+/// a bigger or endless one (`yes |`) is refused once this much has been read; a file that is
+/// not a regular file (`/dev/zero`, a FIFO) is refused unread.
 pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// Tables of more rows than this are drawn without comfy-table (which keeps every cell as
@@ -81,13 +108,22 @@ pub fn run(args: Args) -> miette::Result<()> {
             s
         }
         Format::Tsv => {
-            let mut s = String::from("name\top\twidth\twavefronts\tbank_conflicts\n");
+            let extra = extra_columns(&rows);
+            let mut s = String::from("name\top\twidth\twavefronts\tbank_conflicts");
+            for h in &EXTRA_HEAD[..extra] {
+                let _ = write!(s, "\t{h}");
+            }
+            s.push('\n');
             for r in &rows {
-                let _ = writeln!(
+                let _ = write!(
                     s,
                     "{}\t{}\t{}\t{}\t{}",
                     r.name, r.op, r.width, r.wavefronts, r.bank_conflicts
                 );
+                for c in &extra_cells(r)[..extra] {
+                    let _ = write!(s, "\t{c}");
+                }
+                s.push('\n');
             }
             s
         }
@@ -99,16 +135,18 @@ pub fn run(args: Args) -> miette::Result<()> {
 /// Reads the trace (`-`: stdin) a line at a time, at most [`MAX_TRACE_BYTES`], and prices
 /// each access; returns the rows, or every malformed line (up to [`MAX_ERRORS`]).
 fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
-    let label = if trace == "-" { "<stdin>" } else { trace };
+    let shown = warpsim_kernel::escape::text(trace);
+    let label: &str = if trace == "-" { "<stdin>" } else { &shown };
     let input: Box<dyn Read> = if trace == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(
-            std::fs::File::open(trace)
-                .map_err(|e| miette!("cannot read the trace {trace}: {e}"))?,
+            warpsim_kernel::input::open_regular(std::path::Path::new(trace))
+                .map_err(|e| miette!(help = e.help(), "cannot read the trace {label}: {e}"))?,
         )
     };
-    let mut input = std::io::BufReader::new(input.take(MAX_TRACE_BYTES + 1));
+    let max = warpsim_kernel::input::cap(MAX_TRACE_BYTES);
+    let mut input = std::io::BufReader::new(input.take(max.saturating_add(1)));
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     let mut bad = 0usize;
@@ -123,11 +161,14 @@ fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
             break;
         }
         total += n as u64;
-        if total > MAX_TRACE_BYTES {
+        if total > max {
             return Err(miette!(
-                help = "split the trace into files of at most 256 MiB",
-                "{label}: the trace is larger than {MAX_TRACE_BYTES} bytes (256 MiB), the most \
-                 warpsim reads"
+                help = format!(
+                    "split the trace into smaller files, or set {} to its size in bytes",
+                    warpsim_kernel::input::MAX_FILE_BYTES_VAR
+                ),
+                "{label}: the trace is larger than {max} bytes ({}), the most warpsim reads",
+                warpsim_kernel::input::human(max)
             ));
         }
         let line = match std::str::from_utf8(&buf) {
@@ -147,7 +188,11 @@ fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
             Err(what) => {
                 bad += 1;
                 if errors.len() < MAX_ERRORS {
-                    errors.push(format!("{label}:{i}: {what}"));
+                    let e = match what.col {
+                        Some(col) => format!("{label}:{i}:{col}: {}", what.msg),
+                        None => format!("{label}:{i}: {}", what.msg),
+                    };
+                    errors.push(warpsim_kernel::escape::text(&e).into_owned());
                 }
             }
         }
@@ -163,7 +208,11 @@ fn read_and_price(trace: &str, geom: &Geometry) -> miette::Result<Vec<Row>> {
 
 /// Prices one line: `None` for a blank or comment line, `Err` with what is wrong and what to
 /// write instead.
-fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
+fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, LineError> {
+    let fields = access_tensor::fields(line.split('#').next().unwrap_or(""));
+    if fields.len() >= 2 && access_tensor::is_tensor(fields[1].1) {
+        return access_tensor::price(geom, &fields).map(Some);
+    }
     let Some(access) = parse(line)? else {
         return Ok(None);
     };
@@ -174,9 +223,7 @@ fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, String> {
         width: w,
         wavefronts: 0,
         bank_conflicts: 0,
-        load_wavefronts: None,
-        load_bank_conflicts: None,
-        atoms_executed: None,
+        ..Row::default()
     };
     match access.op {
         AccessKind::Plain(op) => {
@@ -273,6 +320,49 @@ fn number(s: &str) -> Option<u32> {
     }
 }
 
+/// The columns `ldsm`/`stsm`/`cp.async` rows add (shown only when the trace has such a row).
+const EXTRA_HEAD: [&str; 5] = [
+    "ideal",
+    "sectors",
+    "tags",
+    "hw_wavefronts",
+    "hw_bank_conflicts",
+];
+
+/// How many of [`EXTRA_HEAD`] the rows need: all or none.
+fn extra_columns(rows: &[Row]) -> usize {
+    if rows.iter().any(|r| r.ideal.is_some()) {
+        EXTRA_HEAD.len()
+    } else {
+        0
+    }
+}
+
+/// A row's cells of [`EXTRA_HEAD`] (`-` where it has none).
+fn extra_cells(r: &Row) -> [String; 5] {
+    [
+        r.ideal,
+        r.sectors,
+        r.tags,
+        r.hw_wavefronts,
+        r.hw_bank_conflicts,
+    ]
+    .map(|v| v.map_or_else(|| "-".to_string(), |v| v.to_string()))
+}
+
+/// A row's cells, the first five and then `extra` of [`EXTRA_HEAD`].
+fn cells(r: &Row, extra: usize) -> Vec<String> {
+    let mut c = vec![
+        warpsim_kernel::escape::text(&r.name).into_owned(),
+        r.op.to_string(),
+        r.width.to_string(),
+        with_loads(r.wavefronts, r.load_wavefronts),
+        with_loads(r.bank_conflicts, r.load_bank_conflicts),
+    ];
+    c.extend(extra_cells(r).into_iter().take(extra));
+    c
+}
+
 fn table(rows: &[Row], tty: bool) -> String {
     let sum = |f: &dyn Fn(&Row) -> u32| rows.iter().map(|r| f(r) as u64).sum::<u64>();
     let loads = sum(&|r| r.load_wavefronts.unwrap_or(0));
@@ -288,28 +378,39 @@ fn table(rows: &[Row], tty: bool) -> String {
     } else {
         ascii(rows)
     };
+    let copies: Vec<&Row> = rows.iter().filter(|r| r.tags.is_some()).collect();
+    let copies = if copies.is_empty() {
+        String::new()
+    } else {
+        let sum = |f: &dyn Fn(&Row) -> Option<u32>| {
+            copies.iter().map(|r| f(r).unwrap_or(0) as u64).sum::<u64>()
+        };
+        format!(
+            "cp.async ({}): {} sectors; on the hardware counters {} wavefronts (in the shared \
+             total), {} bank conflicts (op_ldgsts)\n",
+            copies.len(),
+            sum(&|r| r.sectors),
+            sum(&|r| r.hw_wavefronts),
+            sum(&|r| r.hw_bank_conflicts)
+        )
+    };
     format!(
-        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n",
+        "{t}\n{} access{}: {wavefronts} wavefronts, {conflicts} bank conflicts{of_loops}\n{copies}",
         rows.len(),
         if rows.len() == 1 { "" } else { "es" }
     )
 }
 
+/// The first five columns of every table.
+const HEAD: [&str; 5] = ["name", "op", "width", "wavefronts", "bank_conflicts"];
+
 /// The table in comfy-table's `ASCII_FULL_CONDENSED` style, drawn straight into one string.
 fn ascii(rows: &[Row]) -> String {
-    const HEAD: [&str; 5] = ["name", "op", "width", "wavefronts", "bank_conflicts"];
-    let cells = |r: &Row| {
-        [
-            r.name.clone(),
-            r.op.to_string(),
-            r.width.to_string(),
-            with_loads(r.wavefronts, r.load_wavefronts),
-            with_loads(r.bank_conflicts, r.load_bank_conflicts),
-        ]
-    };
-    let mut w = HEAD.map(|h| h.chars().count());
+    let extra = extra_columns(rows);
+    let head: Vec<&str> = HEAD.iter().chain(&EXTRA_HEAD[..extra]).copied().collect();
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for r in rows {
-        for (w, c) in w.iter_mut().zip(cells(r)) {
+        for (w, c) in w.iter_mut().zip(cells(r, extra)) {
             *w = (*w).max(c.chars().count());
         }
     }
@@ -324,22 +425,28 @@ fn ascii(rows: &[Row]) -> String {
         s.push_str("+\n");
         s
     };
-    let line = |out: &mut String, c: [String; 5]| {
+    let line = |out: &mut String, c: Vec<String>| {
         out.push('|');
-        for (i, (c, w)) in c.iter().zip(w).enumerate() {
-            let _ = if i < 2 {
-                write!(out, " {c:<w$} |")
+        for (i, (c, w)) in c.iter().zip(&w).enumerate() {
+            // Padded by hand: `format!`'s widths stop at 65,535 (a longer name panicked).
+            let pad = std::iter::repeat_n(' ', w.saturating_sub(c.chars().count()));
+            out.push(' ');
+            if i < 2 {
+                out.push_str(c);
+                out.extend(pad);
             } else {
-                write!(out, " {c:>w$} |")
-            };
+                out.extend(pad);
+                out.push_str(c);
+            }
+            out.push_str(" |");
         }
         out.push('\n');
     };
     let mut out = rule('-', '+');
-    line(&mut out, HEAD.map(String::from));
+    line(&mut out, head.iter().map(|h| h.to_string()).collect());
     out.push_str(&rule('=', '='));
     for r in rows {
-        line(&mut out, cells(r));
+        line(&mut out, cells(r, extra));
     }
     out.push_str(&rule('-', '+'));
     out.pop();
@@ -353,17 +460,12 @@ fn comfy(rows: &[Row], tty: bool) -> String {
     } else {
         presets::ASCII_FULL_CONDENSED
     });
-    t.set_header(["name", "op", "width", "wavefronts", "bank_conflicts"]);
+    let extra = extra_columns(rows);
+    t.set_header(HEAD.iter().chain(&EXTRA_HEAD[..extra]));
     for r in rows {
-        t.add_row([
-            r.name.clone(),
-            r.op.to_string(),
-            r.width.to_string(),
-            with_loads(r.wavefronts, r.load_wavefronts),
-            with_loads(r.bank_conflicts, r.load_bank_conflicts),
-        ]);
+        t.add_row(cells(r, extra));
     }
-    for col in 2..5 {
+    for col in 2..5 + extra {
         if let Some(c) = t.column_mut(col) {
             c.set_cell_alignment(CellAlignment::Right);
         }

@@ -40,6 +40,10 @@ pub struct LoadArgs {
     /// ptxas's merging into 8- and 16-byte accesses (README, "ptxas merging").
     #[arg(long)]
     pub no_merge: bool,
+    /// Most threads a launch may have in all (blocks × threads a block); a larger launch is
+    /// refused while loading, before anything runs (every thread is emulated).
+    #[arg(long, value_name = "N", default_value_t = Options::default().max_threads)]
+    pub max_threads: u64,
     /// Most warp instructions one block may execute before it counts as a runaway loop
     /// (the commands that run the program).
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
@@ -62,6 +66,7 @@ impl LoadArgs {
             shared_limit: self.shared_limit.unwrap_or(machine.shared_limit()),
             max_buffer_bytes: self.max_memory,
             no_merge: self.no_merge,
+            max_threads: self.max_threads,
             ..Options::default()
         }
     }

@@ -34,8 +34,10 @@ pub struct SweepArgs {
     #[arg(long)]
     no_verify: bool,
     /// Most variants (the product of all value counts) a sweep may have; a larger sweep is
-    /// refused before anything runs.
-    #[arg(long, value_name = "N", default_value_t = experiment::MAX_VARIANTS)]
+    /// refused before anything runs. At most 1,000,000 (the variants are listed before the
+    /// first runs).
+    #[arg(long, value_name = "N", default_value_t = experiment::MAX_VARIANTS,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_VARIANTS_CEILING))]
     max_variants: u64,
 }
 
@@ -64,6 +66,9 @@ fn read(program: &str) -> Result<std::sync::Arc<str>, Diag> {
     warpsim_kernel::diag::read_program(program)
 }
 
+/// The most `--max-variants` may allow.
+const MAX_VARIANTS_CEILING: u64 = 1_000_000;
+
 /// Most values one `FIRST..LAST` range of `sweep --define` may have.
 const MAX_RANGE: i64 = 4096;
 
@@ -77,7 +82,10 @@ fn parse_values(program: &str, s: &str) -> Result<(String, Vec<i64>), Diag> {
         if let Some((a, b)) = part.split_once("..") {
             let (_, lo) = parse_define(program, &format!("{name}={a}"))?;
             let (_, hi) = parse_define(program, &format!("{name}={}", b.trim_start_matches('=')))?;
-            if hi < lo || hi - lo >= MAX_RANGE {
+            if hi
+                .checked_sub(lo)
+                .is_none_or(|d| !(0..MAX_RANGE).contains(&d))
+            {
                 return Err(Diag::file(
                     Phase::Check,
                     program,
@@ -132,7 +140,8 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         .into());
     }
     if let Some(path) = &args.svg {
-        crate::check_output(path, "SVG")?;
+        let inputs = crate::output::inputs(p, &args.machine.gpu);
+        crate::output::check_output(path, "SVG", &inputs)?;
     }
     let base = args.load.options(&machine, Vec::new());
     let variants = experiment::variants(&spec);
@@ -154,14 +163,7 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         let svg = experiment::sweep_svg(&title, &rows).map_err(|e| {
             Diag::file(Phase::Runtime, p, format!("cannot draw the SVG: {e}"), None)
         })?;
-        std::fs::write(path, svg).map_err(|e| {
-            Diag::file(
-                Phase::Runtime,
-                &path.display().to_string(),
-                format!("cannot write the SVG: {e}"),
-                Some("check that the directory exists and is writable".into()),
-            )
-        })?;
+        crate::output::write_output(path, "SVG", svg.as_bytes())?;
     }
     // (RowFormats: a table, CSV or JSON.)
     print(&match args.output.format {

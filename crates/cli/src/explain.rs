@@ -110,12 +110,16 @@ fn error(src: &str, span: Span, message: String, label: &str, help: &str) -> mie
     let column = src[..start].chars().count() + 1;
     // A caret needs a character to stand under: point past the end at an added space.
     let len = (end.clamp(start, src.len()) - start).max(1);
-    let mut shown = src.to_string();
-    if start + len > src.len() {
+    // Control characters shown escaped, the span moved past the escapes.
+    let end = (start + len).min(src.len());
+    let (mut shown, before) = warpsim_kernel::escape::line_keeping(src, start);
+    let added = warpsim_kernel::escape::line_keeping(src, end).1 - before;
+    let (start, len) = (start + before, len + added);
+    if start + len > shown.len() {
         shown.push(' ');
     }
     ExprError {
-        message,
+        message: warpsim_kernel::escape::text(&message).into_owned(),
         column,
         src: NamedSource::new("EXPR", shown),
         span: (start, len).into(),

@@ -8,10 +8,12 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod access;
+mod access_tensor;
 mod args;
 mod experiment;
 mod explain;
 mod explain_atomic;
+mod output;
 mod run;
 
 /// The environment variables warpsim reads, for `--help`.
@@ -19,7 +21,10 @@ const ENVIRONMENT: &str = "Environment:
   WARPSIM_NVRTC   libnvrtc.so.12 for `cuda:` programs (default: the library path, then
                   pip's nvidia-cuda-nvrtc-cu12 in Python's site-packages)
   WARPSIM_CACHE   folder of NVRTC's cached PTX (default: $XDG_CACHE_HOME/warpsim or
-                  ~/.cache/warpsim)";
+                  ~/.cache/warpsim)
+  WARPSIM_MAX_FILE_BYTES
+                  the most bytes read of any input file (default: programs 64 MiB,
+                  traces 256 MiB, GPU descriptions 1 MiB)";
 
 /// Warp-level SIMT emulator that prices every shared-memory access like an NVIDIA H200.
 #[derive(Parser)]
@@ -72,8 +77,22 @@ fn main() -> ExitCode {
                 .build(),
         )
     }));
-    // clap prints its own usage errors and exits with code 2.
-    let cli = Cli::parse();
+    // clap's usage errors exit with code 2; they quote the arguments, so they are printed
+    // with control characters escaped (help and version as clap prints them).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            use std::io::Write;
+            let text = e.render().to_string();
+            let _ = write!(
+                std::io::stderr(),
+                "{}",
+                warpsim_kernel::escape::lines(&text)
+            );
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
     logging(tty);
     let result = match cli.command {
         Command::Access(args) => access::run(args),
@@ -91,8 +110,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(report) => {
+        Err(mut report) => {
             use std::io::Write;
+            // Nothing a user gave reaches the terminal raw (warpsim_kernel::escape).
+            if let Some(d) = report.downcast_mut::<warpsim_kernel::Diag>() {
+                d.escape_all();
+            }
             let _ = writeln!(std::io::stderr(), "{report:?}");
             ExitCode::from(2)
         }
@@ -123,6 +146,8 @@ fn logging(tty: bool) {
 /// Writes `text` to stdout; a closed pipe (`warpsim ... | head`) is not an error.
 fn print(text: &str) -> miette::Result<()> {
     use std::io::Write;
+    // Names in reports come from users: their control characters are made visible.
+    let text = warpsim_kernel::escape::lines(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -130,16 +155,4 @@ fn print(text: &str) -> miette::Result<()> {
         }
         _ => Ok(()),
     }
-}
-
-/// Refuses an output path that cannot be written, before the run whose report it would
-/// take (so a long run is not thrown away at the end): creates (or truncates) the file.
-fn check_output(path: &std::path::Path, what: &str) -> miette::Result<()> {
-    std::fs::File::create(path).map(drop).map_err(|e| {
-        miette::miette!(
-            help = "check that the directory exists and is writable",
-            "{}: cannot write the {what}: {e}",
-            path.display()
-        )
-    })
 }

@@ -75,12 +75,31 @@ pub fn check(args: CheckArgs) -> miette::Result<()> {
 /// `warpsim run`.
 pub fn run(args: RunArgs) -> miette::Result<()> {
     let machine = Machine::resolve(&args.machine)?;
+    if args.timeline.is_some() && args.timing.no_timing {
+        return Err(miette::miette!(
+            help = "drop --no-timing to write a timeline, or drop --timeline",
+            "--timeline cannot be written with --no-timing: the timeline is the timing \
+             model's"
+        ));
+    }
     let prog = args.load.load(&machine)?;
+    let inputs = crate::output::inputs(&args.load.program, &args.machine.gpu);
     if let Some(path) = &args.svg {
-        crate::check_output(path, "SVG")?;
+        crate::output::check_output(path, "SVG", &inputs)?;
     }
     if let Some(path) = &args.timeline {
-        crate::check_output(path, "timeline")?;
+        crate::output::check_output(path, "timeline", &inputs)?;
+        if args
+            .svg
+            .as_deref()
+            .is_some_and(|svg| crate::output::same_path(svg, path))
+        {
+            return Err(miette::miette!(
+                help = "give --svg and --timeline different files",
+                "{}: --svg and --timeline name the same file",
+                warpsim_kernel::escape::path(path)
+            ));
+        }
     }
     let timing = args.timing.resolve(&machine, args.timeline.is_some())?;
     let opts = RunOptions {
@@ -95,14 +114,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
     if let (Some(path), Some(t)) = (&args.timeline, &report.timing) {
         let json =
             warpsim_timing::chrome_trace(&t.detail.timeline, t.clock_mhz, &t.gpu, &report.kernel);
-        std::fs::write(path, json).map_err(|e| {
-            miette::Report::new(Diag::file(
-                Phase::Check,
-                &path.display().to_string(),
-                format!("cannot write the timeline: {e}"),
-                None,
-            ))
-        })?;
+        crate::output::write_output(path, "timeline", json.as_bytes())?;
     }
     if let Some(path) = &args.svg {
         let svg = report.to_svg().map_err(|e| {
@@ -113,14 +125,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
                 None,
             ))
         })?;
-        std::fs::write(path, svg).map_err(|e| {
-            miette::Report::new(Diag::file(
-                Phase::Runtime,
-                &path.display().to_string(),
-                format!("cannot write the SVG: {e}"),
-                Some("check that the directory exists and is writable".into()),
-            ))
-        })?;
+        crate::output::write_output(path, "SVG", svg.as_bytes())?;
     }
     let text = match args.output.format {
         Format::Json => report.to_json() + "\n",

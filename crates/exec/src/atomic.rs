@@ -238,7 +238,8 @@ fn global(cx: &mut Ctx, at: &At, m: &Mem, op: AtomOp, r: &mut [Lanes]) -> Result
     let (pc, w, active) = (at.pc, at.w, at.active);
     let b = &cx.prog.buffers[m.array as usize];
     let ix = r[m.idx[0].0 as usize];
-    let lim = b.len.min(1 << 31);
+    // (Indices past 2^31 are unsigned, for a buffer that long: see `memory.rs`.)
+    let lim = b.len;
     let last = m.vec as u64 - 1;
     let bad = (0..32).find(|&l| active >> l & 1 != 0 && ix[l] as u64 + last >= lim);
     if let Some(l) = bad {

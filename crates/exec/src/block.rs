@@ -8,7 +8,7 @@ use super::lanes::per_lane;
 use super::warp::run_warp;
 use super::{validate, Lanes, FULL, SPARE_WORDS};
 use std::cell::RefCell;
-use warpsim_kernel::ir::{Space, Special};
+use warpsim_kernel::ir::{Inst, Space, Special};
 use warpsim_kernel::{Program, RegInit};
 use warpsim_smem::{BankCounts, WARP};
 
@@ -68,6 +68,45 @@ pub(super) struct Ctx<'a> {
     pub(super) lanes: u64,
     /// The race detector (only with [`Config::racecheck`]).
     pub(super) race: Option<Box<crate::race::Shadow>>,
+    /// What the threads waiting at a `BarrierRed` brought so far (given out at the release).
+    pub(super) bar_red: BarRed,
+}
+
+/// A `bar.red`'s reduction while its block gathers at the barrier.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BarRed {
+    /// Threads whose value was non-zero.
+    pub(super) count: u32,
+    /// Whether every thread's was.
+    pub(super) all: bool,
+}
+
+impl BarRed {
+    pub(super) const EMPTY: BarRed = BarRed {
+        count: 0,
+        all: true,
+    };
+
+    /// The active lanes `active` of a warp bring their values `a`.
+    #[inline]
+    pub(super) fn add(&mut self, a: &Lanes, active: u32) {
+        let mut yes = 0u32;
+        for (l, v) in a.iter().enumerate() {
+            yes |= ((*v != 0) as u32) << l;
+        }
+        self.count += (yes & active).count_ones();
+        self.all &= yes & active == active;
+    }
+
+    /// The result of `op` for every thread.
+    fn result(self, op: warpsim_kernel::ir::BarRedOp) -> u32 {
+        use warpsim_kernel::ir::BarRedOp::*;
+        match op {
+            Popc => self.count,
+            And => self.all as u32,
+            Or => (self.count > 0) as u32,
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -321,6 +360,7 @@ pub(super) fn run<H: Hook>(
         race: cfg
             .racecheck
             .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
+        bar_red: BarRed::EMPTY,
     };
 
     let warps = &mut sc.warps;
@@ -350,8 +390,23 @@ pub(super) fn run<H: Hook>(
         {
             return Err(fault::deadlock(&cx, warps));
         }
-        for w in warps.iter_mut().filter(|w| w.state == State::Waiting) {
-            w.state = State::Ready;
+        // A `bar.red`: every waiting warp's live lanes get the block's result.
+        let red = std::mem::replace(&mut cx.bar_red, BarRed::EMPTY);
+        for (w, warp) in warps.iter_mut().enumerate() {
+            if warp.state != State::Waiting {
+                continue;
+            }
+            warp.state = State::Ready;
+            if let Some(&Inst::BarrierRed { dst, op, .. }) = prog.code.get(warp.barrier_pc) {
+                let v = red.result(op);
+                if let Some(d) = regs.get_mut(w * stride + dst.0 as usize) {
+                    for (l, x) in d.iter_mut().enumerate() {
+                        if warp.live >> l & 1 == 1 {
+                            *x = v;
+                        }
+                    }
+                }
+            }
         }
         if let Some(race) = cx.race.as_mut() {
             race.barrier();

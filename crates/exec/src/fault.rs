@@ -113,6 +113,11 @@ pub enum FaultKind {
     },
     /// The program is malformed: a bug in warpsim's loader, not in the program's text.
     Malformed(String),
+    /// The kernel executed PTX `trap` or `brkpt` (`__trap()`, `__brkpt()`).
+    Trap {
+        /// `brkpt` (else `trap`).
+        brkpt: bool,
+    },
     /// An active lane divided by zero.
     DivisionByZero {
         /// A remainder (else a division).
@@ -231,6 +236,11 @@ impl fmt::Display for FaultKind {
                 need.map_or_else(|| "too many".to_string(), |n| n.to_string())
             ),
             Malformed(m) | Unpriceable(m) => f.write_str(m),
+            Trap { brkpt } => write!(
+                f,
+                "the kernel executed `{}`",
+                if *brkpt { "brkpt" } else { "trap" }
+            ),
             DivisionByZero { remainder, text } => {
                 let op = if *remainder { "remainder" } else { "division" };
                 if text.is_empty() {
@@ -486,7 +496,14 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
     let b = &cx.prog.buffers[m.array as usize];
     let vec = m.vec as u32;
     let width = b.elem.bytes() * vec;
-    let i = r[m.idx[0].0 as usize][l as usize] as i32 as i64;
+    // An index is signed for a buffer of up to 2^31 elements, unsigned past that (so
+    // `out[4294967294]` is not printed as `out[-2]`).
+    let raw = r[m.idx[0].0 as usize][l as usize];
+    let i = if b.len > i32::MAX as u64 {
+        raw as i64
+    } else {
+        raw as i32 as i64
+    };
     let what = vec_text(vec, b.elem);
     if i < 0 || (i + vec as i64 - 1) as u64 >= b.len {
         let reach = if vec > 1 {
@@ -522,6 +539,23 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
             memory: format!("`{}`", b.name),
         },
         Some(format!("make the index a multiple of {vec}")),
+    )
+}
+
+/// The active lanes of warp `w` executed `trap` (`brkpt`: `brkpt`).
+#[cold]
+#[inline(never)]
+pub(super) fn trap(cx: &Ctx, pc: usize, w: usize, lane: u32, brkpt: bool) -> Fault {
+    cx.lane_fault(
+        pc,
+        w,
+        lane,
+        FaultKind::Trap { brkpt },
+        Some(
+            "on the GPU this aborts the kernel (`cudaErrorLaunchFailure`; a `brkpt` stops in a \
+             debugger): find the condition that led this thread here"
+                .into(),
+        ),
     )
 }
 

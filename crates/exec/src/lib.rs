@@ -81,6 +81,7 @@ mod local;
 mod memory;
 mod narrow;
 mod race;
+pub mod tensor;
 mod validate;
 mod warp;
 mod warpops;

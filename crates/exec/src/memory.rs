@@ -437,12 +437,13 @@ fn global_access(
     let mem = &cx.global.buffers[m.array as usize][..];
     let vec = m.vec as u32;
     let ix = r[m.idx[0].0 as usize];
-    // In bounds: 0 <= i and i + vec - 1 < len (indices are i32; negative ones are huge here),
-    // and aligned to the vector. `lim` 0: no index fits.
+    // In bounds: 0 <= i and i + vec - 1 < len, and aligned to the vector. `lim` 0: no index
+    // fits. A negative index (as i32) is huge here; past 2^31 elements, indices are unsigned
+    // (a buffer holds at most 2^32 - 1).
     let lim = b
         .len
         .checked_sub(vec as u64 - 1)
-        .map_or(0, |l| l.min(1 << 31) as u32);
+        .map_or(0, |l| l.min(u32::MAX as u64) as u32);
     let wpe = b.elem.bytes() as usize / 4;
     let data = m.data.0 as usize;
     let words = m.words(b.elem) as usize;

@@ -87,7 +87,7 @@ pub(super) fn global_access(
         let l = lanes.trailing_zeros();
         lanes &= lanes - 1;
         let i = ix[l as usize] as u64;
-        if i >= lim || ix[l as usize] > i32::MAX as u32 || !i.is_multiple_of(vec) {
+        if i >= lim || !i.is_multiple_of(vec) {
             return Err(global_fault(cx, pc, w, *m, l, r));
         }
     }

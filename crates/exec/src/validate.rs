@@ -290,7 +290,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             Err(format!("a shuffle of width {width}"))
         }
         SyncWarp { mask } => reg(mask, 1),
-        EndIf | LoopStart | LoopEnd | Barrier | Exit => Ok(()),
+        EndIf | LoopStart | LoopEnd | Barrier | Trap { .. } | Exit => Ok(()),
         Break { n } | Continue { n } | Return { n } => {
             let scopes = prog.code.get(pc + 1..pc + 1 + n as usize);
             let Some(scopes) = scopes.filter(|s| s.iter().all(|i| matches!(i, Scope { .. })))

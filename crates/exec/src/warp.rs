@@ -330,6 +330,14 @@ fn execute<const V3: bool>(
         DExp { dst, a } => arith::f64_1(r, at, dst, a, |x| x.exp()),
         Popc { dst, a } => arith::int1(r, at, dst, a, |x| x.count_ones()),
         Ptx { op, dst, a, b, c } => arith::ptx(r, at, op, dst, a, b, c),
+        Bits {
+            op,
+            dst,
+            a,
+            b,
+            c,
+            d,
+        } => wide::bits(r, at, op, dst, [a, b, c, d]),
 
         Cvt { dst, a, from, to } => arith::cvt(r, dst, a, from, to, at.active),
 
@@ -359,10 +367,34 @@ fn execute<const V3: bool>(
         } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
         ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
-        Exit => return flow::exit(at, warp).map(ControlFlow::Break),
-        Shfl { .. } | Vote { .. } | ActiveMask { .. } | SyncWarp { .. } => {
-            warpops::execute(cx, at, warp.live, r, inst)?
+        BarrierRed { a, .. } => {
+            flow::barrier(cx, at, warp)?;
+            cx.bar_red.add(&r[a.0 as usize], at.active);
+            return Ok(ControlFlow::Break(()));
         }
+        Clock { dst, wide } => {
+            let v = at.steps;
+            super::lanes::put(&mut r[dst.0 as usize], [v as u32; 32], at.active);
+            if wide {
+                super::lanes::put(
+                    &mut r[dst.0 as usize + 1],
+                    [(v >> 32) as u32; 32],
+                    at.active,
+                );
+            }
+        }
+        Trap { brkpt } => {
+            let lane = at.active.trailing_zeros() & 31;
+            return Err(super::fault::trap(cx, at.pc, at.w, lane, brkpt));
+        }
+        Exit => return flow::exit(at, warp).map(ControlFlow::Break),
+        Shfl { .. }
+        | ShflC { .. }
+        | Redux { .. }
+        | Match { .. }
+        | Vote { .. }
+        | ActiveMask { .. }
+        | SyncWarp { .. } => warpops::execute(cx, at, warp.live, r, inst)?,
 
         Break { n } => return jump::leave(cx, at, warp, frames, jump::How::Break, n),
         Continue { n } => return jump::leave(cx, at, warp, frames, jump::How::Continue, n),

@@ -29,9 +29,10 @@
 //! | down | `l + b` | past the segment's last lane |
 //! | xor | `l ^ b` | past the segment's last lane (an earlier segment may be read) |
 //!
-//! Reading a lane that is inactive or not in the mask is undefined in CUDA; warpsim returns
-//! that lane's register as it stands (the value it last wrote, or the register's initial
-//! value), deterministically.
+//! Reading a lane that is not in the mask is undefined in CUDA; warpsim does what the H200
+//! does (calibration/probes/cuda_coverage, 807 of 807 reads in each of six scenarios): a
+//! source lane that executes this same shuffle gives its value, any other source lane
+//! (branched around, predicated off, exited, or holding no thread) gives 0.
 
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind, MaskError};
@@ -59,7 +60,73 @@ pub(super) fn execute(
             b,
             mode,
             width,
-        } => shfl(cx, at, live, r, (dst, mask, a, b), mode, width),
+        } => {
+            // PTX's c: the segment mask `32 - width` in bits 8..12, the clamp (31; 0 for up).
+            let seg = 32u32.wrapping_sub(width as u32) & 31;
+            let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+            let c = [seg << 8 | clamp; 32];
+            shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, false)
+        }
+        Inst::ShflC {
+            dst,
+            mask,
+            a,
+            b,
+            c,
+            mode,
+            pred,
+        } => {
+            let c = r[c.0 as usize];
+            shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, pred)
+        }
+        Inst::Redux { op, dst, mask, a } => {
+            let m = members(cx, at, live, r, mask, "reduce_sync")?;
+            let xs = r[a.0 as usize];
+            let lanes = m & at.active;
+            let first = lanes.trailing_zeros() as usize & 31;
+            let v = (0..32)
+                .filter(|l| lanes >> l & 1 != 0)
+                .skip(1)
+                .fold(xs[first], |acc, l| op.apply(acc, xs[l]));
+            put(&mut r[dst.0 as usize], [v; 32], at.active);
+            Ok(())
+        }
+        Inst::Match {
+            all,
+            wide,
+            pred,
+            dst,
+            mask,
+            a,
+        } => {
+            let name = if all {
+                "match_all_sync"
+            } else {
+                "match_any_sync"
+            };
+            let m = members(cx, at, live, r, mask, name)?;
+            let lanes = m & at.active;
+            let lo = r[a.0 as usize];
+            let hi = if wide { r[a.0 as usize + 1] } else { [0; 32] };
+            let key = |l: usize| u64::from(lo[l]) | u64::from(hi[l]) << 32;
+            let same = |l: usize| {
+                (0..32)
+                    .filter(|&j| lanes >> j & 1 != 0 && key(j) == key(l))
+                    .fold(0u32, |s, j| s | 1 << j)
+            };
+            let v: Lanes = per_lane(|l| match (all, pred) {
+                (false, _) => same(l),
+                (true, p) => {
+                    let equal = same(l) == lanes;
+                    match p {
+                        true => equal as u32,
+                        false => m * equal as u32,
+                    }
+                }
+            });
+            put(&mut r[dst.0 as usize], v, at.active);
+            Ok(())
+        }
         Inst::Vote { dst, mask, a, mode } => vote(cx, at, live, r, (dst, mask, a), mode),
         Inst::ActiveMask { dst } => {
             active_mask(at, r, dst);
@@ -168,7 +235,10 @@ fn mask_fault(
     )
 }
 
-/// `dst = a` of lane `j` (see the module's table), for the active lanes.
+/// `dst = a` of lane `j` (see the module's table), for the active lanes; `c` is PTX's
+/// clamp and segment operand per lane; with `pred`, `dst` = whether `j` was in range.
+/// A source lane in range that is not active here (not executing this shuffle) gives 0, as
+/// on the H200 (calibration/probes/cuda_coverage, spec S-2).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn shfl(
@@ -177,26 +247,34 @@ fn shfl(
     live: u32,
     r: &mut [Lanes],
     (dst, mask, a, b): (Reg, Reg, Reg, Reg),
+    c: &Lanes,
     mode: ShflMode,
-    width: u8,
+    pred: bool,
 ) -> Result<(), Fault> {
     members(cx, at, live, r, mask, shfl_name(mode))?;
-    // PTX: the segment mask c[12:8] = 32 − width (the verifier holds `width` to 1, 2, …, 32).
-    let seg = 32u32.wrapping_sub(width as u32) & 31;
     let src = r[a.0 as usize];
     let bs = r[b.0 as usize];
+    let active = at.active;
     let v: Lanes = per_lane(|l| {
-        let lane = l as u32;
-        let bval = bs[l] & 31;
+        let (lane, bval) = (l as u32, bs[l] & 31);
+        let (clamp, seg) = (c[l] & 31, (c[l] >> 8) & 31);
         let min = lane & seg;
-        let max = min | (31 & !seg);
+        let max = min | (clamp & !seg);
         let (j, ok) = match mode {
-            ShflMode::Idx => (min | (bval & !seg), true),
-            ShflMode::Up => (lane.wrapping_sub(bval), bval <= lane - min),
+            ShflMode::Idx => {
+                let j = min | (bval & !seg);
+                (j, j <= max)
+            }
+            ShflMode::Up => (lane.wrapping_sub(bval), lane >= bval && lane - bval >= max),
             ShflMode::Down => (lane + bval, lane + bval <= max),
             ShflMode::Xor => (lane ^ bval, lane ^ bval <= max),
         };
-        src[if ok { (j & 31) as usize } else { l }]
+        match (pred, ok) {
+            (true, _) => ok as u32,
+            (false, false) => src[l],
+            (false, true) if active >> (j & 31) & 1 != 0 => src[(j & 31) as usize],
+            (false, true) => 0,
+        }
     });
     put(&mut r[dst.0 as usize], v, at.active);
     Ok(())

@@ -9,7 +9,8 @@ use super::lanes::{get64, get_u64, nonzero, per_lane, put, put64, put_u64};
 use super::warp::At;
 use super::Lanes;
 use warpsim_kernel::ir::{Cmp64, Op64, Reg};
-use warpsim_kernel::Elem;
+use warpsim_kernel::{BitOp, Elem};
+use warpsim_smem::WARP;
 
 /// `Int64`: `dst = a op b` on 64-bit lanes; a division or remainder by zero in an active lane
 /// is a fault (as for 32 bits).
@@ -169,4 +170,27 @@ pub(super) fn extend(r: &mut [Lanes], at: &At, dst: Reg, a: Reg, signed: bool) {
         per_lane(|l| xs[l] as u64)
     };
     put_u64(r, dst, v, at.active);
+}
+
+/// `Bits`: `dst = op(a, b, c, d)` ([`warpsim_kernel::BitOp`]), each operand read at its width
+/// (a register pair for 64 bits).
+pub(super) fn bits(r: &mut [Lanes], at: &At, op: BitOp, dst: Reg, srcs: [Reg; 4]) {
+    let (w, ws) = op.widths();
+    let get = |i: usize| -> [u64; WARP] {
+        match ws[i] {
+            2 => get_u64(r, srcs[i]),
+            1 => {
+                let x = r[srcs[i].0 as usize];
+                per_lane(|l| u64::from(x[l]))
+            }
+            _ => [0; WARP],
+        }
+    };
+    let (a, b, c, d) = (get(0), get(1), get(2), get(3));
+    let v = per_lane(|l| op.eval(a[l], b[l], c[l], d[l]));
+    if w == 2 {
+        put_u64(r, dst, v, at.active);
+    } else {
+        put(&mut r[dst.0 as usize], per_lane(|l| v[l] as u32), at.active);
+    }
 }

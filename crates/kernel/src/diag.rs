@@ -175,7 +175,7 @@ impl SourceCode for Excerpt {
 /// how many characters of the line were dropped in front less the `…`'s bytes.
 fn clip_line(line: &str, at: usize) -> (String, usize, isize) {
     if line.len() <= EXCERPT_CHARS {
-        return (line.to_owned(), at, 0);
+        return escaped_clip(line.to_owned(), at, 0);
     }
     // Start a third of the window before `at`.
     let lead = &line[..at];
@@ -199,7 +199,21 @@ fn clip_line(line: &str, at: usize) -> (String, usize, isize) {
         out.push('…');
     }
     // miette counts the excerpt's columns in bytes: the `…` is three.
-    (out, at - back + shift, dropped as isize - shift as isize)
+    escaped_clip(out, at - back + shift, dropped as isize - shift as isize)
+}
+
+/// A clipped line with its control characters made visible (`crate::escape`): the span's
+/// offset moved past the escapes before it, and the column shift less them, so the column
+/// shown stays the file's.
+fn escaped_clip(line: String, at: usize, shift: isize) -> (String, usize, isize) {
+    if !line
+        .chars()
+        .any(|c| c != '\t' && crate::escape::is_unsafe(c))
+    {
+        return (line, at, shift);
+    }
+    let (out, added) = crate::escape::line_keeping(&line, at);
+    (out, at + added, shift - added as isize)
 }
 
 /// Cuts an over-long message in the middle, on char boundaries.
@@ -325,48 +339,59 @@ impl Diag {
         }
     }
 
+    /// Makes every control character of what this error prints visible (its excerpt's are
+    /// at construction): call before printing; escaping twice changes nothing more.
+    pub fn escape_all(&mut self) {
+        use crate::escape::{lines, text};
+        self.location = text(&self.location).into_owned();
+        self.message = lines(&self.message).into_owned();
+        self.label = text(&self.label).into_owned();
+        if let Some(h) = &mut self.help {
+            *h = lines(h).into_owned();
+        }
+        if let Some(ex) = &mut self.src {
+            ex.name = text(&ex.name).into_owned();
+        }
+        for r in &mut self.related {
+            r.escape_all();
+        }
+    }
+
     /// The 1-based line this error points at, if any.
     pub fn line(&self) -> Option<u32> {
         self.location.split(':').rev().nth(1)?.parse().ok()
     }
 }
 
-/// Largest program file read, in bytes (64 MiB): a bigger one (or an endless one such as
-/// `/dev/zero`) is refused after reading this much, not read to the end.
+/// Largest program file read by default, in bytes (64 MiB; `WARPSIM_MAX_FILE_BYTES` sets
+/// another): a bigger one is refused after reading this much, not read to the end; what is
+/// not a regular file (`/dev/zero`, a FIFO, a directory) is refused unread ([`crate::input`]).
 pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 
-/// Reads a program file of at most [`MAX_PROGRAM_BYTES`]; a file that is not UTF-8 is
+/// Reads a program file of at most [`MAX_PROGRAM_BYTES`] (or `WARPSIM_MAX_FILE_BYTES`); a file that is not UTF-8 is
 /// refused with the line and column of its first bad byte.
 pub fn read_program(path: &str) -> Result<Arc<str>, Diag> {
-    use std::io::Read;
-    let fail = |what: String, help: &str| Diag::file(Phase::Syntax, path, what, Some(help.into()));
-    let file = std::fs::File::open(path).map_err(|e| {
-        fail(
+    use crate::input::{read_capped, InputError};
+    let bytes = read_capped(std::path::Path::new(path), MAX_PROGRAM_BYTES).map_err(|e| {
+        let help = match &e {
+            InputError::Io(_) => "check the path; programs live in programs/".to_owned(),
+            InputError::TooLarge(_) => format!(
+                "a program is a RON text file, at most 64 MiB unless {} says more; generate \
+                 large kernels with defines and loops instead of unrolling them",
+                crate::input::MAX_FILE_BYTES_VAR
+            ),
+            InputError::NotRegular(_) => e.help(),
+        };
+        Diag::file(
+            Phase::Syntax,
+            path,
             format!("cannot read the program: {e}"),
-            "check the path; programs live in programs/",
+            Some(help),
         )
     })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_PROGRAM_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| {
-            fail(
-                format!("cannot read the program: {e}"),
-                "give the path of a program file (RON text), not a directory or device",
-            )
-        })?;
-    if bytes.len() as u64 > MAX_PROGRAM_BYTES {
-        return Err(fail(
-            format!(
-                "the program is larger than {} bytes (64 MiB), the most warpsim reads",
-                MAX_PROGRAM_BYTES
-            ),
-            "a program is a RON text file of at most 64 MiB; generate large kernels with \
-             defines and loops instead of unrolling them",
-        ));
-    }
     match String::from_utf8(bytes) {
-        Ok(s) => Ok(s.into()),
+        // A UTF-8 byte order mark (editors on Windows write one) is not part of the text.
+        Ok(s) => Ok(s.strip_prefix('\u{feff}').unwrap_or(&s).into()),
         Err(e) => {
             let good = e.utf8_error().valid_up_to();
             let bad = e.as_bytes()[good];

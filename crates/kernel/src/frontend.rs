@@ -13,7 +13,7 @@ use std::sync::Arc;
 use warpsim_smem::AtomOp;
 
 /// One argument of the kernel, as the launch gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum KernelArg {
     /// A pointer to element `offset` of buffer `index`.
     Buffer {
@@ -24,6 +24,8 @@ pub enum KernelArg {
     },
     /// An integer.
     Int(i64),
+    /// A number with a fraction or an exponent (`"1.5"`, `"1e-3"`), for a float parameter.
+    Float(f64),
 }
 
 /// What the loader asks the front end to compile.

@@ -300,6 +300,19 @@ pub enum Inst {
         c: Reg,
     },
 
+    /// A bit or integer operation of PTX with up to four operands, 32- or 64-bit (`bfi`,
+    /// `bfe.u64`, `prmt.b32.f4e`, `mad.hi`, `clz.b64`, `testp`, `shf`, `dp4a` …): `dst =
+    /// op(a, b, c, d)`, each spanning [`BitOp::widths`](crate::BitOp::widths) registers
+    /// (unused operands repeat `a`). See [`BitOp`](crate::BitOp).
+    Bits {
+        op: crate::bitops::BitOp,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+        d: Reg,
+    },
+
     /// A load: `data.. = array[idx..]`.
     Load(Mem),
     /// A store: `array[idx..] = data..`.
@@ -338,6 +351,17 @@ pub enum Inst {
     LoopEnd,
     /// `__syncthreads()`.
     Barrier,
+    /// PTX `%clock`, `%clock64`, `%globaltimer` (`clock()`, `clock64()`): the number of warp
+    /// instructions the block has executed so far (timing on or off: a result never depends
+    /// on the timing model), 32 bits or, `wide`, 64.
+    Clock { dst: Reg, wide: bool },
+    /// PTX `trap` or `brkpt` (CUDA's `__trap()`, `__brkpt()`): a fault at the instruction's
+    /// source line in the first active lane, ending the run.
+    Trap { brkpt: bool },
+    /// A barrier that also reduces `a != 0` over the block's threads (PTX `bar.red`,
+    /// `__syncthreads_count/and/or`): every live lane of every warp gets, in `dst`, how many
+    /// threads had it (`Popc`), 1 if all had it (`And`), 1 if any had it (`Or`).
+    BarrierRed { dst: Reg, a: Reg, op: BarRedOp },
     /// The end of the program: the warp is done.
     Exit,
 
@@ -355,6 +379,39 @@ pub enum Inst {
         b: Reg,
         mode: ShflMode,
         width: u8,
+    },
+    /// PTX's `shfl.sync.MODE.b32 d[|p], a, b, c, mask` with `b` and `c` per lane (registers):
+    /// as [`Inst::Shfl`], with `c`'s clamp (bits 0..4) and segment mask (bits 8..12) as PTX
+    /// defines them; `pred` writes the predicate `p` (the source lane was in range, 1 or 0)
+    /// instead of the value.
+    ShflC {
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+        mode: ShflMode,
+        pred: bool,
+    },
+    /// PTX's `redux.sync.OP.TYPE d, a, mask` (CUDA's `__reduce_add_sync` …): `dst` = `op`
+    /// over `a` of the active lanes of `mask` (checked as for `Shfl`), in every one of them.
+    Redux {
+        op: ReduxOp,
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
+    },
+    /// PTX's `match.{any,all}.sync.{b32,b64} d[|p], a, mask` (`__match_any_sync`,
+    /// `__match_all_sync`): `any`: the lanes of the mask whose `a` equals this lane's; `all`:
+    /// the mask if every member's `a` is equal, else 0 (`pred`: 1 or 0 instead). `wide`: `a`
+    /// is a register pair.
+    Match {
+        all: bool,
+        wide: bool,
+        pred: bool,
+        dst: Reg,
+        mask: Reg,
+        a: Reg,
     },
     /// A vote over the active lanes of `mask` (checked as for `Shfl`) of `a != 0`:
     /// `__ballot_sync` (the lanes' bits), `__any_sync`, `__all_sync` (1 or 0).
@@ -465,13 +522,13 @@ pub enum Inst {
 pub struct Operands {
     /// Where the result goes.
     pub dst: (Reg, u8),
-    srcs: [(Reg, u8); 3],
+    srcs: [(Reg, u8); 4],
     len: u8,
 }
 
 impl Operands {
     fn new(dst: (Reg, u8), srcs: &[(Reg, u8)]) -> Self {
-        let mut all = [(Reg(0), 0); 3];
+        let mut all = [(Reg(0), 0); 4];
         all[..srcs.len()].copy_from_slice(srcs);
         Operands {
             dst,
@@ -606,6 +663,22 @@ impl Inst {
                 f(b, 1);
                 f(c, 1);
             }
+            Bits {
+                op,
+                dst,
+                a,
+                b,
+                c,
+                d,
+            } => {
+                let (w, ws) = op.widths();
+                f(dst, w);
+                for (r, w) in [a, b, c, d].into_iter().zip(ws) {
+                    if w > 0 {
+                        f(r, w);
+                    }
+                }
+            }
             Shfl {
                 dst, mask, a, b, ..
             } => {
@@ -614,12 +687,38 @@ impl Inst {
                 f(a, 1);
                 f(b, 1);
             }
+            ShflC {
+                dst, mask, a, b, c, ..
+            } => {
+                f(dst, 1);
+                f(mask, 1);
+                f(a, 1);
+                f(b, 1);
+                f(c, 1);
+            }
+            Redux { dst, mask, a, .. } => {
+                f(dst, 1);
+                f(mask, 1);
+                f(a, 1);
+            }
+            Match {
+                dst, mask, a, wide, ..
+            } => {
+                f(dst, 1);
+                f(mask, 1);
+                f(a, 1 + *wide as u8);
+            }
             Vote { dst, mask, a, .. } => {
                 f(dst, 1);
                 f(mask, 1);
                 f(a, 1);
             }
             ActiveMask { dst } => f(dst, 1),
+            Clock { dst, wide } => f(dst, 1 + *wide as u8),
+            BarrierRed { dst, a, .. } => {
+                f(dst, 1);
+                f(a, 1);
+            }
             Add64 { dst, a, b } | Sub64 { dst, a, b } | Mul64 { dst, a, b } => {
                 f(dst, 2);
                 f(a, 2);
@@ -674,6 +773,7 @@ impl Inst {
             | ForNext { .. }
             | LoopEnd
             | Barrier
+            | Trap { .. }
             | Exit
             | Break { .. }
             | Continue { .. }
@@ -688,7 +788,7 @@ impl Inst {
     /// The registers it writes and reads, for every instruction that computes a value (`None`
     /// for memory accesses and control flow), as `Inst::visit_operands` lists them.
     pub fn operands(&self) -> Option<Operands> {
-        let mut regs = [(Reg(0), 0); 4];
+        let mut regs = [(Reg(0), 0); 5];
         let mut n = 0;
         let mut copy = *self;
         let computes = copy.visit_operands(|r, w| {
@@ -791,6 +891,13 @@ impl fmt::Display for Inst {
                         _ => write!(f, ", {b}, {c}"),
                     }
                 }
+                Bits { op, .. } => {
+                    write!(f, "{} {}", op.name(), ops.dst.0)?;
+                    for (r, _) in ops.srcs() {
+                        write!(f, ", {r}")?;
+                    }
+                    Ok(())
+                }
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
                 Shfl {
                     dst,
@@ -800,7 +907,22 @@ impl fmt::Display for Inst {
                     mode,
                     width,
                 } => write!(f, "shfl.{}.w{width} {dst}, {mask}, {a}, {b}", mode.name()),
+                ShflC {
+                    dst,
+                    mask,
+                    a,
+                    b,
+                    c,
+                    mode,
+                    pred,
+                } => write!(
+                    f,
+                    "shfl.{}{} {dst}, {mask}, {a}, {b}, {c}",
+                    mode.name(),
+                    if pred { ".pred" } else { "" }
+                ),
                 Vote { dst, mask, a, mode } => write!(f, "vote.{} {dst}, {mask}, {a}", mode.name()),
+                BarrierRed { dst, a, op } => write!(f, "bar.red.{} {dst}, {a}", op.name()),
                 Int64 { op, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", op.name()),
                 Cmp64 { cmp, dst, a, b } => write!(f, "{}.64 {dst}, {a}, {b}", cmp.name()),
                 Cvt64 {
@@ -885,6 +1007,7 @@ impl fmt::Display for Inst {
                 if neg { "!" } else { "" }
             ),
             Jump { target } => write!(f, "jump @{target}"),
+            Trap { brkpt } => f.write_str(if brkpt { "brkpt" } else { "trap" }),
             EndIf | LoopStart | LoopEnd | Barrier | Exit => f.write_str(&op),
             Break { n } | Continue { n } | Return { n } => write!(f, "{op}, {n} frames"),
             Scope {
@@ -913,6 +1036,59 @@ pub enum ShflMode {
     Down,
     /// `__shfl_xor_sync`: lane `laneid ^ b`, own value past the segment's last lane.
     Xor,
+}
+
+/// The operation of an [`Inst::Redux`] (`redux.sync`'s of sm_90).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ReduxOp {
+    Add,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    And,
+    Or,
+    Xor,
+}
+
+impl ReduxOp {
+    /// `x op y`.
+    #[inline]
+    pub fn apply(self, x: u32, y: u32) -> u32 {
+        match self {
+            ReduxOp::Add => x.wrapping_add(y),
+            ReduxOp::MinU => x.min(y),
+            ReduxOp::MinS => (x as i32).min(y as i32) as u32,
+            ReduxOp::MaxU => x.max(y),
+            ReduxOp::MaxS => (x as i32).max(y as i32) as u32,
+            ReduxOp::And => x & y,
+            ReduxOp::Or => x | y,
+            ReduxOp::Xor => x ^ y,
+        }
+    }
+}
+
+/// Which reduction a [`Inst::BarrierRed`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `__syncthreads_count`: how many threads had it.
+    Popc,
+    /// `__syncthreads_and`: 1 if every thread had it.
+    And,
+    /// `__syncthreads_or`: 1 if some thread had it.
+    Or,
+}
+
+impl BarRedOp {
+    /// `popc`, `and`, `or` (PTX's names).
+    pub fn name(self) -> &'static str {
+        match self {
+            BarRedOp::Popc => "popc",
+            BarRedOp::And => "and",
+            BarRedOp::Or => "or",
+        }
+    }
 }
 
 /// Which vote a [`Inst::Vote`] takes.

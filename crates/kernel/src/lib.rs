@@ -19,27 +19,33 @@
 //! * [`diag`]: [`Diag`], an error that points at a file, line and column and says what to
 //!   change, and [`diag::parse_ron`], which reads any RON file (programs, GPU descriptions)
 //!   with such errors.
+//! * [`input`]: the one reader of every input file (regular files only, capped), and
+//!   [`escape`]: control characters made visible in everything printed.
 //! * The front-end interface: a `cuda:`/`ptx:` kernel is asked for with a [`KernelRequest`]
 //!   and comes back as [`KernelCode`] or a [`KernelError`]; [`ptxas_op`] is the one rule both
 //!   front ends share (ptxas's choice of `ATOMS.POPC.INC`).
 //!
-//! `ir`, `expr`, `diag`, `fp16` and `narrow` are public modules (each a namespace of many
+//! `ir`, `expr`, `diag`, `escape`, `input`, `fp16` and `narrow` are public modules (each a namespace of many
 //! items); everything else is re-exported here.
 
 // `Diag` carries the file's text and a span: large, but only ever on the cold error path.
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+mod bitops;
 mod bits;
 pub mod diag;
 mod elem;
+pub mod escape;
 pub mod expr;
 pub mod fp16;
 mod frontend;
+pub mod input;
 pub mod ir;
 pub mod narrow;
 mod program;
 
+pub use bitops::{BitOp, PrmtMode, TestKind};
 pub use bits::PtxOp;
 pub use diag::{Diag, Phase};
 pub use elem::{Elem, Init};

@@ -8,6 +8,10 @@ use warpsim_kernel::{Diag, Phase};
 /// The built-in H200 preset (the default `--gpu`).
 pub const H200_RON: &str = include_str!("../presets/h200.ron");
 
+/// Largest GPU description read by default, in bytes (1 MiB: the H200's is 6 KiB;
+/// `WARPSIM_MAX_FILE_BYTES` sets another).
+pub const MAX_GPU_BYTES: u64 = 1 << 20;
+
 /// A GPU as the timing model sees it. Every field is documented in `presets/h200.ron` with
 /// where its value comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -256,18 +260,24 @@ impl Gpu {
         if name.eq_ignore_ascii_case("h200") {
             return Ok(Gpu::h200());
         }
-        let src = std::fs::read_to_string(name).map_err(|e| {
-            Diag::file(
-                Phase::Syntax,
-                name,
-                format!("cannot read the GPU description: {e}"),
-                Some(
-                    "--gpu takes a preset name (h200) or a RON file like \
-                     crates/machine/presets/h200.ron"
-                        .into(),
-                ),
-            )
-        })?;
+        let src =
+            warpsim_kernel::input::read_text_capped(std::path::Path::new(name), MAX_GPU_BYTES)
+                .map_err(|e| {
+                    let help = match e {
+                        warpsim_kernel::input::InputError::Io(_) => {
+                            "--gpu takes a preset name (h200) or a RON file like \
+                         crates/machine/presets/h200.ron"
+                                .into()
+                        }
+                        _ => e.help(),
+                    };
+                    Diag::file(
+                        Phase::Syntax,
+                        name,
+                        format!("cannot read the GPU description: {e}"),
+                        Some(help),
+                    )
+                })?;
         Gpu::parse(name, &src)
     }
 
@@ -279,87 +289,8 @@ impl Gpu {
             &src,
             "see crates/machine/presets/h200.ron for every field of a GPU description",
         )?;
-        gpu.check().map_err(|m| {
-            Diag::file(
-                Phase::Check,
-                path,
-                m,
-                Some("every count and latency must be positive".into()),
-            )
-        })?;
+        crate::check::check(&gpu, path, &src)?;
         Ok(gpu)
-    }
-
-    /// Values the model cannot run with.
-    fn check(&self) -> Result<(), String> {
-        let r = &self.residency;
-        let bad = [
-            (self.sms == 0, "sms"),
-            (self.sub_partitions == 0, "sub_partitions"),
-            (
-                self.clock_mhz.is_nan() || self.clock_mhz <= 0.0,
-                "clock_mhz",
-            ),
-            (r.warps == 0 || r.threads == 0 || r.blocks == 0, "residency"),
-            (
-                r.registers == 0 || r.register_unit == 0,
-                "residency.registers",
-            ),
-            (
-                self.shared.servers == 0 || self.shared.cycles_per_wavefront == 0,
-                "shared",
-            ),
-            (
-                self.memory_queue.per_sub_partition == 0,
-                "memory_queue.per_sub_partition",
-            ),
-            (
-                self.memory_queue.shared_stage == 0,
-                "memory_queue.shared_stage",
-            ),
-            (
-                self.global.sector_bytes == 0 || self.global.line_bytes == 0,
-                "global.sector_bytes",
-            ),
-            (
-                self.global.sm_read_bytes_per_cycle.is_nan()
-                    || self.global.sm_read_bytes_per_cycle <= 0.0,
-                "global.sm_read_bytes_per_cycle",
-            ),
-            (
-                // Each channel is a calendar of its own: a count beyond any memory's would
-                // only exhaust the host's.
-                self.global.dram_channels == 0
-                    || self.global.dram_channels > 65_536
-                    || self.global.dram_interleave_bytes == 0,
-                "global.dram_channels",
-            ),
-            (
-                self.global.dram_bytes_per_cycle.is_nan()
-                    || self.global.dram_bytes_per_cycle <= 0.0,
-                "global.dram_bytes_per_cycle",
-            ),
-            (
-                self.launch.dispatch_cycles_per_block.is_nan()
-                    || self.launch.dispatch_cycles_per_block < 0.0,
-                "launch.dispatch_cycles_per_block",
-            ),
-            (
-                self.compiler.hoist_window == 0 || self.compiler.hoist_window > MAX_HOIST_WINDOW,
-                "compiler.hoist_window",
-            ),
-            (
-                self.barrier.base.is_nan()
-                    || self.barrier.per_warp.is_nan()
-                    || self.barrier.base < 0.0
-                    || self.barrier.per_warp < 0.0,
-                "barrier",
-            ),
-        ];
-        match bad.iter().find(|(b, _)| *b) {
-            Some((_, f)) => Err(format!("`{f}` is out of range")),
-            None => Ok(()),
-        }
     }
 
     /// Registers a block of `threads` threads takes at `regs` registers per thread.

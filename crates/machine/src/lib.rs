@@ -21,8 +21,11 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+mod check;
 mod gpu;
+mod locate;
 
+pub use check::MAX_CYCLES;
 pub use gpu::{
     Barrier, Compiler, GlobalMem, Gpu, IssueRate, Latency, LaunchCost, MemoryQueue, Residency,
     SharedPipe, AUTO_SAMPLE_MAX, AUTO_SAMPLE_MIN_SMS, AUTO_SAMPLE_WAVES, H200_RON,

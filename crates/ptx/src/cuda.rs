@@ -52,8 +52,11 @@ fn launch(message: String, help: Option<String>) -> KernelError {
 
 /// Compiles the kernel of a `cuda:` request to PTX.
 pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
-    let text = std::fs::read_to_string(&req.file)
-        .map_err(|e| launch(format!("cannot read {}: {e}", req.file), None))?;
+    let text = warpsim_kernel::input::read_text_capped(
+        std::path::Path::new(&req.file),
+        warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+    )
+    .map_err(|e| launch(format!("cannot read {}: {e}", req.file), Some(e.help())))?;
     let src: Arc<str> = Arc::from(text.as_str());
     let base = std::path::Path::new(&req.file)
         .file_name()
@@ -267,7 +270,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
             help: Some(format!("the kernel is {sig}")),
         };
         match arg {
-            KernelArg::Int(_) if pointer => {
+            KernelArg::Int(_) | KernelArg::Float(_) if pointer => {
                 return Err(at(format!(
                     "parameter {} `{p}` is a pointer: pass a buffer (or a buffer plus an offset)",
                     i + 1
@@ -299,7 +302,7 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
                     )));
                 }
             }
-            KernelArg::Int(_) => {}
+            KernelArg::Int(_) | KernelArg::Float(_) => {}
         }
     }
     Ok(())
@@ -627,7 +630,14 @@ fn nvrtc_error(
             format!("{first}\nNVRTC's log:\n{rest}")
         }
     };
-    if let Some(e) = errors.iter().find(|e| e.file == "__nv_name_map") {
+    // A name-map error is NVRTC's own "no such kernel" only when the source itself compiled:
+    // a syntax error in the .cu (which may hide the kernel) is shown first, with NVRTC's log.
+    let source_errors = errors.iter().any(|e| e.file != "__nv_name_map");
+    if let Some(e) = errors
+        .iter()
+        .find(|e| e.file == "__nv_name_map")
+        .filter(|_| !source_errors)
+    {
         let expr = req.kernel.trim();
         let message = if e.message.contains("non-__global__") {
             format!(

@@ -37,21 +37,13 @@ use std::sync::Arc;
 use warpsim_kernel::InstInfo;
 use warpsim_kernel::{kernel_diag, KernelArg, KernelCode, KernelError, KernelRequest};
 
+/// Where a refused instruction's message sends the user.
+const COVERAGE: &str = "the book's \"PTX coverage\" page (docs/src/ptx-coverage.md) lists every \
+                        PTX instruction warpsim runs, and why each other one is refused";
+
 /// Compiles a kernel request: PTX, or CUDA through NVRTC (`cuda.rs`) and then its PTX.
 pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
-    // `file`/`src`: the PTX; `cu_given`: the `.cu` of a `cuda:` kernel.
-    let (file, src, kernel, cu_given) = if req.cuda {
-        let c = cuda::compile(req)?;
-        (c.ptx_path, c.ptx, c.lowered, Some(c.cu))
-    } else {
-        let text = std::fs::read_to_string(&req.file).map_err(|e| KernelError::Launch {
-            arg: None,
-            message: format!("cannot read {}: {e}", req.file),
-            help: None,
-        })?;
-        let src: Arc<str> = Arc::from(text.as_str());
-        (req.file.clone(), src, req.kernel.clone(), None)
-    };
+    let (file, src, kernel, cu_given) = ptx_of(req)?;
     // In NVRTC's PTX, say which `.cu` line the PTX comes from.
     let from_cu = |off: usize| {
         let (cu, text) = cu_given.as_ref()?;
@@ -59,7 +51,15 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         let code = text.lines().nth(line as usize - 1).unwrap_or("").trim();
         Some(format!("it comes from {cu}:{line}: {code}"))
     };
-    let diag = |off: usize, m: String| kernel_diag(&file, &src, off, 1, m, from_cu(off));
+    let diag = |off: usize, m: String| {
+        // A refused instruction points at the coverage table, where each refusal says why.
+        let help = match (from_cu(off), m.contains("not supported")) {
+            (h, false) => h,
+            (Some(h), true) => Some(format!("{h}; {COVERAGE}")),
+            (None, true) => Some(COVERAGE.into()),
+        };
+        kernel_diag(&file, &src, off, 1, m, help)
+    };
     let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
     let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
         arg: None,
@@ -166,6 +166,53 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
 }
 
 /// The entry named `name`: exactly, or the one whose mangled name is `_Z<len><name>…`.
+/// The PTX of a request: its file's name (the cache file for CUDA) and text, the kernel's
+/// entry name in it, and for a `cuda:` kernel its `.cu` file and text.
+type PtxOf = (String, Arc<str>, String, Option<(String, Arc<str>)>);
+
+/// The PTX of a request: read, or CUDA compiled through NVRTC (`cuda.rs`, cached).
+fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
+    if req.cuda {
+        let c = cuda::compile(req)?;
+        return Ok((c.ptx_path, c.ptx, c.lowered, Some(c.cu)));
+    }
+    let text = warpsim_kernel::input::read_text_capped(
+        std::path::Path::new(&req.file),
+        warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+    )
+    .map_err(|e| KernelError::Launch {
+        arg: None,
+        message: format!("cannot read {}: {e}", req.file),
+        help: Some(e.help()),
+    })?;
+    // (Without a UTF-8 byte order mark, as for program files.)
+    let src: Arc<str> = Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text));
+    Ok((req.file.clone(), src, req.kernel.clone(), None))
+}
+
+/// The PTX types of the requested kernel's parameters (`.u64`, `.f32`, `.s32`, …), in order,
+/// with the same errors as [`frontend`] for a kernel that does not compile or is not there
+/// (a `cuda:` kernel's `args` are checked against its signature first: give a buffer for
+/// each pointer). The Python package types a launch's scalars from them.
+pub fn param_types(req: &KernelRequest) -> Result<Vec<String>, KernelError> {
+    let (file, src, kernel, _) = ptx_of(req)?;
+    let module = parse::parse(&src).map_err(|(o, m)| kernel_diag(&file, &src, o, 1, m, None))?;
+    let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
+        arg: None,
+        message: format!("no kernel `{}` in {}", req.kernel, req.file),
+        help: Some(format!(
+            "kernels there: {}",
+            module
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    })?;
+    Ok(entry.params.iter().map(|p| p.1.clone()).collect())
+}
+
 fn find_entry<'m>(m: &'m parse::Module, name: &str) -> Option<&'m parse::Entry> {
     if let Some(e) = m.entries.iter().find(|e| e.name == name) {
         return Some(e);
@@ -176,5 +223,42 @@ fn find_entry<'m>(m: &'m parse::Module, name: &str) -> Option<&'m parse::Entry> 
     match (it.next(), it.next()) {
         (Some(e), None) => Some(e),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(file: String, kernel: &str) -> KernelRequest<'static> {
+        KernelRequest {
+            cuda: false,
+            file,
+            kernel: kernel.into(),
+            args: Vec::new(),
+            macros: Vec::new(),
+            buffers: &[],
+            block: [32, 1, 1],
+            grid: [1, 1, 1],
+            dynamic_shared: 0,
+            shared_limit: 48 * 1024,
+            merge: true,
+        }
+    }
+
+    #[test]
+    fn param_types_of_a_ptx_entry() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../programs/cuda/kernels.ptx"
+        );
+        let r = req(file.into(), "_Z6matmulILi32ELi0ELb0EEvPKfS1_Pfi");
+        let types = param_types(&r).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(types, [".u64", ".u64", ".u64", ".u32"]);
+        let r = req(file.into(), "nothing_here");
+        let Err(KernelError::Launch { message, .. }) = param_types(&r) else {
+            panic!("no error");
+        };
+        assert!(message.contains("no kernel `nothing_here`"), "{message}");
     }
 }

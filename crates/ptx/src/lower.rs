@@ -2,6 +2,7 @@
 //! basic blocks whose branches reconverge at immediate post-dominators.
 
 mod atomic;
+mod bitops;
 mod cfg;
 mod compare;
 mod convert;
@@ -9,6 +10,9 @@ mod half;
 mod local;
 mod narrow;
 mod ops;
+mod params;
+mod sync;
+mod unsupported;
 mod wide;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -67,6 +71,8 @@ struct Lower<'a> {
     facts: Facts,
     /// `.local` variables (lower/local.rs).
     local: local::Locals,
+    /// The bits of each scalar argument, typed by its parameter (lower/params.rs).
+    arg_bits: Vec<Option<u64>>,
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -169,6 +175,7 @@ pub fn lower(
         at: (0, 0, 0),
         facts: Facts::of(entry),
         local: local::Locals::of(globals, entry)?,
+        arg_bits: Vec::new(),
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {
@@ -211,22 +218,7 @@ pub fn lower(
             ),
         ));
     }
-    for (i, (arg, (_, ty))) in req.args.iter().zip(&entry.params).enumerate() {
-        let ok = matches!(
-            (arg, words_of(ty)),
-            (KernelArg::Buffer { .. }, 2) | (KernelArg::Int(_), _)
-        );
-        if !ok {
-            return Err((
-                usize::MAX - 1 - i,
-                format!(
-                    "parameter {} is a {}, not a pointer: pass an integer expression, not a buffer",
-                    i + 1,
-                    ty.trim_start_matches('.')
-                ),
-            ));
-        }
-    }
+    l.arg_bits = params::arg_bits(&req.args, &entry.params)?;
     // ptxas's merging of shared accesses (merge.rs), unless the launch asks for the PTX as
     // written.
     let merged = req.merge.then(|| crate::merge::merge(&entry.body, &l.vars));
@@ -269,7 +261,7 @@ impl Lower<'_> {
             .iter()
             .find(|(b, _)| *b == base || *b == name)
             .map(|c| c.1)
-            .ok_or_else(|| (off, format!("register `{name}` is not declared")))?;
+            .ok_or_else(|| (off, unsupported::register(name)))?;
         let r = self.alloc(w);
         self.regs.insert(name.to_owned(), (r, w));
         Ok((r, w))
@@ -406,7 +398,9 @@ impl Lower<'_> {
         let name = parts[0];
         // (`cvt.rn.f16x2.f32 d, a, b` packs two: lower/half.rs counts its operands.)
         let pair_cvt = name == "cvt" && op.contains("x2.");
-        if let Some(n) = operands(name).filter(|&n| n != args.len() && !pair_cvt) {
+        // (`setp.CMP.and.TYPE p, a, b, c` combines with a predicate: lower/compare.rs counts.)
+        let combined = name == "setp" && args.len() == 4;
+        if let Some(n) = operands(name).filter(|&n| n != args.len() && !pair_cvt && !combined) {
             return Err((
                 off,
                 format!(
@@ -424,7 +418,23 @@ impl Lower<'_> {
                 self.emit(Inst::Barrier);
                 return Ok(());
             }
+            "trap" | "brkpt" if args.is_empty() => {
+                self.emit(Inst::Trap {
+                    brkpt: name == "brkpt",
+                });
+                return Ok(());
+            }
+            // `__nanosleep(t)`: a thread may sleep up to `t` ns; no value changes. The timing
+            // model does not charge the sleep.
+            "nanosleep" if args.len() == 1 => return Ok(()),
+            // `__threadfence*()`, `fence.acq_rel.gpu` …: the executor's memory is sequentially
+            // consistent (each warp instruction completes before the next), so a fence orders
+            // nothing more; the merge model already ends a group at one.
+            "membar" | "fence" if args.is_empty() => return Ok(()),
             _ => {}
+        }
+        if let Some(m) = unsupported::instruction(name, op) {
+            return Err((off, m));
         }
         let dst_name = a(0).to_owned();
         let dst = self.reg(&dst_name, off)?.0;
@@ -685,7 +695,7 @@ impl Lower<'_> {
                     ((*index as u64 + 1) << Mem::GLOBAL_BASE_SHIFT)
                         .wrapping_add(offset.wrapping_mul(eb) as u64)
                 }
-                Some(KernelArg::Int(v)) => *v as u64,
+                Some(_) => self.arg_bits.get(k).copied().flatten().unwrap_or(0),
                 None => 0,
             };
             let src = self.konst(v, w);

@@ -217,6 +217,9 @@ fn halves_in_place(body: &[Stmt]) -> HashSet<String> {
         })
     }
     let mut out = HashSet::new();
+    // Each register judged once (a register loaded by many statements: linear, not
+    // quadratic).
+    let mut judged: HashMap<&str, bool> = HashMap::new();
     for s in body {
         let StmtKind::Inst { op, args, .. } = &s.kind else {
             continue;
@@ -224,7 +227,8 @@ fn halves_in_place(body: &[Stmt]) -> HashSet<String> {
         let p: Vec<&str> = op.split('.').collect();
         if p[0] == "ld" && p.len() == 3 && p[1] == "shared" {
             if let Some(d) = args.first().map(|a| a.trim()) {
-                if fits(d, body, &uses, 0) {
+                let ok = *judged.entry(d).or_insert_with(|| fits(d, body, &uses, 0));
+                if ok {
                     out.insert(d.to_owned());
                 }
             }

@@ -406,7 +406,8 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         let word_end = text[i..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_$.%".contains(c)))
             .map_or(text.len(), |e| i + e);
-        if b.get(word_end) == Some(&b':') && depth > 0 {
+        // (Not `shared::cluster`: a state space's qualifier in an instruction's name.)
+        if b.get(word_end) == Some(&b':') && b.get(word_end + 1) != Some(&b':') && depth > 0 {
             if let Some(e) = cur.as_mut() {
                 e.body.push(Stmt {
                     off: start,

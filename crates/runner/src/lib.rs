@@ -496,6 +496,35 @@ fn xyz(v: [u32; 3]) -> String {
 /// that cannot be evaluated ([`Phase::Verify`]). A reference that evaluates but does not
 /// match is not an error: it gives `verified: false`.
 pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
+    run_io(prog, opts, None)
+}
+
+/// [`run`] with the buffers' contents given and taken back: `buffers[k]` holds buffer `k`'s
+/// initial words in place of its `init` (a short one is padded with zeros; its length is
+/// made [`BufferInfo::words`](warpsim_kernel::BufferInfo::words)), and after a run that did
+/// did not fault, its final words (the Python package's NumPy arrays: copied in, written back).
+/// On an error the buffers are left as they were given.
+pub fn run_with_buffers(
+    prog: &Program,
+    opts: &RunOptions,
+    buffers: &mut [Vec<u32>],
+) -> Result<Report, Diag> {
+    if buffers.len() != prog.buffers.len() {
+        return Err(Diag::file(
+            Phase::Check,
+            &prog.path,
+            format!(
+                "{} buffer contents given for the program's {} buffers",
+                buffers.len(),
+                prog.buffers.len()
+            ),
+            Some("give one list of words per buffer, in the program's order".into()),
+        ));
+    }
+    run_io(prog, opts, Some(buffers))
+}
+
+fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Result<Report, Diag> {
     let geom = opts.machine.geometry();
     let [gx, gy, gz] = prog.grid.map(|d| d as u64);
     let blocks = gx
@@ -539,8 +568,10 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
     };
     let mut initial = Vec::with_capacity(prog.buffers.len());
     for (k, b) in prog.buffers.iter().enumerate() {
-        if let Some(dst) = global.buffers.get(k) {
-            exec::fill_global(b.elem, b.init, dst);
+        match (global.buffers.get(k), io.as_deref()) {
+            (Some(_), Some(given)) => global.write(k, given.get(k).map_or(&[][..], |w| &w[..])),
+            (Some(dst), None) => exec::fill_global(b.elem, b.init, dst),
+            (None, _) => {}
         }
         initial.push(if keep[k] { global.read(k) } else { Vec::new() });
     }
@@ -597,6 +628,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
         // The final words, taken over without a copy; they are also the initial words of
         // the buffers the program never stores to.
         let fin = global.into_words();
+        if let Some(io) = io {
+            io.clone_from_slice(&fin);
+        }
         let fin: Vec<&[u32]> = fin.iter().map(|w| &w[..]).collect();
         let initial: Vec<&[u32]> = initial
             .iter()
@@ -606,6 +640,9 @@ pub fn run(prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
             .collect();
         warpsim_reference::check_slices(prog, &initial, &fin, opts.max_steps)?
     } else {
+        if let Some(io) = io {
+            io.clone_from_slice(&global.into_words());
+        }
         Vec::new()
     };
     let verify_seconds = t_verify.elapsed().as_secs_f64();

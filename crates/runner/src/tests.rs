@@ -441,3 +441,39 @@ fn constants_fold_as_at_run_time() {
     let r = run_default(&p);
     assert_eq!(r.verified, Some(true), "{:?}", r.verification);
 }
+
+#[test]
+fn run_with_buffers_takes_and_gives_back_the_words() {
+    let p = load(TRANSPOSE, &[]);
+    let n = 64usize;
+    // inp holds i, out 7s (overwritten everywhere); the expect still checks the transpose.
+    let inp: Vec<u32> = (0..n * n).map(|i| (i as f32).to_bits()).collect();
+    let mut io = vec![inp.clone(), vec![7; n * n]];
+    let r =
+        run_with_buffers(&p, &RunOptions::default(), &mut io).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(r.verified, Some(true));
+    assert_eq!(io[0], inp);
+    for (i, &w) in io[1].iter().enumerate() {
+        assert_eq!(f32::from_bits(w), ((i % n) * n + i / n) as f32, "out[{i}]");
+    }
+    // The same counters as a run from `init`.
+    assert_eq!(r.shared, run_default(&p).shared);
+    // Without verification too; a short buffer is padded with zeros.
+    let opts = RunOptions {
+        verify: false,
+        timing: None,
+        ..RunOptions::default()
+    };
+    let mut io = vec![vec![(1.5f32).to_bits()], Vec::new()];
+    run_with_buffers(&p, &opts, &mut io).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(io[0].len(), n * n);
+    assert_eq!(f32::from_bits(io[1][0]), 1.5);
+    assert_eq!(io[1][n], 0);
+    // One list per buffer, or an error.
+    let e = run_with_buffers(&p, &opts, &mut [Vec::new()]).unwrap_err();
+    assert!(
+        e.message
+            .contains("1 buffer contents given for the program's 2"),
+        "{e}"
+    );
+}

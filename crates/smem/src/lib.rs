@@ -15,6 +15,9 @@
 //!   (for `warpsim explain` and for tests).
 //! * [`atomic_cost`] / [`analyze_atomic`]: shared atomics (`atom.OP`, `red.OP`), which queue
 //!   lanes rather than share words, or run as compare-and-swap loops (module `atomic`).
+//! * [`matrix_cost`]: `ldmatrix`/`stmatrix` (`LDSM`/`STSM`), one phase per 8x8 matrix (module
+//!   `matrix`); [`async_copy_cost`]: `cp.async` (`LDGSTS`), whose price depends on the global
+//!   source too, with every counter Nsight shows for it (module `async_copy`).
 //!
 //! Accesses of 1 and 2 bytes follow the same rule as 4 bytes (one phase for the warp; lanes
 //! reading or writing different bytes of one word share it), measured like the rest.
@@ -45,13 +48,16 @@ pub const WARP: usize = 32;
 pub const MAX_BANKS: u32 = 1024;
 
 mod analysis;
+mod async_copy;
 mod atomic;
 mod counts;
 mod geometry;
+mod matrix;
 mod price;
 mod slow;
 
 pub use analysis::*;
+pub use async_copy::{async_copy_cost, AsyncCopy, CopyCost, CopyError, CopyLanes};
 pub use atomic::{
     analyze_atomic, atomic_cost, atomic_cost_each, atomic_cost_with, AccessKind, AtomAnalysis,
     AtomCost, AtomOp, AtomPhase, AtomTy, Atomic, AtomicError, Form, LoopData, Trip, Versions,
@@ -59,6 +65,7 @@ pub use atomic::{
 };
 pub use counts::*;
 pub use geometry::*;
+pub use matrix::*;
 pub use price::*;
 pub(crate) use slow::*;
 

@@ -140,6 +140,7 @@ fn fold_offsets(
         !matches!(
             i,
             Inst::Barrier
+                | Inst::BarrierRed { .. }
                 | Inst::If { .. }
                 | Inst::Else { .. }
                 | Inst::EndIf

@@ -140,7 +140,9 @@ pub(crate) fn static_deps(
                     var.0 as usize,
                     counter(pc).map(|l| deps[var.0 as usize].map_or(0, |d| d) | 1 << l),
                 ),
-                (Inst::Shfl { .. }, Some(ops)) => (ops.dst.0 .0 as usize, None),
+                (Inst::Shfl { .. } | Inst::ShflC { .. }, Some(ops)) => {
+                    (ops.dst.0 .0 as usize, None)
+                }
                 (_, Some(ops)) => {
                     let d = ops.dst.0 .0 as usize;
                     let from = ops.srcs().iter().try_fold(0u64, |acc, &(r, _)| {

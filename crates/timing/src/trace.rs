@@ -246,6 +246,9 @@ fn access_srcs(m: &Mem) -> Vec<Regs> {
 
 fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     use Inst::*;
+    if let BarrierRed { dst, a, .. } = *inst {
+        return StaticInst::new(Class::Barrier, Some(r1(dst)), &[r1(a)]);
+    }
     if let Some(ops) = inst.operands() {
         let class = match inst {
             DivS { .. }
@@ -288,7 +291,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             | DNeg { .. }
             | DAbs { .. }
             | DFma { .. } => Class::Fp64,
-            Shfl { .. } => Class::Shuffle,
+            Shfl { .. } | ShflC { .. } | Redux { .. } | Match { .. } => Class::Shuffle,
             _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();

@@ -39,7 +39,7 @@ pub fn mark_counted_loops(prog: &Program, code: &mut [StaticInst], constant: &dy
         // A loop holding a barrier or another loop is kept (the zoo's matrixMul: its loop
         // with two `bar.sync` stays one iteration a trip in SASS).
         let simple = prog.code[body.clone()].iter().all(|i| match *i {
-            Inst::Barrier => false,
+            Inst::Barrier | Inst::BarrierRed { .. } => false,
             Inst::Branch { target, .. } | Inst::Jump { target } => target > head as u32,
             _ => true,
         });

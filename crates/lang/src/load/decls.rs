@@ -21,6 +21,27 @@ impl Loader<'_> {
                 Some("make the block smaller and the grid larger".to_owned()),
             ));
         }
+        let blocks: u64 = grid.iter().map(|&d| d as u64).product();
+        let total = blocks.saturating_mul(threads as u64);
+        if total > self.opts.max_threads {
+            let at = p.launch.grid[0]
+                .0
+                .span
+                .unwrap_or_else(|| self.find_field("grid"));
+            return Err(self.err_at(
+                at,
+                1,
+                format!(
+                    "the launch has {blocks} blocks of {threads} threads, {total} threads in all: \
+                     more than the {} a launch may have (--max-threads)",
+                    self.opts.max_threads
+                ),
+                Some(
+                    "make the grid smaller (every thread is emulated), or raise --max-threads"
+                        .to_owned(),
+                ),
+            ));
+        }
         self.buffers(p)?;
         self.shared_arrays(p)?;
         self.cursor = p.name.span.unwrap_or(0);

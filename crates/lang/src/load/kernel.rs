@@ -10,7 +10,7 @@ use super::{Loader, R};
 use crate::file::{self, KernelSource, Text};
 use std::path::Path;
 use std::sync::Arc;
-use warpsim_kernel::expr::{BinOp, Kind};
+use warpsim_kernel::expr::{BinOp, Kind, Node, UnOp};
 use warpsim_kernel::{KernelArg, KernelError, KernelRequest};
 
 impl Loader<'_> {
@@ -125,9 +125,14 @@ impl Loader<'_> {
         let dir = Path::new(self.path).parent().unwrap_or(Path::new(""));
         let file = dir.join(&k.file.text);
         if !file.is_file() {
+            use warpsim_kernel::input::{open_regular, InputError};
+            let message = match open_regular(&file) {
+                Err(e @ InputError::NotRegular(_)) => format!("{}: {e}", file.display()),
+                _ => format!("no such file: {}", file.display()),
+            };
             return Err(self.err_text(
                 &k.file,
-                format!("no such file: {}", file.display()),
+                message,
                 Some("the kernel's file is named relative to the program file".into()),
             ));
         }
@@ -143,6 +148,10 @@ impl Loader<'_> {
                 .position(|b| b.name == name)
                 .map(|i| i as u16)
         };
+        // A float parameter's number (the front end checks it against the parameter's type).
+        if let Some(x) = float_literal(&n) {
+            return Ok(KernelArg::Float(x));
+        }
         match &n.kind {
             Kind::Name(name) if buffer(name).is_some() => Ok(KernelArg::Buffer {
                 index: buffer(name).unwrap_or(0),
@@ -168,5 +177,14 @@ impl Loader<'_> {
                 "a kernel argument",
             )?)),
         }
+    }
+}
+
+/// A float literal, or its negation (`1.5`, `-2e-3`).
+fn float_literal(n: &Node) -> Option<f64> {
+    match &n.kind {
+        Kind::Float(x) => Some(*x),
+        Kind::Unary(UnOp::Neg, a) => float_literal(a).map(|x| -x),
+        _ => None,
     }
 }

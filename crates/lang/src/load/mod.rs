@@ -65,7 +65,13 @@ pub struct Options {
     pub layouts: Vec<(String, Layout)>,
     /// Run PTX shared accesses as written, without ptxas's merging (`--no-merge`).
     pub no_merge: bool,
+    /// Most threads a launch may have in all (blocks x threads a block, `--max-threads`): a
+    /// larger one is refused while loading rather than run for days.
+    pub max_threads: u64,
 }
+
+/// The default of [`Options::max_threads`]: 2^32 threads (a grid of 4,194,304 blocks of 1,024).
+pub const MAX_LAUNCH_THREADS: u64 = 1 << 32;
 
 impl Default for Options {
     fn default() -> Self {
@@ -75,6 +81,7 @@ impl Default for Options {
             max_buffer_bytes: 4 << 30,
             layouts: Vec::new(),
             no_merge: false,
+            max_threads: MAX_LAUNCH_THREADS,
         }
     }
 }

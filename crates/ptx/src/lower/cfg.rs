@@ -93,36 +93,11 @@ impl Lower<'_> {
                 }
             });
         }
-        // Post-dominators (node n = the exit), iteratively.
-        let mut pdom: Vec<Vec<bool>> = vec![vec![true; n + 1]; n + 1];
-        pdom[n] = (0..=n).map(|k| k == n).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in (0..n).rev() {
-                let mut s: Vec<bool> = vec![true; n + 1];
-                for &x in &succ[b] {
-                    for k in 0..=n {
-                        s[k] &= pdom[x][k];
-                    }
-                }
-                s[b] = true;
-                if s != pdom[b] {
-                    pdom[b] = s;
-                    changed = true;
-                }
-            }
-        }
-        // The immediate post-dominator: the strict post-dominator that every other one
-        // post-dominates.
-        let ipdom = |b: usize| -> usize {
-            let strict: Vec<usize> = (0..=n).filter(|&k| k != b && pdom[b][k]).collect();
-            strict
-                .iter()
-                .copied()
-                .find(|&c| strict.iter().all(|&o| pdom[c][o]))
-                .unwrap_or(n)
-        };
+        // Immediate post-dominators (node n = the exit): Cooper, Harvey and Kennedy's
+        // iterative algorithm on the reversed graph, linear in practice. A block that never
+        // reaches the exit (an endless loop) reconverges at the exit.
+        let ipdoms = post_dominators(&succ, n);
+        let ipdom = |b: usize| -> usize { ipdoms[b] };
         let mut join_at = vec![false; n + 1];
         let mut joins = vec![n; n];
         let mut branches = 0;
@@ -192,4 +167,77 @@ impl Lower<'_> {
             texts: HashMap::new(),
         })
     }
+}
+
+/// The immediate post-dominator of each node `0..n` of the graph `succ` whose exit is node
+/// `n` (a node that cannot reach the exit gets `n`): Cooper, Harvey and Kennedy, "A Simple,
+/// Fast Dominance Algorithm", on the reversed graph, with an explicit stack (no recursion
+/// on deep graphs).
+fn post_dominators(succ: &[Vec<usize>], n: usize) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    // Predecessors: the reversed graph's successors.
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (b, s) in succ.iter().enumerate() {
+        for &x in s {
+            preds[x].push(b);
+        }
+    }
+    // Postorder of the reversed graph from the exit.
+    let mut order = vec![NONE; n + 1];
+    let mut post = Vec::with_capacity(n + 1);
+    let mut seen = vec![false; n + 1];
+    let mut stack = vec![(n, 0usize)];
+    seen[n] = true;
+    while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+        if let Some(&w) = preds[v].get(*i) {
+            *i += 1;
+            if !seen[w] {
+                seen[w] = true;
+                stack.push((w, 0));
+            }
+        } else {
+            order[v] = post.len();
+            post.push(v);
+            stack.pop();
+        }
+    }
+    let mut idom = vec![NONE; n + 1];
+    idom[n] = n;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in post.iter().rev().skip(1) {
+            let mut new = NONE;
+            for &p in &succ[b] {
+                if idom[p] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while order[x] < order[y] {
+                            x = idom[x];
+                        }
+                        while order[y] < order[x] {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != idom[b] {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom.truncate(n);
+    for d in &mut idom {
+        if *d == NONE {
+            *d = n;
+        }
+    }
+    idom
 }

@@ -37,30 +37,86 @@ impl Lower<'_> {
     pub(super) fn setp(&mut self, i: Instr) -> Result<(), Err> {
         let Instr(off, op, parts, args) = i;
         let unsup = |why: &str| (off, format!("PTX instruction `{op}` is not supported{why}"));
-        if parts.len() != 3 {
+        let n = parts.len();
+        let mids = parts.get(2..n.saturating_sub(1)).unwrap_or(&[]);
+        let ftz = mids.contains(&"ftz");
+        let comb = mids
+            .iter()
+            .copied()
+            .find(|m| matches!(*m, "and" | "or" | "xor"));
+        let known = mids.len() == ftz as usize + comb.is_some() as usize;
+        if n < 3 || !known || (ftz && parts[n - 1] != "f32") {
             return Err(unsup(
-                ": only `setp.CMP.TYPE` (no `.ftz`, no combining with a predicate)",
+                ": only `setp.CMP[.and|.or|.xor][.ftz].TYPE` (`.ftz` on `.f32` only)",
             ));
         }
-        if args.len() != 3 {
+        let want = 3 + comb.is_some() as usize;
+        if args.len() != want {
             return Err((
                 off,
                 format!(
-                    "PTX instruction `{op}` takes 3 operands, but this one has {}",
+                    "PTX instruction `{op}` takes {want} operands, but this one has {}",
                     args.len()
                 ),
             ));
         }
-        let (cmp, ty) = (parts[1], parts[2]);
+        let (cmp, ty) = (parts[1], parts[n - 1]);
         let w = words_of(&format!(".{ty}"));
         let (p, q) = match args[0].split_once('|') {
             Some((p, q)) => (p.trim(), Some(q.trim())),
             None => (args[0].trim(), None),
         };
-        let x = self.val(&args[1], w, off)?;
-        let y = self.val(&args[2], w, off)?;
-        let dst = self.reg(p, off)?.0;
+        let mut x = self.val(&args[1], w, off)?;
+        let mut y = self.val(&args[2], w, off)?;
+        if ftz {
+            // `.ftz`: subnormal inputs read as zeros of their sign.
+            for v in [&mut x, &mut y] {
+                let t = self.alloc(1);
+                self.emit(Inst::Bits {
+                    op: warpsim_kernel::BitOp::Ftz,
+                    dst: t,
+                    a: *v,
+                    b: *v,
+                    c: *v,
+                    d: *v,
+                });
+                *v = t;
+            }
+        }
         let one = self.konst(1, 1);
+        // The combining predicate (`!p` negated), read before `dst` is written.
+        let combine = match comb {
+            Some(c) => {
+                let (name, neg) = match args[3].trim().strip_prefix('!') {
+                    Some(r) => (r.trim(), true),
+                    None => (args[3].trim(), false),
+                };
+                let r = self.val(name, 1, off)?;
+                // A copy when negated, or when `q` is the combining predicate itself (`q` is
+                // written before `p` reads it).
+                let aliased = q.is_some_and(|q| q == name);
+                if neg || aliased {
+                    let t = self.alloc(1);
+                    self.emit(match neg {
+                        true => Inst::Xor {
+                            dst: t,
+                            a: r,
+                            b: one,
+                        },
+                        false => Inst::Mov { dst: t, a: r },
+                    });
+                    Some((c, t))
+                } else {
+                    Some((c, r))
+                }
+            }
+            None => None,
+        };
+        let final_p = self.reg(p, off)?.0;
+        let dst = match combine {
+            Some(_) => self.alloc(1),
+            None => final_p,
+        };
         use Inst::*;
         let mut code = Vec::new();
         if ty.starts_with('f') {
@@ -156,13 +212,32 @@ impl Lower<'_> {
         for i in code {
             self.emit(i);
         }
+        let comb_inst = |name: &str, dst: Reg, a: Reg, b: Reg| match name {
+            "and" => And { dst, a, b },
+            "or" => Or { dst, a, b },
+            _ => Xor { dst, a, b },
+        };
         if let Some(q) = q {
             let q = self.reg(q, off)?.0;
-            self.emit(Xor {
-                dst: q,
-                a: dst,
-                b: one,
-            });
+            match combine {
+                Some((name, c)) => {
+                    let t = self.alloc(1);
+                    self.emit(Xor {
+                        dst: t,
+                        a: dst,
+                        b: one,
+                    });
+                    self.emit(comb_inst(name, q, t, c));
+                }
+                None => self.emit(Xor {
+                    dst: q,
+                    a: dst,
+                    b: one,
+                }),
+            }
+        }
+        if let Some((name, c)) = combine {
+            self.emit(comb_inst(name, final_p, dst, c));
         }
         Ok(())
     }

@@ -1,12 +1,12 @@
 //! Lowerings beyond plain arithmetic: warp-level operations (`shfl.sync`, `vote.sync`,
-//! `activemask`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
+//! `activemask`, `bar.red`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
 //! [`PtxOp`]s), `mul.hi`, `popc`, bit fields and permutations (`clz brev bfind bfe prmt`,
 //! also [`PtxOp`]s), `copysign`, and predicate logic. Approximations (`ex2.approx`,
 //! `rsqrt.approx`, `sin.approx` …) are computed exactly rounded, which differs from the
 //! GPU's in the last bits (shared-memory counts do not depend on it).
 
 use super::{Err, Instr, Lower};
-use warpsim_kernel::ir::{Inst, Reg, ShflMode, VoteMode};
+use warpsim_kernel::ir::{BarRedOp, Inst, Reg, ShflMode, VoteMode};
 use warpsim_kernel::PtxOp;
 
 /// The [`PtxOp`] an instruction is (`clz.b32`, `bfind.shiftamt.s32`, `sin.approx.ftz.f32` …),
@@ -43,7 +43,16 @@ impl Lower<'_> {
         let ty = parts.last().copied().unwrap_or("");
         let r = match (parts[0], parts.get(1).copied()) {
             ("shfl", _) => self.shfl(i),
+            ("redux", _) => self.redux(i),
+            ("mov", _) if args.get(1).is_some_and(|a| super::sync::clock(a).is_some()) => {
+                self.clock(i)
+            }
+            ("match", _) => self.match_sync(i),
             ("atom" | "red", _) => self.atomic(i),
+            _ if super::bitops::bit_op(parts).is_some() => {
+                let op = super::bitops::bit_op(parts)?;
+                self.bits(i, op)
+            }
             _ if super::wide::applies(parts) => self.wide(i),
             ("cvta", _) if parts.contains(&"local") => self.cvta_local(i),
             ("cvt", _) if super::convert::float_cvt_applies(parts) => self.float_cvt(i),
@@ -83,6 +92,7 @@ impl Lower<'_> {
             }
             ("setp", _) if super::compare::applies(ty) => self.setp(i),
             ("vote", _) => self.vote(i),
+            ("bar" | "barrier", _) if parts.contains(&"red") => self.bar_red(i),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
             ("mul", Some("hi")) if matches!(ty, "s32" | "u32") => self.mul_hi(off, ty, args),
@@ -206,8 +216,8 @@ impl Lower<'_> {
     }
 
     /// `shfl.sync.MODE.b32 d[|p], a, b, c, membermask`: `c` packs the segment mask (bits
-    /// 8..12: `32 - width`) and the clamp; it must be a constant. The optional predicate
-    /// `p` (the source lane was in range) is not modelled: using it is an error.
+    /// 8..12: `32 - width`) and the clamp, a constant or a register; the optional predicate
+    /// `p` is whether the source lane was in range.
     fn shfl(&mut self, i: Instr) -> Result<(), Err> {
         let Instr(off, op, parts, args) = i;
         if !parts.contains(&"sync") {
@@ -229,44 +239,53 @@ impl Lower<'_> {
                 format!("`{op}` takes 5 operands (d, a, b, c, membermask)"),
             ));
         }
-        if let Some((_, p)) = args[0].split_once('|') {
-            if self.uses(p.trim()) {
-                return Err((
-                    off,
-                    format!(
-                        "`{op}`: the predicate `{}` (source lane in range) is not modelled",
-                        p.trim()
-                    ),
-                ));
-            }
-        }
-        let c = self.const_of(&args[3]).ok_or_else(|| {
-            (
-                off,
-                format!(
-                    "`{op}`: the clamp/segment operand `{}` must be a constant",
-                    args[3]
-                ),
-            )
-        })?;
-        let width = 32 - ((c >> 8) & 0x1f) as u32;
-        if !width.is_power_of_two() {
-            return Err((
-                off,
-                format!("`{op}`: segment width {width} is not a power of two"),
-            ));
-        }
+        let p = match args[0].split_once('|') {
+            Some((_, p)) if self.uses(p.trim()) => Some(p.trim()),
+            _ => None,
+        };
+        let width = self.const_of(&args[3]).and_then(|c| {
+            let w = 32 - ((c >> 8) & 0x1f) as u32;
+            let clamp = if mode == ShflMode::Up { 0 } else { 31 };
+            (w.is_power_of_two() && c & 0x1f == clamp && c >> 13 == 0).then_some(w)
+        });
         let dst = self.dst(args, off)?;
         let a = self.val(&args[1], 1, off)?;
         let b = self.val(&args[2], 1, off)?;
         let mask = self.val(&args[4], 1, off)?;
-        self.emit(Inst::Shfl {
+        if let (Some(width), None) = (width, p) {
+            self.emit(Inst::Shfl {
+                dst,
+                mask,
+                a,
+                b,
+                mode,
+                width: width as u8,
+            });
+            return Ok(());
+        }
+        // A clamp/segment operand in a register (or not the one CUDA's width gives), or the
+        // predicate asked for: the general form, the predicate first (`d` may be an operand).
+        let c = self.val(&args[3], 1, off)?;
+        if let Some(p) = p {
+            let p = self.reg(p, off)?.0;
+            self.emit(Inst::ShflC {
+                dst: p,
+                mask,
+                a,
+                b,
+                c,
+                mode,
+                pred: true,
+            });
+        }
+        self.emit(Inst::ShflC {
             dst,
             mask,
             a,
             b,
+            c,
             mode,
-            width: width as u8,
+            pred: false,
         });
         Ok(())
     }
@@ -305,6 +324,60 @@ impl Lower<'_> {
             a = t;
         }
         self.emit(Inst::Vote { dst, mask, a, mode });
+        Ok(())
+    }
+}
+
+impl Lower<'_> {
+    /// `bar.red.popc.u32 d, a{, b}, {!}c` and `bar.red.{and,or}.pred p, a{, b}, {!}c`
+    /// (`__syncthreads_count/and/or`): a barrier that reduces `c` over the block.
+    fn bar_red(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let red = parts.iter().position(|p| *p == "red").unwrap_or(0);
+        let rop = match (parts.get(red + 1).copied(), parts.get(red + 2).copied()) {
+            (Some("popc"), Some("u32")) => BarRedOp::Popc,
+            (Some("and"), Some("pred")) => BarRedOp::And,
+            (Some("or"), Some("pred")) => BarRedOp::Or,
+            _ => {
+                return Err((
+                    off,
+                    format!(
+                        "PTX instruction `{op}` is not supported (bar.red.popc.u32, \
+                         bar.red.and.pred and bar.red.or.pred are)"
+                    ),
+                ))
+            }
+        };
+        if !(3..=4).contains(&args.len()) {
+            return Err((
+                off,
+                format!(
+                    "`{op}` takes 3 or 4 operands (d, barrier, [threads,] {{!}}predicate), but \
+                     this one has {}",
+                    args.len()
+                ),
+            ));
+        }
+        if args.len() == 4 {
+            return Err((
+                off,
+                format!("`{op}` with a thread count is not supported (only whole blocks)"),
+            ));
+        }
+        let dst = self.dst(args, off)?;
+        let last = args[args.len() - 1].trim();
+        let (p, negated) = match last.strip_prefix('!') {
+            Some(p) => (p.trim(), true),
+            None => (last, false),
+        };
+        let mut a = self.val(p, 1, off)?;
+        if negated {
+            let t = self.alloc(1);
+            let one = self.konst(1, 1);
+            self.emit(Inst::Xor { dst: t, a, b: one });
+            a = t;
+        }
+        self.emit(Inst::BarrierRed { dst, a, op: rop });
         Ok(())
     }
 }

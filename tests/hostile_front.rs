@@ -1,0 +1,235 @@
+//! The hostile-input suite, second round, for the PTX and CUDA front end (issue 42): large
+//! modules load in linear time and bounded memory, `bar.red` computes, unsupported PTX is
+//! named, positions are exact, includes stay in their folders. Same bounds as
+//! `tests/hostile.rs` (exit code, `file:line:col`, time, peak memory).
+
+use crate::hostile::{case, write};
+
+/// A PTX module of about `mb` MB: blocks of a `.loc`, arithmetic, a shared store and load
+/// (one register reused by every load) and a predicated branch (benches/ptx_load.rs's).
+fn big_ptx(mb: usize) -> String {
+    let mut s = String::from(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry big(.param .u64 out)\n{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n\
+         \t.shared .align 4 .b8 s[4096];\n\tld.param.u64 %rd1, [out];\n\
+         \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+         \tmov.u64 %rd4, s;\n\tadd.s64 %rd5, %rd4, %rd3;\n\tmov.u32 %r2, 0;\n",
+    );
+    let mut i = 0;
+    while s.len() < mb * 1_000_000 {
+        s.push_str(&format!(
+            "\t.loc 1 {} 3\n\tadd.s32 %r2, %r2, %r1;\n\tst.shared.u32 [%rd5], %r2;\n\
+             \tsetp.lt.s32 %p1, %r2, 7;\n\t@%p1 bra $L_{i};\n\tld.shared.u32 %r3, [%rd5];\n\
+             \txor.b32 %r2, %r2, %r3;\n$L_{i}:\n",
+            i + 10
+        ));
+        i += 1;
+    }
+    s.push_str("\tadd.s64 %rd6, %rd2, %rd3;\n\tst.global.u32 [%rd6], %r2;\n\tret;\n}\n");
+    s
+}
+
+/// A program that launches `kernel` of the PTX file `ptx` (a file name in the scratch folder)
+/// on one warp with one buffer `out` of 32 words.
+fn ptx_program(name: &str, ptx: &str, kernel: &str) -> String {
+    write(
+        name,
+        &format!(
+            "Program(name: \"p\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \"out\", \
+             ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"{kernel}\", args: [\"out\"]),\n)\n"
+        ),
+    )
+}
+
+/// 6 MB of PTX (26 s before: a line lookup per instruction, post-dominators as bit sets
+/// of every block, and a register's uses scanned once per load of it) loads in seconds.
+#[test]
+fn a_6_mb_ptx_module_loads_in_linear_time() {
+    write("big6.ptx", &big_ptx(6));
+    let p = ptx_program("big6.ron", "big6.ptx", "big");
+    let o = case(&["check", &p], 0, None, "");
+    assert!(o.stdout.contains("instructions"), "{}", o.stdout);
+}
+
+/// `__syncthreads_count/and/or` (PTX `bar.red.popc/and/or`) give the block's count, all and
+/// any (they returned 0), also for a negated predicate.
+#[test]
+fn syncthreads_count_and_or_are_computed() {
+    if !crate::nvrtc::nvrtc("syncthreads_count_and_or_are_computed") {
+        return;
+    }
+    let o = case(
+        &["run", "tests/fixtures/cuda/syncthreads_red.ron"],
+        0,
+        None,
+        "",
+    );
+    assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+}
+
+/// `bar.red` in hand-written PTX (no NVRTC needed): over 2 warps of 64 threads, `tid.x < 40`
+/// holds for 40, so popc is 40, `and` 0, `or` 1; `!p` counts 24.
+#[test]
+fn bar_red_in_ptx_reduces_over_the_block() {
+    write(
+        "bar_red.ptx",
+        ".version 8.5\n.target sm_90\n.address_size 64\n\
+         .visible .entry red(.param .u64 out)\n{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+         \tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 40;\n\
+         \tbar.red.popc.u32 %r2, 0, %p1;\n\tbar.red.and.pred %p2, 0, %p1;\n\
+         \tbar.red.or.pred %p3, 0, %p1;\n\tbarrier.red.popc.u32 %r3, 0, !%p1;\n\
+         \tselp.u32 %r4, 1000, 0, %p2;\n\tselp.u32 %r5, 10000, 0, %p3;\n\
+         \tmul.lo.u32 %r6, %r3, 100000;\n\tadd.u32 %r7, %r2, %r4;\n\tadd.u32 %r8, %r7, %r5;\n\
+         \tadd.u32 %r9, %r8, %r6;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd3, %rd2, %rd3;\n\
+         \tst.global.u32 [%rd3], %r9;\n\tret;\n}\n",
+    );
+    let p = write(
+        "bar_red.ron",
+        "Program(name: \"red\", launch: (grid: [2], block: [64]),\n    buffers: [(name: \"out\", \
+         ty: U32, len: 64, expect: \"40 + 10000 + 2400000\")],\n    ptx: (file: \"bar_red.ptx\", \
+         kernel: \"red\", args: [\"out\"]),\n)\n",
+    );
+    let o = case(&["run", &p], 0, None, "");
+    assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+}
+
+/// A kernel `k(.param .u64 out, .param <ty> n)` whose body is `line` (line 12 of the file).
+fn one_line_ptx(file: &str, line: &str, ty: &str) -> String {
+    write(
+        file,
+        &format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 out, .param .{ty} n)\n{{\n\t.reg .pred %p<4>;\n\
+             \t.reg .b32 %r<9>;\n\t.reg .b64 %rd<8>;\n\t.shared .align 16 .b8 s[4096];\n\
+             \tld.param.u64 %rd2, [out];\n\tmov.u64 %rd5, s;\n\t{line}\n\tret;\n}}\n"
+        ),
+    )
+}
+
+/// Unsupported PTX is named as an unsupported instruction (or special register) at its line,
+/// not as "register `[%rd5]` is not declared" or an empty register name.
+#[test]
+fn unsupported_ptx_is_named_as_such() {
+    let cases = [
+        ("cp.async.ca.shared.global [%rd5], [%rd2], 16;", "an asynchronous copy"),
+        ("cp.async.commit_group;", "an asynchronous copy"),
+        (
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4, %r5, %r6, %r7}, [%rd5];",
+            "a warp-wide matrix load",
+        ),
+        (
+            "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd5], {%r4};",
+            "a warp-wide matrix load or store",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "a tensor-core matrix multiply",
+        ),
+        ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
+        (
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
+            "a bulk (TMA) asynchronous copy",
+        ),
+        ("mbarrier.init.shared.b64 [%rd5], 32;", "mbarrier"),
+        ("tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1, %r1}];", "texture"),
+        ("mov.u32 %r3, %warpid;", "special register `%warpid` is not supported"),
+        ("mov.u32 %r3, %nsmid;", "special register `%nsmid` is not supported"),
+        ("mov.u32 %r3, %smid;", "special register `%smid` is not supported"),
+        ("mov.u32 %r3, %lanemask_lt;", "special register `%lanemask_lt`"),
+        ("bar.red.max.u32 %r1, 0, %p1;", "bar.red.popc.u32"),
+        ("bar.red.popc.u32 %r1, 0, 64, %p1;", "with a thread count is not supported"),
+    ];
+    for (i, (line, says)) in cases.iter().enumerate() {
+        let ptx = format!("unsup{i}.ptx");
+        let path = one_line_ptx(&ptx, line, "u32");
+        let p = write(
+            &format!("unsup{i}.ron"),
+            &format!(
+                "Program(name: \"u\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"k\", args: \
+                 [\"out\", \"1\"]),\n)\n"
+            ),
+        );
+        let o = case(&["check", &p], 2, Some(&path), says);
+        assert!(o.stderr.contains(":12:"), "line 12: {}", o.stderr);
+        assert!(!o.stderr.contains("is not declared"), "{}", o.stderr);
+    }
+}
+
+/// Integer arguments are checked against their parameter's width (never wrapped; NVRTC declares
+/// `int` and `unsigned` alike, so either reading of the bits is accepted), and an integer for a
+/// float parameter is passed as that float.
+#[test]
+fn integer_arguments_are_range_checked() {
+    let refused = [
+        ("u32", "4294967296 + 32"),
+        ("s32", "4294967296"),
+        ("s16", "65536"),
+        ("u8", "256"),
+        ("u8", "-129"),
+    ];
+    for (i, (ty, arg)) in refused.iter().enumerate() {
+        let ptx = format!("arg{i}.ptx");
+        one_line_ptx(&ptx, "ld.param.u32 %r1, [n];", ty);
+        let p = write(
+            &format!("arg{i}.ron"),
+            &format!(
+                "Program(name: \"a\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"k\", args: \
+                 [\"out\", \"{arg}\"]),\n)\n"
+            ),
+        );
+        case(&["check", &p], 2, Some(&p), "out of its range");
+    }
+    // In range: the largest u32, and 3 for a float, stored as 3.0.
+    for (i, (ty, arg, want)) in [
+        ("u32", "4294967295", "4294967295"),
+        ("f32", "3", "1077936128"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let ptx = format!("argok{i}.ptx");
+        one_line_ptx(
+            &ptx,
+            "ld.param.u32 %r1, [n];\n\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 4;\n\
+             \tcvta.to.global.u64 %rd2, %rd2;\n\tadd.s64 %rd3, %rd2, %rd3;\n\tst.global.u32 [%rd3], %r1;",
+            ty,
+        );
+        let p = write(
+            &format!("argok{i}.ron"),
+            &format!(
+                "Program(name: \"a\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32, expect: \"{want}\")],\n    ptx: (file: \"{ptx}\", \
+                 kernel: \"k\", args: [\"out\", \"{arg}\"]),\n)\n"
+            ),
+        );
+        let o = case(&["run", &p], 0, None, "");
+        assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+    }
+}
+
+/// A UTF-8 byte order mark before a program or a PTX module is accepted (it was refused at
+/// 1:1), and positions after it stay exact.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let ptx = "\u{feff}.version 8.5\n.target sm_90\n.address_size 64\n\
+               .visible .entry k(.param .u64 out)\n{\n\t.reg .b64 %rd<4>;\n\tret;\n}\n";
+    write("bom.ptx", ptx);
+    let p = write(
+        "bom.ron",
+        "\u{feff}Program(name: \"b\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+         \"out\", ty: U32, len: 32)],\n    ptx: (file: \"bom.ptx\", kernel: \"k\", args: \
+         [\"out\"]),\n)\n",
+    );
+    case(&["check", &p], 0, None, "");
+    // An error after the mark: line 2, column 5 (`bogus`), not shifted by the mark's bytes.
+    let bad = write(
+        "bom_bad.ron",
+        "\u{feff}Program(name: \"b\", launch: (grid: [1], block: [32]),\n    bogus: 1,\n)\n",
+    );
+    let o = case(&["check", &bad], 2, Some(&bad), "");
+    assert!(o.stderr.contains(":2:5"), "{}", o.stderr);
+}

@@ -1,0 +1,197 @@
+//! The bit and integer PTX instructions of issue 37 (`bfi`, `bfe.u64`, every `prmt` mode,
+//! `mad.hi`, `.b64` `clz`/`brev`/`popc`/`bfind`, `testp`, `setp.ftz` and `setp` with
+//! `.and/.or/.xor`, `shf`, `cnot`, `szext`, `bmsk`, `dp4a`, `dp2a`): 62 operations on 256 input
+//! tuples, every result equal to the H200's (tests/fixtures/cuda/bitops_h200.tsv, from
+//! calibration/probes/cuda_coverage), and a few lanes computed by hand.
+
+use warpsim_exec::{Config, Global, Stats, Validated};
+use warpsim_lang::{load_file, Options};
+use warpsim_testkit::root;
+
+/// Runs `program` (under programs/) with buffers filled from `inputs` (name, 32-bit words);
+/// returns the final words of every buffer, by name.
+pub(crate) fn run_filled(program: &str, inputs: &[(&str, Vec<u32>)]) -> Vec<(String, Vec<u32>)> {
+    let path = root().join("programs").join(program);
+    let prog = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
+    let global = Global::new(&prog);
+    for (name, words) in inputs {
+        let k = prog.buffers.iter().position(|b| b.name == *name).unwrap();
+        global.write(k, words);
+    }
+    let cfg = Config {
+        geometry: warpsim_smem::Geometry::H200,
+        max_steps: Config::DEFAULT_MAX_STEPS,
+        racecheck: false,
+    };
+    let v = Validated::new(&prog, &cfg, &global).unwrap();
+    let mut stats = Stats::new(&prog, &cfg.geometry);
+    let [gx, gy, gz] = prog.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                v.run_block([x, y, z], &mut stats).unwrap();
+            }
+        }
+    }
+    (0..prog.buffers.len())
+        .map(|k| (prog.buffers[k].name.clone(), global.read(k)))
+        .collect()
+}
+
+fn u64s(words: &[u32]) -> Vec<u64> {
+    words
+        .chunks(2)
+        .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+        .collect()
+}
+
+#[test]
+fn bit_and_integer_operations_equal_the_h200() {
+    let tsv = std::fs::read_to_string(root().join("tests/fixtures/cuda/bitops_h200.tsv")).unwrap();
+    let names: Vec<String> = tsv
+        .lines()
+        .nth(2)
+        .unwrap()
+        .trim_start_matches("# ")
+        .split('\t')
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(names.len(), 62);
+    let rows: Vec<Vec<u64>> = tsv
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            l.split('\t')
+                .map(|x| u64::from_str_radix(x, 16).unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 256);
+    let mut input = Vec::new();
+    for r in &rows {
+        for v in &r[1..5] {
+            input.extend([*v as u32, (*v >> 32) as u32]);
+        }
+    }
+    let out = run_filled("../tests/fixtures/ptx/bitops62.ron", &[("in", input)]);
+    let got = u64s(&out[0].1);
+    let mut wrong = Vec::new();
+    for (t, r) in rows.iter().enumerate() {
+        for (j, name) in names.iter().enumerate() {
+            let (g, w) = (got[62 * t + j], r[5 + j]);
+            if g != w {
+                wrong.push(format!(
+                    "{name} of tuple {t} (a {:#x} b {:#x} c {:#x} d {:#x}): {g:#x}, H200 {w:#x}",
+                    r[1], r[2], r[3], r[4]
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of 15872 differ:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(40)].join("\n")
+    );
+}
+
+#[test]
+fn bit_operations_by_hand() {
+    use warpsim_kernel::{BitOp, PrmtMode, TestKind};
+    // bfi.b32: 4 bits of 0xf at bit 8 into 0.
+    assert_eq!(BitOp::Bfi { wide: false }.eval(0xf, 0, 8, 4), 0xf00);
+    // bfi.b64 with a position past 255 inserts nothing (the H200's saturation: 300 ≥ 64).
+    assert_eq!(BitOp::Bfi { wide: true }.eval(1, 7, 300, 1), 7);
+    // bfe.u64: 8 bits from bit 32; bfe.s64 sign-extends bit 7 of them.
+    let x = 0x0000_00f0_0000_0000u64;
+    assert_eq!(BitOp::Bfe64 { signed: false }.eval(x, 32, 8, 0), 0xf0);
+    assert_eq!(
+        BitOp::Bfe64 { signed: true }.eval(x, 32, 8, 0),
+        0xffff_ffff_ffff_fff0
+    );
+    // prmt.b32.b4e with selector 0: bytes 0, 7, 6, 5 of {b, a}.
+    let p = BitOp::Prmt(PrmtMode::B4e).eval(0x4433_2211, 0x8877_6655, 0, 0);
+    assert_eq!(p, 0x6677_8811);
+    // mad.hi.s32: hi(-1 * 1) + 5 = -1 + 5.
+    let m = BitOp::MadHi {
+        signed: true,
+        wide: false,
+    };
+    assert_eq!(m.eval(u64::from(u32::MAX), 1, 5, 0), 4);
+    assert_eq!(BitOp::Clz64.eval(1, 0, 0, 0), 63);
+    assert_eq!(BitOp::Popc64.eval(u64::MAX, 0, 0, 0), 64);
+    // testp.normal: ±0 is normal, a subnormal is not.
+    let normal = BitOp::Testp {
+        kind: TestKind::Normal,
+        wide: false,
+    };
+    assert_eq!(normal.eval(0x8000_0000, 0, 0, 0), 1);
+    assert_eq!(normal.eval(1, 0, 0, 0), 0);
+    assert_eq!(BitOp::Ftz.eval(0x8000_0001, 0, 0, 0), 0x8000_0000);
+    assert_eq!(
+        BitOp::Dp4a {
+            sa: true,
+            sb: false
+        }
+        .eval(0xff, 2, 10, 0),
+        8
+    );
+}
+
+#[test]
+fn warp_instructions_of_issue_37_run_verified() {
+    // shfl37: a run-time width (c in a register), the predicate, and a read outside the mask
+    // (0, as on the H200); redux37: redux.sync and match.sync; clock37: the clocks.
+    // args37: arguments typed by the kernel's PTX parameters.
+    for k in ["shfl37", "redux37", "clock37", "args37"] {
+        let path = format!("tests/fixtures/ptx/{k}.ron");
+        let out = crate::util::run(&["run", &path, "--format", "json", "--no-timing"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{k}: {err}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["verified"], true, "{k}: {}", r["verification"]);
+    }
+}
+
+#[test]
+fn trap_is_a_fault_at_its_line() {
+    let out = crate::util::run(&["run", "tests/fixtures/ptx/bad_trap37.ron", "--no-timing"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the kernel executed `trap`"), "{err}");
+    assert!(err.contains("warp37.ptx:"), "{err}");
+    assert!(err.contains("lane 5") || err.contains("(5,0,0)"), "{err}");
+}
+
+#[test]
+fn a_refused_instruction_names_the_coverage_table() {
+    let out = crate::util::run(&["run", "tests/fixtures/ptx/bad_unsupported.ron"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.ptx:9:2"), "{err}");
+    assert!(err.contains("`mul24.lo.u32` is not supported"), "{err}");
+    assert!(err.contains("docs/src/ptx-coverage.md"), "{err}");
+}
+
+#[test]
+fn an_argument_that_does_not_fit_its_parameter_is_refused_at_the_argument() {
+    for (k, want, col) in [
+        (
+            "float",
+            "parameter 4 is a u32, an integer: 1.5 is not an integer",
+            "bad_args37_float.ron:6:",
+        ),
+        (
+            "range",
+            "parameter 4 is a u32: 4294967296 is out of its range (-2147483648 to 4294967295)",
+            "bad_args37_range.ron:6:",
+        ),
+    ] {
+        let path = format!("tests/fixtures/ptx/bad_args37_{k}.ron");
+        let out = crate::util::run(&["run", &path]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "{k}: {err}");
+        assert!(err.contains(col), "{k}: {err}");
+    }
+}
