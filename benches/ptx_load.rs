@@ -14,35 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use warpsim_lang::{load_file, Options};
 
-/// A PTX module of about `mb` megabytes with one entry `big`.
-fn module(mb: usize) -> String {
-    let mut s = String::with_capacity(mb * 1_000_000 + 1024);
-    s.push_str(
-        ".version 8.5\n.target sm_90\n.address_size 64\n\
-         .visible .entry big(.param .u64 out)\n{\n\
-         \t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n\
-         \t.shared .align 4 .b8 s[4096];\n\
-         \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
-         \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
-         \tmov.u64 %rd4, s;\n\tadd.s64 %rd5, %rd4, %rd3;\n\tmov.u32 %r2, 0;\n",
-    );
-    let mut i = 0;
-    while s.len() < mb * 1_000_000 {
-        s.push_str(&format!(
-            "\t.loc 1 {} 3\n\tadd.s32 %r2, %r2, %r1;\n\tst.shared.u32 [%rd5], %r2;\n\
-             \tsetp.lt.s32 %p1, %r2, 7;\n\t@%p1 bra $L_{i};\n\tld.shared.u32 %r3, [%rd5];\n\
-             \txor.b32 %r2, %r2, %r3;\n$L_{i}:\n",
-            i + 10
-        ));
-        i += 1;
-    }
-    s.push_str("\tadd.s64 %rd6, %rd2, %rd3;\n\tst.global.u32 [%rd6], %r2;\n\tret;\n}\n");
-    s
-}
-
 /// Writes the module and a program that launches it; the program's path.
 fn files(dir: &Path, mb: usize) -> (PathBuf, usize) {
-    let ptx = module(mb);
+    let ptx = warpsim_testkit::big_ptx(mb);
     let name = format!("big{mb}.ptx");
     std::fs::write(dir.join(&name), &ptx).unwrap();
     let ron = dir.join(format!("big{mb}.ron"));

@@ -5,30 +5,6 @@
 
 use crate::hostile::{case, write};
 
-/// A PTX module of about `mb` MB: blocks of a `.loc`, arithmetic, a shared store and load
-/// (one register reused by every load) and a predicated branch (benches/ptx_load.rs's).
-fn big_ptx(mb: usize) -> String {
-    let mut s = String::from(
-        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry big(.param .u64 out)\n{\n\
-         \t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n\
-         \t.shared .align 4 .b8 s[4096];\n\tld.param.u64 %rd1, [out];\n\
-         \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
-         \tmov.u64 %rd4, s;\n\tadd.s64 %rd5, %rd4, %rd3;\n\tmov.u32 %r2, 0;\n",
-    );
-    let mut i = 0;
-    while s.len() < mb * 1_000_000 {
-        s.push_str(&format!(
-            "\t.loc 1 {} 3\n\tadd.s32 %r2, %r2, %r1;\n\tst.shared.u32 [%rd5], %r2;\n\
-             \tsetp.lt.s32 %p1, %r2, 7;\n\t@%p1 bra $L_{i};\n\tld.shared.u32 %r3, [%rd5];\n\
-             \txor.b32 %r2, %r2, %r3;\n$L_{i}:\n",
-            i + 10
-        ));
-        i += 1;
-    }
-    s.push_str("\tadd.s64 %rd6, %rd2, %rd3;\n\tst.global.u32 [%rd6], %r2;\n\tret;\n}\n");
-    s
-}
-
 /// A program that launches `kernel` of the PTX file `ptx` (a file name in the scratch folder)
 /// on one warp with one buffer `out` of 32 words.
 fn ptx_program(name: &str, ptx: &str, kernel: &str) -> String {
@@ -45,7 +21,7 @@ fn ptx_program(name: &str, ptx: &str, kernel: &str) -> String {
 /// of every block, and a register's uses scanned once per load of it) loads in seconds.
 #[test]
 fn a_6_mb_ptx_module_loads_in_linear_time() {
-    write("big6.ptx", &big_ptx(6));
+    write("big6.ptx", &warpsim_testkit::big_ptx(6));
     let p = ptx_program("big6.ron", "big6.ptx", "big");
     let o = case(&["check", &p], 0, None, "");
     assert!(o.stdout.contains("instructions"), "{}", o.stdout);

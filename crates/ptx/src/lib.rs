@@ -61,19 +61,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         kernel_diag(&file, &src, off, 1, m, help)
     };
     let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
-    let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
-        arg: None,
-        message: format!("no kernel `{}` in {}", req.kernel, req.file),
-        help: Some(format!(
-            "kernels there: {}",
-            module
-                .entries
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    })?;
+    let entry = entry_named(&module, &kernel, req)?;
     // `.func` calls inlined (inline.rs), generic accesses given their space (generic.rs).
     let mut entry = inline::expand(&module, entry).map_err(|(o, m)| diag(o, m))?;
     let globals = inline::used_globals(&module.globals, &entry.body);
@@ -197,20 +185,28 @@ fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
 pub fn param_types(req: &KernelRequest) -> Result<Vec<String>, KernelError> {
     let (file, src, kernel, _) = ptx_of(req)?;
     let module = parse::parse(&src).map_err(|(o, m)| kernel_diag(&file, &src, o, 1, m, None))?;
-    let entry = find_entry(&module, &kernel).ok_or_else(|| KernelError::Launch {
+    let entry = entry_named(&module, &kernel, req)?;
+    Ok(entry.params.iter().map(|p| p.1.clone()).collect())
+}
+
+/// The kernel `name` of `m`, or the "no kernel" error listing the kernels there.
+fn entry_named<'m>(
+    m: &'m parse::Module,
+    name: &str,
+    req: &KernelRequest,
+) -> Result<&'m parse::Entry, KernelError> {
+    find_entry(m, name).ok_or_else(|| KernelError::Launch {
         arg: None,
         message: format!("no kernel `{}` in {}", req.kernel, req.file),
         help: Some(format!(
             "kernels there: {}",
-            module
-                .entries
+            m.entries
                 .iter()
                 .map(|e| e.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-    })?;
-    Ok(entry.params.iter().map(|p| p.1.clone()).collect())
+    })
 }
 
 fn find_entry<'m>(m: &'m parse::Module, name: &str) -> Option<&'m parse::Entry> {

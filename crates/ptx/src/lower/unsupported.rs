@@ -21,8 +21,7 @@ pub(super) fn instruction(name: &str, op: &str) -> Option<String> {
         "mma" | "wmma" | "wgmma" => "a tensor-core matrix multiply",
         "tensormap" | "cp.reduce" => "a tensor-memory-accelerator (TMA) operation",
         "mbarrier" => "an asynchronous transaction barrier (mbarrier)",
-        "trap" | "brkpt" => "a trap or breakpoint",
-        "nanosleep" | "pmevent" => "a timing instruction",
+        "pmevent" => "a performance-monitor event",
         "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" => "a texture or surface access",
         "fence" | "membar" => "a memory fence",
         "prefetch" | "prefetchu" | "applypriority" | "discard" | "createpolicy" => "a cache hint",
@@ -36,13 +35,7 @@ pub(super) fn instruction(name: &str, op: &str) -> Option<String> {
 }
 
 /// PTX's special registers (the PTX ISA's chapter 10) that warpsim does not provide.
-const SPECIAL: [&str; 22] = [
-    "%clock",
-    "%clock64",
-    "%clock_hi",
-    "%globaltimer",
-    "%globaltimer_lo",
-    "%globaltimer_hi",
+const SPECIAL: [&str; 16] = [
     "%smid",
     "%nsmid",
     "%warpid",
