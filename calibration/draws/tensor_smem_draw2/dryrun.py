@@ -30,6 +30,17 @@ KIND_K = {"ldsm.x1": 0, "ldsm.x2": 1, "ldsm.x4": 2, "ldsm.x1.trans": 3, "ldsm.x2
           "ca.8.z": 25, "ca.16.z": 26, "cg.16.z": 27}
 
 
+def all_patterns(pfile):
+    """expect.load_patterns of pfile's folder, plus pfile's own lines (explore_patterns.txt)."""
+    pats = expect.load_patterns(os.path.dirname(os.path.abspath(pfile)) or ".")
+    for line in open(pfile):
+        f = line.split()
+        if f and f[0] not in pats and f[1].startswith(("ca.", "cg.")):
+            pats[f[0]] = {"kind": f[1], "o": [int(v) for v in f[2:34]], "s": [int(v) for v in f[34:66]],
+                          "z": [int(v) for v in f[66:98]], "warm": int(f[98])}
+    return pats
+
+
 def words_lines(name, s):
     return [f"W {name} {x.split(':')[0]} {x.split(':')[1]}" for x in s.split()]
 
@@ -37,7 +48,7 @@ def words_lines(name, s):
 def probe(args):
     mode, pfile, names = args[0], args[1], args[2]
     force = args[4] if len(args) > 4 and args[3] == "-m" else None
-    pats = expect.load_patterns(os.path.dirname(os.path.abspath(pfile)) or ".")
+    pats = all_patterns(pfile)
     lst = [n for n in open(names).read().split()] if names != "-" else list(pats)
     out = []
     for n in lst:
@@ -136,7 +147,7 @@ def ncu(args):
     print("==PROF== Connected to process 1 (probe)")
     print(r.stdout, end="")
     launches = [l.split()[1] for l in r.stdout.splitlines() if l.startswith("L ")]
-    pats = expect.load_patterns(os.path.dirname(os.path.abspath(cmd[2])) or ".")
+    pats = all_patterns(cmd[2])
     time.sleep(float(os.environ.get("DRY_LAUNCH_S", "0")) * len(launches))
     load_only = "-m" in cmd
     if "--page" in args:   # the Source page: one block per launch, the instruction under test

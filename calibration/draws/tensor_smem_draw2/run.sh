@@ -111,6 +111,9 @@ run_chunk risky_ok.txt risky tma all tma tma_patterns.txt
 run_chunk risky_ok.txt risky_load tma all tma tma_patterns.txt -m load
 pack
 
+stage "ncu: exploration launches, explore.py, not scored: .ca grids, .cg rotations and strides"
+run_chunk lists/explore.txt cp_90 cp all one explore_patterns.txt
+
 
 stage parse
 timeout 8 python3 "$D"/parse.py "$R" "$R/tables" > "$R/parse.txt" 2>&1; log "parse rc=$?"
