@@ -27,6 +27,10 @@ pub enum Class {
     Shuffle,
     /// A global load (`long_scoreboard` on its result).
     GlobalLd,
+    /// A constant-memory load (`LDC`, PTX `ld.const`): through the memory queue, served by
+    /// the SM's constant cache one request per distinct address of the warp
+    /// (`short_scoreboard` on its result; `calibration/probes/cuda_coverage`, spec C-3).
+    ConstLd,
     /// A global store.
     GlobalSt,
     /// Ifs and loop tests: the warp waits `branch_resolving` before its next issue.
@@ -287,6 +291,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
                 Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
+                Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
             };
             let words = elem.map_or(1, |e| m.words(e)) as u8;
             let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
@@ -301,6 +306,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 // Local memory goes through the LSU and L1 like global memory (LDL/STL).
                 (Space::Global | Space::Local, false) => Class::GlobalLd,
                 (Space::Global | Space::Local, true) => Class::GlobalSt,
+                (Space::Const, _) => Class::ConstLd,
             };
             if store {
                 srcs.push(data);
@@ -321,7 +327,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             srcs.push((m.data.0, if pair { 4 } else { 2 }));
             let class = match m.space {
                 Space::Shared => Class::SharedLd,
-                Space::Global | Space::Local => Class::GlobalLd,
+                Space::Global | Space::Local | Space::Const => Class::GlobalLd,
             };
             StaticInst::new(class, Some((m.data.0, if pair { 2 } else { 1 })), &srcs)
         }

@@ -123,6 +123,7 @@ impl P {
             expect: None,
             check: None,
             line: 1,
+            constant: None,
         });
         self
     }
