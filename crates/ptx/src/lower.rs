@@ -13,6 +13,7 @@ mod narrow;
 mod ops;
 mod params;
 mod sync;
+mod tensor;
 mod unsupported;
 mod wide;
 
@@ -97,7 +98,11 @@ impl Facts {
             if let Some((g, _)) = guard {
                 *f.reads.entry(g.clone()).or_default() += 1;
             }
-            let store = op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra");
+            let store = op.starts_with("st.")
+                || op.starts_with("red.")
+                || op.starts_with("bra")
+                || op.starts_with("stmatrix")
+                || op.starts_with("cp.");
             for (i, a) in args.iter().enumerate() {
                 for w in a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c))) {
                     if !w.starts_with('%') {

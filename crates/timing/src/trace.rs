@@ -350,6 +350,29 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             StaticInst::new(Class::Branch, None, &[r1(c)])
         }
         Jump { target } if target as usize <= pc => StaticInst::new(Class::Branch, None, &[]),
+        // `LDSM`/`STSM`: through the shared pipe as `LDS`/`STS`, with their latency (no
+        // `LDSM` latency is measured: README, "What is modelled"). The registers as one range
+        // when consecutive (as NVRTC declares them), else the first one only.
+        Matrix(m) => {
+            let regs = m.used_regs();
+            let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0.wrapping_add(1));
+            let data = (regs[0].0, if consecutive { m.n } else { 1 });
+            if m.store {
+                StaticInst::new(Class::SharedSt, None, &[r1(m.addr), data])
+            } else {
+                StaticInst::new(Class::SharedLd, Some(data), &[r1(m.addr)])
+            }
+        }
+        // `LDGSTS`: priced as a global load of its sectors that no register waits for; its
+        // shared-side wavefronts are not charged, and `wait_group` does not wait for it (not
+        // modelled: README, "What is modelled").
+        CpAsync(c) => {
+            let mut srcs = vec![r1(c.dst), (c.src.0, 2)];
+            srcs.extend(c.size.map(r1));
+            StaticInst::new(Class::GlobalLd, None, &srcs)
+        }
+        // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
+        AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
     }
 }
