@@ -6,6 +6,7 @@ mod classic;
 mod cli_access;
 mod cli_access_tensor;
 mod cli_explain;
+mod cuda_const;
 mod determinism;
 mod docs;
 mod experiment;

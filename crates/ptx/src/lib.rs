@@ -71,7 +71,10 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             .collect();
         generic::resolve(&mut entry.body, &params, &globals).map_err(|(o, m)| diag(o, m))?;
     }
-    let low = lower::lower(req, &entry, &globals).map_err(|(o, m)| {
+    // Every constant symbol of the module (each a buffer of the launch: lower/constants.rs).
+    let constants =
+        lower::constants::symbols(&module.globals, req.const_types).map_err(|(o, m)| diag(o, m))?;
+    let low = lower::lower(req, &entry, &globals, &constants).map_err(|(o, m)| {
         if o == usize::MAX {
             KernelError::Launch {
                 arg: None,
@@ -150,6 +153,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         max_depth: low.max_depth,
         path,
         source,
+        constants,
     })
 }
 
@@ -239,6 +243,7 @@ mod tests {
             dynamic_shared: 0,
             shared_limit: 48 * 1024,
             merge: true,
+            const_types: &[],
         }
     }
 
