@@ -135,6 +135,68 @@ def main():
         out.append(f"  {call:5s} {k:38s} exact {ok:3d} / {n:3d}   measured above the rule {hi}")
     out += worst
 
+    # 3b. other packings of a phase's lanes into wavefronts, on the same launches
+    out.append("== 3b. .ca Source-page wavefronts by other packings (exact launches, draw / first call)")
+
+    def words(d, s, n, w, lane):
+        return model._lane_words(d, s, n, w, lane, "read")
+
+    def firstfit(d, s, n, w, ls):
+        waves = []
+        for lane in ls:
+            db, sb = (set(x) for x in words(d, s, n, w, lane))
+            for wv in waves:
+                if not (wv[0] & db) and not (wv[1] & sb):
+                    wv[0] |= db
+                    wv[1] |= sb
+                    break
+            else:
+                waves.append([db, sb])
+        return len(waves)
+
+    def fifo(d, s, n, w, ls):
+        """every bank a queue on both sides: a lane goes one wavefront after the latest earlier
+        lane that uses any of its destination or source banks (the longest chain)"""
+        last, top = {}, 0
+        for lane in ls:
+            wd = words(d, s, n, w, lane)
+            lv = 1 + max([last.get((k, b), 0) for k in (0, 1) for b in wd[k]] + [0])
+            for k in (0, 1):
+                for b in wd[k]:
+                    last[(k, b)] = lv
+            top = max(top, lv)
+        return top
+
+    def queues(side):
+        def f(d, s, n, w, ls):
+            """each wavefront: the head of every `side` bank's queue, in lane order, unless the
+            other side's bank is already taken in this wavefront"""
+            pend, waves, o = list(ls), 0, 1 - side
+            while pend:
+                waves += 1
+                used, taken, ob = set(), [], set()
+                for lane in pend:
+                    wd = words(d, s, n, w, lane)
+                    qb = set(wd[side])
+                    head = not (qb & used)
+                    used |= qb
+                    if head and not (set(wd[o]) & ob):
+                        ob |= set(wd[o])
+                        taken.append(lane)
+                pend = [x for x in pend if x not in taken]
+            return waves
+        return f
+    for label, fn in (("first-fit in lane order (= the max rule)", firstfit), ("queues on both sides (longest chain)", fifo),
+                      ("destination-bank queues, source filter", queues(0)), ("source-bank queues, destination filter", queues(1))):
+        ok = {"draw": [0, 0], "call1": [0, 0]}
+        for call, name, kind, d, s, n, m, warm in launches(draw, call1):
+            if not kind.startswith("ca.") or name.startswith("d1_ctl_") or iv(m, "sass_ldgsts_wf") is None:
+                continue
+            _, w, _ = model.cp_kind(kind)
+            ok[call][0] += sum(fn(d, s, n, w, x) for x in phases(d, w)) == iv(m, "sass_ldgsts_wf")
+            ok[call][1] += 1
+        out.append(f"  {label:44s} draw {ok['draw'][0]:3d} / {ok['draw'][1]}   first call {ok['call1'][0]:3d} / {ok['call1'][1]}")
+
     # 4. the Source page "Ideal" column of LDGSTS
     out.append("== 4. Source page 'L1 Wavefronts Shared Ideal' of LDGSTS: ceil(bytes / 128) (.ca: active lanes x width;"
                " .cg: distinct destinations x 16) vs phases with an active lane")
