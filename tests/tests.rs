@@ -31,6 +31,7 @@ mod ptx_half;
 mod ptx_histogram;
 mod ptx_local;
 mod ptx_ops;
+mod ptx_tensor;
 mod racecheck;
 mod run;
 mod timing;
