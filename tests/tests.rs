@@ -12,6 +12,7 @@ mod docs;
 mod experiment;
 mod fuzz_corpus;
 mod hostile;
+mod hostile_cuda;
 mod hostile_front;
 mod jumps;
 mod kernels;

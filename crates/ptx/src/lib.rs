@@ -29,6 +29,7 @@ mod parse;
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
 mod cache;
 mod cuda;
+mod includes;
 mod nvrtc;
 
 pub use parse::{parse, Entry, Module};
@@ -98,7 +99,12 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     let cu = cu_given.or_else(|| {
         module.files.iter().find(|f| f.0 == 1).and_then(|f| {
             let p = dir.join(std::path::Path::new(&f.1).file_name()?);
-            let t = std::fs::read_to_string(&p).ok()?;
+            // Through the capped reader: a FIFO named like the `.cu` is not opened.
+            let t = warpsim_kernel::input::read_text_capped(
+                &p,
+                warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+            )
+            .ok()?;
             Some((
                 p.to_string_lossy().into_owned(),
                 Arc::<str>::from(t.as_str()),
