@@ -30,6 +30,7 @@ mod ptx_classic;
 mod ptx_ext;
 mod ptx_half;
 mod ptx_histogram;
+mod ptx_jit;
 mod ptx_local;
 mod ptx_ops;
 mod ptx_tensor;
