@@ -8,8 +8,9 @@
 //!   `0x9E3779B97F4A7C15`). Each element depends only on `(seed, i)`, so buffers are filled in
 //!   parallel and the same seed gives the same contents on every machine. Floats are uniform
 //!   in `[-1, 1)`: `f32` = `(h >> 40) · 2⁻²³ − 1` (24 random bits), `f64` =
-//!   `(h >> 11) · 2⁻⁵² − 1` (53 bits). Integers (`u32`, `i32`) are `h >> 48`, uniform in
-//!   `[0, 65536)`.
+//!   `(h >> 11) · 2⁻⁵² − 1` (53 bits). 32-bit integers (`u32`, `i32`) are `h >> 32`, the
+//!   whole range (`i32` reads the bits as two's complement; until issue 37 they were
+//!   `h >> 48`, in `[0, 65536)`); 8- and 16-bit ones the top 8 or 16 bits.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -49,15 +50,17 @@ pub(super) fn init_element(elem: Elem, init: Init, i: u64) -> [u32; 2] {
             Elem::U8 | Elem::I8 | Elem::U16 | Elem::I16 => [i as u32 & narrow_mask(elem), 0],
             Elem::F16 | Elem::BF16 => [half_bits(elem, i as f64), 0],
         },
-        Init::Random(seed) => {
+        Init::Random(seed) | Init::Random16(seed) => {
             let h = random_bits(seed, i);
             match elem {
+                // (`Random16`: the draw before issue 37, for data measured on the H200 with it.)
+                Elem::U32 | Elem::I32 if matches!(init, Init::Random16(_)) => [(h >> 48) as u32, 0],
                 Elem::F32 => [
                     ((h >> 40) as f32 * (1.0 / (1u32 << 23) as f32) - 1.0).to_bits(),
                     0,
                 ],
                 Elem::F64 => bits64((h >> 11) as f64 * (1.0 / (1u64 << 52) as f64) - 1.0),
-                Elem::U32 | Elem::I32 => [(h >> 48) as u32, 0],
+                Elem::U32 | Elem::I32 => [(h >> 32) as u32, 0],
                 // The top 8 or 16 bits (signed types read them as two's complement).
                 Elem::U8 | Elem::I8 => [(h >> 56) as u32, 0],
                 Elem::U16 | Elem::I16 => [(h >> 48) as u32, 0],
@@ -240,8 +243,19 @@ mod tests {
             let v = f64::from_bits(w[1][2 * k] as u64 | (w[1][2 * k + 1] as u64) << 32);
             assert!((-1.0..1.0).contains(&v));
         }
-        assert!(w[2].iter().all(|&v| v < 65536));
-        assert!(w[2].iter().any(|&v| v > 60000));
+        // The whole 32-bit range: every byte of a word varies.
+        for shift in [0, 8, 16, 24] {
+            assert!(
+                w[2].iter().any(|&v| (v >> shift) & 0xff > 0xf0),
+                "byte {shift}"
+            );
+        }
+        assert!(w[2].iter().any(|&v| v > 0xf000_0000));
+        assert_eq!(w[2][17], (random_bits(3, 17) >> 32) as u32);
+        // Random16: the draw before issue 37, below 65,536.
+        let old = |i| init_element(Elem::U32, Init::Random16(3), i)[0];
+        assert!((0..10000).all(|i| old(i) < 65536) && (0..10000).any(|i| old(i) > 60000));
+        assert_eq!(old(17), (random_bits(3, 17) >> 48) as u32);
         assert_ne!(w[2], w[3], "seeds differ");
         // Element i does not depend on the buffer's length.
         assert_eq!(init_element(Elem::U32, Init::Random(3), 17)[0], w[2][17]);
