@@ -27,6 +27,10 @@ pub enum Class {
     Shuffle,
     /// A global load (`long_scoreboard` on its result).
     GlobalLd,
+    /// A constant-memory load (`LDC`, PTX `ld.const`): through the memory queue, served by
+    /// the SM's constant cache one request per distinct address of the warp
+    /// (`short_scoreboard` on its result; `calibration/probes/cuda_coverage`, spec C-3).
+    ConstLd,
     /// A global store.
     GlobalSt,
     /// Ifs and loop tests: the warp waits `branch_resolving` before its next issue.
@@ -303,6 +307,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
                 Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
+                Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
             };
             let words = elem.map_or(1, |e| m.words(e)) as u8;
             let mut srcs = access_srcs(&m);
@@ -314,6 +319,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 // Local memory goes through the LSU and L1 like global memory (LDL/STL).
                 (Space::Global | Space::Local, false) => Class::GlobalLd,
                 (Space::Global | Space::Local, true) => Class::GlobalSt,
+                (Space::Const, _) => Class::ConstLd,
             };
             if store {
                 srcs.push(data);
@@ -331,7 +337,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             srcs.push((m.data.0, if pair { 4 } else { 2 }));
             let class = match m.space {
                 Space::Shared => Class::SharedLd,
-                Space::Global | Space::Local => Class::GlobalLd,
+                Space::Global | Space::Local | Space::Const => Class::GlobalLd,
             };
             StaticInst::new(class, Some((m.data.0, if pair { 2 } else { 1 })), &srcs)
         }
@@ -354,6 +360,29 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             StaticInst::new(Class::Branch, None, &[r1(c)])
         }
         Jump { target } if target as usize <= pc => StaticInst::new(Class::Branch, None, &[]),
+        // `LDSM`/`STSM`: through the shared pipe as `LDS`/`STS`, with their latency (no
+        // `LDSM` latency is measured: README, "What is modelled"). The registers as one range
+        // when consecutive (as NVRTC declares them), else the first one only.
+        Matrix(m) => {
+            let regs = m.used_regs();
+            let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0.wrapping_add(1));
+            let data = (regs[0].0, if consecutive { m.n } else { 1 });
+            if m.store {
+                StaticInst::new(Class::SharedSt, None, &[r1(m.addr), data])
+            } else {
+                StaticInst::new(Class::SharedLd, Some(data), &[r1(m.addr)])
+            }
+        }
+        // `LDGSTS`: priced as a global load of its sectors that no register waits for; its
+        // shared-side wavefronts are not charged, and `wait_group` does not wait for it (not
+        // modelled: README, "What is modelled").
+        CpAsync(c) => {
+            let mut srcs = vec![r1(c.dst), (c.src.0, 2)];
+            srcs.extend(c.size.map(r1));
+            StaticInst::new(Class::GlobalLd, None, &srcs)
+        }
+        // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
+        AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
     }
 }

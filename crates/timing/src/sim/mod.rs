@@ -300,6 +300,8 @@ struct Sm {
     turns: land::Turns,
     /// Departure of the last memory instruction (the stage is in order).
     mem_last: u64,
+    /// When the SM's constant cache is free for the next `LDC`'s requests (queue.rs).
+    idc_free: u64,
     /// The SM-wide stage of the memory queue: departures to come, in order, each with whether
     /// it is a shared instruction ([`queue`]).
     stage: VecDeque<(u64, bool)>,
@@ -522,6 +524,7 @@ impl<'a> Sim<'a> {
                 servers: vec![0; gpu.shared.servers as usize],
                 turns: land::Turns::new(gpu.shared.servers as usize),
                 mem_last: 0,
+                idc_free: 0,
                 stage: VecDeque::new(),
                 pending: 0,
                 turn: 0,
