@@ -319,6 +319,22 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             Ok(())
         }
         Scope { .. } | LoopJoin => Ok(()),
+        Matrix(m) => {
+            if !matches!(m.n, 1 | 2 | 4) {
+                return Err(format!("ldmatrix/stmatrix of {} matrices", m.n));
+            }
+            reg(m.addr, 1)?;
+            m.used_regs().iter().try_for_each(|&r| reg(r, 1))
+        }
+        CpAsync(c) => {
+            if !matches!(c.width, 4 | 8 | 16) || (c.bypass && c.width != 16) {
+                return Err(format!("a cp.async of {} bytes", c.width));
+            }
+            reg(c.dst, 1)?;
+            reg(c.src, 2)?;
+            c.size.map_or(Ok(()), |s| reg(s, 1))
+        }
+        AsyncCommit | AsyncWait { .. } => Ok(()),
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).
         _ if inst.operands().is_some() => Ok(()),

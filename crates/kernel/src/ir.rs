@@ -12,8 +12,10 @@ use std::fmt;
 
 mod display;
 mod modes;
+mod tensor;
 
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
+pub use tensor::{CopyOp, MatrixOp};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -524,6 +526,17 @@ pub enum Inst {
     /// PTX `ret`/`exit`: the active lanes finish; the warp goes on with the lanes that wait
     /// at a reconvergence point, and is done when none is left.
     Ret,
+    // ---- Warp-wide matrix and asynchronous copies (issue 41; `exec/tensor_exec.rs`).
+    /// `ldmatrix` / `stmatrix`: see [`MatrixOp`].
+    Matrix(MatrixOp),
+    /// `cp.async`: see [`CopyOp`]. The copy is done when issued; the race checker treats its
+    /// bytes as not yet written until the `AsyncWait` that completes its group.
+    CpAsync(CopyOp),
+    /// `cp.async.commit_group`: the warp's copies since the last commit become one group.
+    AsyncCommit,
+    /// `cp.async.wait_group n` (all but the `n` most recent groups are complete), or, `all`,
+    /// `cp.async.wait_all` (a commit, then `wait_group 0`).
+    AsyncWait { n: u8, all: bool },
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -792,6 +805,7 @@ impl Inst {
             | Scope { .. }
             | LoopJoin => return false,
             Branch { .. } | Jump { .. } | Join | Ret => return false,
+            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } => return false,
         }
         true
     }

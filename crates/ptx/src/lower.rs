@@ -13,6 +13,7 @@ mod narrow;
 mod ops;
 mod params;
 mod sync;
+mod tensor;
 mod unsupported;
 mod wide;
 
@@ -97,7 +98,11 @@ impl Facts {
             if let Some((g, _)) = guard {
                 *f.reads.entry(g.clone()).or_default() += 1;
             }
-            let store = op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra");
+            let store = op.starts_with("st.")
+                || op.starts_with("red.")
+                || op.starts_with("bra")
+                || op.starts_with("stmatrix")
+                || op.starts_with("cp.");
             for (i, a) in args.iter().enumerate() {
                 for w in a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c))) {
                     if !w.starts_with('%') {
@@ -991,7 +996,8 @@ pub fn shared_layout(
     Ok((vars, top))
 }
 
-/// An integer literal (decimal, hex, negative).
+/// An integer literal (decimal, hex, negative), as its 64 bits: the magnitude may take all
+/// 64 (`-9223372036854775808`, which Numba emits for `i64::MIN`, and `0xFFFFFFFFFFFFFFFF`).
 pub(crate) fn int(s: &str) -> Option<i64> {
     let (neg, t) = match s.strip_prefix('-') {
         Some(t) => (true, t),
@@ -999,9 +1005,9 @@ pub(crate) fn int(s: &str) -> Option<i64> {
     };
     let t = t.trim_end_matches('U');
     let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => t.parse::<i64>().ok()?,
-    };
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    } as i64;
     Some(if neg { v.wrapping_neg() } else { v })
 }
 

@@ -141,6 +141,9 @@ fn effect(s: &Stmt) -> Effect {
         .iter()
         .find(|x| matches!(**x, "shared" | "global" | "param" | "local" | "const"));
     match (p[0], space) {
+        // Matrix accesses and asynchronous copies (and their groups' waits): never moved
+        // across.
+        ("ldmatrix" | "stmatrix" | "cp", _) => Effect::Other,
         ("ld" | "st" | "atom" | "red", Some(&"shared")) if p.contains(&"volatile") => Effect::Other,
         ("ld", Some(&"shared")) => Effect::Load,
         ("st", Some(&"shared")) => Effect::Store,
@@ -163,7 +166,11 @@ fn regs(s: &Stmt) -> (Vec<String>, Vec<String>) {
     };
     let mut defs = Vec::new();
     let mut uses: Vec<String> = guard.iter().map(|g| g.0.clone()).collect();
-    let writes_first = !(op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra"));
+    let writes_first = !(op.starts_with("st.")
+        || op.starts_with("red.")
+        || op.starts_with("bra")
+        || op.starts_with("stmatrix")
+        || op.starts_with("cp."));
     for (i, a) in args.iter().enumerate() {
         if i == 0 && writes_first {
             defs.extend(names(a));

@@ -131,6 +131,9 @@ struct Warp {
     deferred: Vec<Deferred>,
     /// The last [`pick::next_inst`] call's `min_next` and `min_reason`, and the cycle it set.
     nx: (u64, Reason, u64),
+    /// When the service of its last shared load, store or atomic ends: its next one leaves
+    /// the stage no earlier ([`queue::enter`]).
+    sh_free: u64,
 }
 
 /// A renamed result: registers `dst` of the instruction at trace place `at` get scoreboard
@@ -869,6 +872,7 @@ impl<'a> Sim<'a> {
                         renamed: false,
                         deferred: Vec::new(),
                         nx: (0, Reason::NoInstruction, 0),
+                        sh_free: 0,
                     });
                     sm.ready.push(NEVER);
                     sm.regs.resize(sm.regs.len() + nregs, 0);
@@ -898,6 +902,7 @@ impl<'a> Sim<'a> {
             w.renamed = false;
             w.deferred.clear();
             w.nx = (0, Reason::NoInstruction, 0);
+            w.sh_free = 0;
             w.pc = w.ev().map_or(0, |e| e.pc);
             if w.ev().is_none() {
                 w.state = St::Exited;

@@ -82,8 +82,18 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
                 .enumerate()
                 .min_by_key(|&(i, &f)| (f, i))
                 .expect("at least one server");
-            let d = t.max(sm.mem_last).max(free);
+            // A warp's shared instructions are served one after another (issue 38, D2 of
+            // calibration/probes/conflict_cost/DESIGN.md: one warp alone gets one server; two
+            // or more share both). Shuffles were not measured: left out.
+            let own = match si.class {
+                Class::Shuffle => 0,
+                _ => sm.warps[s as usize].sh_free,
+            };
+            let d = t.max(sm.mem_last).max(free).max(own);
             sm.servers[k] = d + busy;
+            if si.class != Class::Shuffle {
+                sm.warps[s as usize].sh_free = d + busy;
+            }
             if gpu.shared.return_wavefronts > 0 {
                 sm.turns.serve(k, d, d + busy, t);
             }
