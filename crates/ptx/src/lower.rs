@@ -234,6 +234,16 @@ pub fn lower(
     // written.
     let merged = req.merge.then(|| crate::merge::merge(&entry.body, &l.vars));
     let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
+    if let Some(m) = &merged {
+        // The merge model unrolls constant-trip loops (new registers): its facts.
+        let unrolled = Entry {
+            name: entry.name.clone(),
+            off: entry.off,
+            params: entry.params.clone(),
+            body: m.body.clone(),
+        };
+        l.facts = Facts::of(&unrolled);
+    }
     for s in body {
         l.stmt(s)?;
     }
