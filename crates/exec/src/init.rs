@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use warpsim_kernel::ir::{Inst, Space};
-use warpsim_kernel::{BufferInfo, Elem, Init, Program};
+use warpsim_kernel::{BufferInfo, ConstData, Elem, FillSrc, Init, Program};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -86,10 +86,50 @@ fn half_bits(elem: Elem, x: f64) -> u32 {
 /// filled by [`fill_global`] (the allocation is taken over, not copied).
 pub fn init_words(b: &BufferInfo) -> Vec<u32> {
     let out: Vec<AtomicU32> = (0..b.words()).map(|_| AtomicU32::new(0)).collect();
-    if b.init != Init::Zeros {
-        fill_global(b.elem, b.init, &out);
-    }
+    fill_buffer(b, &out);
     out.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// Fills `out` (buffer `b`'s words) with its initial contents: [`fill_global`], or for a
+/// constant symbol its [`ConstData`] (the module's bytes, then the fills in order).
+pub fn fill_buffer(b: &BufferInfo, out: &[AtomicU32]) {
+    match &b.constant {
+        Some(c) => {
+            for (d, w) in out.iter().zip(const_words(c, out.len())) {
+                d.store(w, Relaxed);
+            }
+        }
+        None if b.init != Init::Zeros => fill_global(b.elem, b.init, out),
+        None => {}
+    }
+}
+
+/// A constant symbol's `words` 32-bit words: its module bytes, then each fill's elements
+/// written from the fill's byte offset (bytes past the symbol's end are dropped: the loader
+/// refuses such a fill).
+pub fn const_words(c: &ConstData, words: usize) -> Vec<u32> {
+    let mut bytes = c.bytes.clone();
+    bytes.resize(words * 4, 0);
+    for f in &c.fills {
+        let eb = f.elem.bytes() as u64;
+        for i in 0..f.len {
+            let e = match &f.src {
+                FillSrc::Init(init) => init_element(f.elem, *init, i),
+                FillSrc::Values(v) => v.get(i as usize).copied().unwrap_or([0, 0]),
+            };
+            let v = e[0] as u64 | (e[1] as u64) << 32;
+            for k in 0..eb {
+                let at = f.offset + i * eb + k;
+                if let Some(b) = bytes.get_mut(at as usize) {
+                    *b = (v >> (8 * k)) as u8;
+                }
+            }
+        }
+    }
+    bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
 }
 
 /// Fills `out` (a whole buffer's words, in global memory) with the initial contents, in

@@ -206,6 +206,12 @@ fn observe_issue<H: Hook>(
     if m.space == Space::Shared {
         return Some((ps.wavefronts, ps.conflicts));
     }
+    if m.space == Space::Const {
+        // An `LDC`: the timing model wants its distinct addresses, not its sectors.
+        let d = super::bytes::const_distinct(&m, r, at.active);
+        hook.shared(at.w, d, d);
+        return None;
+    }
     if m.space == Space::Local {
         let (offsets, bytes) = super::local::offsets(cx, &m, r);
         hook.local(at.w, &offsets, bytes, at.active);

@@ -42,15 +42,21 @@ pub enum Space {
     /// by the race checker (private); the timing model prices it as global memory through
     /// L1 at the hardware's interleaved addresses.
     Local,
+    /// Constant memory (PTX `.const`, CUDA `__constant__`): read-only, byte-addressed like
+    /// global memory (a pointer into the [`crate::BufferInfo`] of the symbol, whose
+    /// `constant` holds its contents). Priced by the timing model as the H200's `LDC`: one
+    /// request per distinct address of the warp (`calibration/probes/cuda_coverage`, C-3).
+    Const,
 }
 
 impl Space {
-    /// `shared`, `global` or `local` (PTX's names).
+    /// `shared`, `global`, `local` or `const` (PTX's names).
     pub fn name(self) -> &'static str {
         match self {
             Space::Shared => "shared",
             Space::Global => "global",
             Space::Local => "local",
+            Space::Const => "const",
         }
     }
 }

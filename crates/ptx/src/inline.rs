@@ -53,6 +53,7 @@ pub fn expand(module: &Module, entry: &Entry) -> Result<Entry, Err> {
         off: entry.off,
         params: entry.params.clone(),
         body,
+        bounds: entry.bounds.clone(),
     })
 }
 

@@ -183,6 +183,8 @@ pub enum MemSpace {
     Global,
     /// Local memory (PTX `.local`, each thread's own; counted only, timed as global).
     Local,
+    /// Constant memory (PTX `.const`, CUDA `__constant__`; counted only, timed as `LDC`).
+    Const,
 }
 
 /// What one memory instruction did over the run.
@@ -295,8 +297,8 @@ fn atomic_row(
             let b = prog.buffers.get(m.array as usize)?;
             (MemSpace::Global, b.name.clone(), b.elem)
         }
-        // (No atomics on local memory: the executor refuses them.)
-        Space::Local => return None,
+        // (No atomics on local or constant memory: the executor refuses them.)
+        Space::Local | Space::Const => return None,
     };
     let priced = space == MemSpace::Shared;
     let (aw, ac) = (
@@ -597,7 +599,7 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
     for (k, b) in prog.buffers.iter().enumerate() {
         match (global.buffers.get(k), io.as_deref()) {
             (Some(_), Some(given)) => global.write(k, given.get(k).map_or(&[][..], |w| &w[..])),
-            (Some(dst), None) => exec::fill_global(b.elem, b.init, dst),
+            (Some(dst), None) => exec::fill_buffer(b, dst),
             (None, _) => {}
         }
         initial.push(if keep[k] { global.read(k) } else { Vec::new() });
@@ -815,6 +817,10 @@ fn build(
             },
             Space::Local => match prog.local.get(m.array as usize) {
                 Some(l) => (MemSpace::Local, l.name.clone(), l.elem),
+                None => continue,
+            },
+            Space::Const => match prog.buffers.get(m.array as usize) {
+                Some(b) => (MemSpace::Const, b.name.clone(), b.elem),
                 None => continue,
             },
         };

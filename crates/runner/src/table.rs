@@ -206,6 +206,7 @@ impl Report {
                     MemSpace::Shared => "shared",
                     MemSpace::Global => "global",
                     MemSpace::Local => "local",
+                    MemSpace::Const => "const",
                 };
                 let opt = |v: Option<u64>| v.map_or_else(|| dash.to_string(), |v| v.to_string());
                 t.add_row(vec![

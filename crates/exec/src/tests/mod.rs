@@ -124,6 +124,7 @@ impl P {
             expect: None,
             check: None,
             line: 1,
+            constant: None,
         });
         self
     }
