@@ -5,10 +5,12 @@
 //! A compilation's key is a hash of the CUDA source, the options (with the `-D` macros), the
 //! kernel's name expression and NVRTC's version. Its PTX lives in `<dir>/<key>.ptx`, where
 //! `<dir>` is `WARPSIM_CACHE`, else `$XDG_CACHE_HOME/warpsim`, else `~/.cache/warpsim`. The
-//! file starts with two comment lines (a second, independent hash of the key, checked on
-//! reading, and the kernel's lowered name), then NVRTC's PTX unchanged; diagnostics in the PTX
-//! point at this file. Reading or writing the cache never fails a run: a file that cannot be
-//! read or written is a miss.
+//! file starts with two comment lines (a second, independent hash of the key and a hash of the
+//! rest of the file, both checked on reading, and the kernel's lowered name), then NVRTC's PTX
+//! unchanged; diagnostics in the PTX point at this file. Reading or writing the cache never
+//! fails a run: a file that cannot be read (through the capped reader: a FIFO or a device
+//! put in its place is not read), whose hashes do not match, or that cannot be written is a
+//! miss.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,26 +54,42 @@ pub fn dir() -> Option<PathBuf> {
         .or_else(|| env("HOME").map(|h| h.join(".cache").join("warpsim")))
 }
 
+/// The most bytes of a cache file read.
+const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
+/// The hash of a cache file's content: the lowered name and the PTX.
+fn content(lowered: &str, ptx: &str) -> String {
+    key(&[lowered, ptx]).name
+}
+
 /// The header of a cache file.
-fn header(key: &Key, lowered: &str) -> String {
-    format!("// warpsim PTX cache {}\n// kernel {lowered}\n", key.check)
+fn header(key: &Key, lowered: &str, ptx: &str) -> String {
+    format!(
+        "// warpsim PTX cache {} {}\n// kernel {lowered}\n",
+        key.check,
+        content(lowered, ptx)
+    )
 }
 
 /// The cached file for `key`: its path, its whole text (header and PTX) and the lowered name.
 pub fn get(key: &Key) -> Option<(PathBuf, String, String)> {
     let path = dir()?.join(format!("{}.ptx", key.name));
-    let text = std::fs::read_to_string(&path).ok()?;
-    let mut lines = text.lines();
-    if lines.next()? != format!("// warpsim PTX cache {}", key.check) {
+    let text = warpsim_kernel::input::read_text_capped(&path, MAX_ENTRY_BYTES).ok()?;
+    let (first, rest) = text.split_once('\n')?;
+    let (second, ptx) = rest.split_once('\n')?;
+    let (check, sum) = first
+        .strip_prefix("// warpsim PTX cache ")?
+        .split_once(' ')?;
+    let lowered = second.strip_prefix("// kernel ")?.to_owned();
+    if check != key.check || sum != content(&lowered, ptx) {
         return None;
     }
-    let lowered = lines.next()?.strip_prefix("// kernel ")?.to_owned();
     Some((path, text, lowered))
 }
 
 /// The text of a cache file for `ptx` (what [`get`] gives back).
 pub fn text(key: &Key, lowered: &str, ptx: &str) -> String {
-    header(key, lowered) + ptx
+    header(key, lowered, ptx) + ptx
 }
 
 /// Writes `text` (from [`text`]) for `key`; the path when it was written. Written to a
@@ -107,5 +125,27 @@ mod tests {
         assert_ne!(a.name, c.name);
         assert_ne!(a.check, a.name);
         assert_eq!(a.name, key(&["src", "opts", "k", "12.6"]).name);
+    }
+
+    #[test]
+    fn entries_are_checked_by_content_and_read_capped() {
+        let dir = std::env::temp_dir().join(format!("warpsim-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // The only test of this crate that sets WARPSIM_CACHE.
+        std::env::set_var("WARPSIM_CACHE", &dir);
+        let k = key(&["a"]);
+        let t = text(&k, "_Z1kv", ".entry _Z1kv(\n");
+        let p = put(&k, &t).unwrap();
+        assert_eq!(get(&k).unwrap().1, t);
+        // The PTX changed behind the check line: a miss.
+        std::fs::write(&p, t.replace(".entry", ".entrx")).unwrap();
+        assert!(get(&k).is_none());
+        // A directory in the entry's place: a miss, not an error.
+        std::fs::remove_file(&p).unwrap();
+        std::fs::create_dir_all(&p).unwrap();
+        assert!(get(&k).is_none());
+        std::env::remove_var("WARPSIM_CACHE");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

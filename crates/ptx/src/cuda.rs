@@ -13,7 +13,7 @@
 //! where [`nvrtc::include_dir`] finds them (`cuda_fp16.h` and the others NVRTC does not
 //! have) and one `-DNAME=VALUE` per define named in `macros`. The PTX then goes through the same lowering as a `ptx:` kernel (`lib.rs`).
 
-use crate::{cache, nvrtc};
+use crate::{cache, includes, nvrtc};
 use std::sync::Arc;
 use warpsim_kernel::Elem;
 use warpsim_kernel::{kernel_diag, KernelArg, KernelError, KernelRequest};
@@ -106,35 +106,49 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         format!("--include-path={}", dir.display()),
     ];
     let toolkit = nvrtc::include_dir(&nv.path);
+    let mut search = vec![dir.to_owned()];
     if let Some((inc, _)) = &toolkit {
-        options.push(format!("--include-path={}", inc.display()));
-        for extra in nvrtc::cccl_dir(inc) {
-            options.push(format!("--include-path={}", extra.display()));
-        }
+        search.push(inc.clone());
+        search.extend(nvrtc::cccl_dir(inc));
+    }
+    for d in &search[1..] {
+        options.push(format!("--include-path={}", d.display()));
     }
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
-    let headers = local_headers(dir, &src);
-    let key = cache::key(&[
-        &src,
-        &headers,
-        &options.join("\n"),
-        expr,
-        &version,
-        "warpsim ptx 1",
-    ]);
-    let (ptx_path, ptx, lowered) = match cache::get(&key) {
+    // What host headers would give (NVRTC has none), then the file from its line 1.
+    let full = format!("{PRELUDE}#line 1 \"{base}\"\n{src}");
+    // Every file the source may include, by content (`includes.rs`); `None`: not knowable,
+    // compiled without the cache.
+    let headers = includes::scan(std::path::Path::new(&req.file), &src, &search, &search[1..])
+        .map_err(|r| refused_header(&r))?;
+    let key = headers.map(|h| {
+        cache::key(&[
+            &full,
+            &h,
+            &options.join("\n"),
+            expr,
+            &version,
+            "warpsim ptx 2",
+        ])
+    });
+    let cached = key.as_ref().and_then(cache::get);
+    let (ptx_path, ptx, lowered) = match cached {
         Some((p, t, l)) => (p.to_string_lossy().into_owned(), t, l),
         None => {
             let out = nv
-                .compile(&src, &base, &options, expr)
+                .compile(&full, &base, &options, expr)
                 .map_err(|log| nvrtc_error(req, &src, &base, &kernels, &log, &toolkit))?;
-            let t = cache::text(&key, &out.lowered, &out.ptx);
-            let p = cache::put(&key, &t).map_or_else(
-                || format!("{} (NVRTC's PTX, not cached)", req.file),
-                |p| p.to_string_lossy().into_owned(),
-            );
-            (p, t, out.lowered)
+            let uncached = || format!("{} (NVRTC's PTX, not cached)", req.file);
+            match &key {
+                Some(key) => {
+                    let t = cache::text(key, &out.lowered, &out.ptx);
+                    let p = cache::put(key, &t)
+                        .map_or_else(uncached, |p| p.to_string_lossy().into_owned());
+                    (p, t, out.lowered)
+                }
+                None => (uncached(), out.ptx, out.lowered),
+            }
         }
     };
     if !ptx.contains(&format!(".entry {lowered}(")) {
@@ -151,43 +165,18 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     })
 }
 
-/// The headers of your own that `src` includes (`#include "x.cuh"`, found in `dir`, and
-/// theirs in turn, at most 64 files), names and texts, for the cache key: editing one
-/// recompiles.
-fn local_headers(dir: &std::path::Path, src: &str) -> String {
-    let mut seen: Vec<std::path::PathBuf> = Vec::new();
-    let mut out = String::new();
-    let mut todo = vec![src.to_owned()];
-    while let Some(text) = todo.pop() {
-        for line in text.lines() {
-            let Some(rest) = line.trim_start().strip_prefix('#') else {
-                continue;
-            };
-            let Some(name) = rest.trim_start().strip_prefix("include") else {
-                continue;
-            };
-            let Some(name) = name
-                .trim()
-                .strip_prefix('"')
-                .and_then(|n| n.split('"').next())
-            else {
-                continue;
-            };
-            let path = dir.join(name);
-            if seen.len() >= 64 || seen.contains(&path) {
-                continue;
-            }
-            seen.push(path.clone());
-            if let Ok(t) = std::fs::read_to_string(&path) {
-                out.push_str(name);
-                out.push('\0');
-                out.push_str(&t);
-                out.push('\0');
-                todo.push(t);
-            }
-        }
-    }
-    out
+/// The error for a header the source includes that NVRTC must not open.
+fn refused_header(r: &includes::Refused) -> KernelError {
+    let text: Arc<str> = Arc::from(r.text.as_str());
+    let name_len = r.text[r.off..].find(['"', '>', '\n']).unwrap_or(0);
+    kernel_diag(
+        &r.file.to_string_lossy(),
+        &text,
+        r.off,
+        name_len.max(1),
+        format!("cannot include {}: {}", r.path.display(), r.why),
+        Some(r.why.help()),
+    )
 }
 
 /// The name of a name expression without template arguments or namespaces.
@@ -538,6 +527,21 @@ fn is_host(e: &LogError) -> bool {
         || m.contains("<<<")
 }
 
+/// The prelude compiled before every `.cu`: what a CUDA file usually has from host headers
+/// and NVRTC does not (`uint` from the C library's `sys/types.h`, `INFINITY` and `NAN` from
+/// `<math.h>`). Each is skipped where the file defines it first; a file that defines
+/// `WARPSIM_NO_PRELUDE` (`macros:`) gets none of it. NVRTC itself defines `assert`.
+pub(crate) const PRELUDE: &str = "#ifndef WARPSIM_NO_PRELUDE
+typedef unsigned int uint;
+#ifndef INFINITY
+#define INFINITY (__int_as_float(0x7f800000))
+#endif
+#ifndef NAN
+#define NAN (__int_as_float(0x7fffffff))
+#endif
+#endif
+";
+
 /// Headers only host code includes (NVRTC has none of them).
 const HOST_HEADERS: &[&str] = &[
     "cuda_runtime.h",
@@ -621,6 +625,16 @@ fn nvrtc_error(
     log: &str,
     toolkit: &Option<(std::path::PathBuf, bool)>,
 ) -> KernelError {
+    // Nothing of a file outside the .cu's folder (or the toolkit's) is quoted.
+    let mut allowed = Vec::new();
+    if let Some((inc, _)) = toolkit {
+        allowed.push(inc.clone());
+        allowed.extend(nvrtc::cccl_dir(inc));
+    }
+    let home = std::path::Path::new(&req.file)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let log = &includes::redact_log(log, home, &allowed);
     let errors = log_errors(log);
     let log_help = |first: &str| {
         let rest = log.trim();
@@ -729,10 +743,28 @@ fn nvrtc_error(
         let dir = std::path::Path::new(&req.file)
             .parent()
             .unwrap_or(std::path::Path::new(""));
-        // NVRTC names it as found: through the include path, or beside the .cu.
+        // NVRTC names it as found: through the include path, or beside the .cu. Its lines are
+        // quoted only from a file in the .cu's folder (or below): never from a file elsewhere
+        // (`#include "/etc/passwd"` must not show that file's lines).
+        let home = std::fs::canonicalize(if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        });
         let found = [std::path::PathBuf::from(e.file), dir.join(e.file)]
             .into_iter()
-            .find_map(|p| Some((std::fs::read_to_string(&p).ok()?, p)));
+            .filter(|p| {
+                let real = std::fs::canonicalize(p);
+                matches!((&real, &home), (Ok(r), Ok(h)) if r.starts_with(h))
+            })
+            .find_map(|p| {
+                let t = warpsim_kernel::input::read_text_capped(
+                    &p,
+                    warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+                )
+                .ok()?;
+                Some((t, p))
+            });
         match found {
             Some((t, path)) => (path.to_string_lossy().into_owned(), Arc::from(t.as_str())),
             None => {
@@ -812,15 +844,17 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("a.cuh"), "#include \"b.cuh\"\nA\n").unwrap();
         std::fs::write(dir.join("b.cuh"), "#include \"a.cuh\"\nB\n").unwrap();
-        let h = local_headers(
-            &dir,
+        let h = includes::scan(
+            &dir.join("k.cu"),
             "#include <cstdio>\n  #  include \"a.cuh\"\n#include \"none.h\"\n",
-        );
-        assert!(
-            h.contains("a.cuh") && h.contains("\nA\n") && h.contains("\nB\n"),
-            "{h:?}"
-        );
-        assert_eq!(h.matches("A\n").count(), 1);
+            std::slice::from_ref(&dir),
+            &[],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(h.matches("a.cuh").count(), 1, "{h:?}");
+        assert_eq!(h.matches("b.cuh").count(), 1, "{h:?}");
+        assert!(h.contains("missing\0cstdio") && h.contains("missing\0none.h"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -576,6 +576,11 @@ impl Inliner<'_> {
                 ))
             }
         };
+        if callee == "__assertfail" && f.body.is_none() {
+            // A failed device `assert` (NVRTC's `assert` calls it): a fault at the assert's
+            // line, whose text the fault shows, as the GPU stops the kernel there.
+            return self.inst(s, guard, "trap".into(), Vec::new());
+        }
         let Some(body) = &f.body else {
             let what = if callee == "vprintf" {
                 " (`printf` in CUDA source)"

@@ -29,6 +29,7 @@ mod parse;
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
 mod cache;
 mod cuda;
+mod includes;
 mod nvrtc;
 
 pub use parse::{parse, Entry, Module};
@@ -73,7 +74,10 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             .collect();
         generic::resolve(&mut entry.body, &params, &globals).map_err(|(o, m)| diag(o, m))?;
     }
-    let low = lower::lower(req, &entry, &globals).map_err(|(o, m)| {
+    // Every constant symbol of the module (each a buffer of the launch: lower/constants.rs).
+    let constants =
+        lower::constants::symbols(&module.globals, req.const_types).map_err(|(o, m)| diag(o, m))?;
+    let low = lower::lower(req, &entry, &globals, &constants).map_err(|(o, m)| {
         if o == usize::MAX {
             KernelError::Launch {
                 arg: None,
@@ -97,7 +101,12 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     let cu = cu_given.or_else(|| {
         module.files.iter().find(|f| f.0 == 1).and_then(|f| {
             let p = dir.join(std::path::Path::new(&f.1).file_name()?);
-            let t = std::fs::read_to_string(&p).ok()?;
+            // Through the capped reader: a FIFO named like the `.cu` is not opened.
+            let t = warpsim_kernel::input::read_text_capped(
+                &p,
+                warpsim_kernel::diag::MAX_PROGRAM_BYTES,
+            )
+            .ok()?;
             Some((
                 p.to_string_lossy().into_owned(),
                 Arc::<str>::from(t.as_str()),
@@ -152,6 +161,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         max_depth: low.max_depth,
         path,
         source,
+        constants,
     })
 }
 
@@ -282,6 +292,7 @@ mod tests {
             dynamic_shared: 0,
             shared_limit: 48 * 1024,
             merge: true,
+            const_types: &[],
         }
     }
 

@@ -1,0 +1,109 @@
+//! The hostile-input suite for `cuda:` kernels' includes (issue 42): the PTX cache keyed by
+//! every header the preprocessor may open (through `<…>`, a subfolder or a macro), headers
+//! read through the capped reader (a FIFO or a device is refused at its `#include`, and one
+//! in a comment or an `#if 0` block is not opened), and no lines of a file outside the
+//! `.cu`'s folder quoted in a diagnostic. Same bounds as `tests/hostile.rs`.
+
+use crate::hostile::{case, scratch, write};
+
+/// A program running `k` of `file` (in the scratch folder) on one warp, whose `out` must
+/// hold `want` everywhere.
+fn program(name: &str, file: &str, want: &str) -> String {
+    write(
+        name,
+        &format!(
+            "Program(name: \"inc\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+             \"out\", ty: I32, len: 32, expect: \"{want}\")],\n    cuda: (file: \"{file}\", \
+             kernel: \"k\", args: [\"out\"]),\n)\n"
+        ),
+    )
+}
+
+const KERNEL: &str = "__global__ void k(int *out) { out[threadIdx.x] = V; }\n";
+
+/// Editing a header reached through `<…>` in a subfolder, or through a macro, recompiles: the
+/// cache gave the old PTX (a wrong answer with exit 0 when the expectation followed the edit).
+#[test]
+fn the_ptx_cache_sees_every_header() {
+    if !crate::nvrtc::nvrtc("the_ptx_cache_sees_every_header") {
+        return;
+    }
+    let dir = scratch().join("inc_sub");
+    std::fs::create_dir_all(dir.join("deep")).unwrap();
+    let cases = [
+        ("angled.cu", "#include <inc_sub/deep/v.cuh>\n"),
+        ("macro.cu", "#define H \"inc_sub/deep/v.cuh\"\n#include H\n"),
+        ("nested.cu", "#include \"inc_sub/w.cuh\"\n"),
+    ];
+    // w.cuh includes deep/v.cuh from its own folder.
+    std::fs::write(dir.join("w.cuh"), "#include \"deep/v.cuh\"\n").unwrap();
+    for (cu, head) in cases {
+        write(cu, &format!("{head}{KERNEL}"));
+        for v in [1, 2, 1] {
+            std::fs::write(dir.join("deep/v.cuh"), format!("#define V {v}\n")).unwrap();
+            let p = program(&format!("{cu}.ron"), cu, &v.to_string());
+            let o = case(&["run", &p], 0, None, "");
+            assert!(
+                o.stdout.contains("verified: yes"),
+                "{cu} V={v}: {}",
+                o.stdout
+            );
+        }
+    }
+}
+
+/// A header that is a FIFO or a device is refused at its `#include` (NVRTC blocked on the
+/// FIFO for ever); one in a comment or an `#if 0` block is never opened.
+#[test]
+fn headers_that_are_not_files_are_refused_at_their_include() {
+    if !crate::nvrtc::nvrtc("headers_that_are_not_files_are_refused_at_their_include") {
+        return;
+    }
+    let fifo = scratch().join("hdr.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let skipped = write(
+        "fifo_skipped.cu",
+        &format!(
+            "// #include \"hdr.fifo\"\n/* #include \"hdr.fifo\" */\n#if 0\n#include \
+             \"hdr.fifo\"\n#include \"/dev/zero\"\n#endif\n#define V 7\n{KERNEL}"
+        ),
+    );
+    let p = program("fifo_skipped.ron", "fifo_skipped.cu", "7");
+    let o = case(&["run", &p], 0, None, "");
+    assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+    for (i, (inc, says)) in [("hdr.fifo", "a FIFO"), ("/dev/zero", "a device")]
+        .iter()
+        .enumerate()
+    {
+        let cu = write(
+            &format!("fifo{i}.cu"),
+            &format!("#define V 7\n#ifdef V\n  #include \"{inc}\"\n#endif\n{KERNEL}"),
+        );
+        let p = program(&format!("fifo{i}.ron"), &format!("fifo{i}.cu"), "7");
+        let o = case(&["check", &p], 2, Some(&cu), says);
+        assert!(o.stderr.contains(&format!("{cu}:3:13")), "{}", o.stderr);
+    }
+    let _ = skipped;
+}
+
+/// A header outside the `.cu`'s folder that NVRTC cannot compile is named with its line, but
+/// its lines are not quoted (`#include "/etc/passwd"` was a way to read any file).
+#[test]
+fn files_outside_the_folder_are_not_quoted() {
+    if !crate::nvrtc::nvrtc("files_outside_the_folder_are_not_quoted") {
+        return;
+    }
+    let secret = std::env::temp_dir().join(format!("warpsim-secret-{}.h", std::process::id()));
+    std::fs::write(&secret, "SECRET_TOKEN_LINE here ;\n").unwrap();
+    write(
+        "leak.cu",
+        &format!("#include \"{}\"\n#define V 1\n{KERNEL}", secret.display()),
+    );
+    let p = program("leak.ron", "leak.cu", "1");
+    let o = case(&["check", &p], 2, None, "");
+    assert!(!o.stderr.contains("SECRET_TOKEN_LINE here"), "{}", o.stderr);
+    let _ = std::fs::remove_file(&secret);
+}
