@@ -291,7 +291,6 @@ impl Launch {
 /// with `shared_mem` bytes of dynamic shared memory; the arrays take back their final
 /// contents.
 #[pyfunction]
-#[pyo3(signature = (cuda, file, kernel, macros, grid, block, shared_mem, args, gpu, banks, bank_bytes, timing, racecheck, verify, max_steps))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn launch(
     py: Python<'_>,
@@ -303,13 +302,7 @@ pub(crate) fn launch(
     block: (u32, u32, u32),
     shared_mem: u32,
     args: Vec<PyArg<'_>>,
-    gpu: String,
-    banks: Option<u32>,
-    bank_bytes: Option<u32>,
-    timing: bool,
-    racecheck: bool,
-    verify: bool,
-    max_steps: Option<u64>,
+    opts: Opts,
 ) -> PyResult<NativeReport> {
     let mut copied = Vec::new();
     let mut words = Vec::new();
@@ -342,15 +335,7 @@ pub(crate) fn launch(
         block: [block.0, block.1, block.2],
         shared_mem,
         args: copied,
-        opts: Opts {
-            gpu,
-            banks,
-            bank_bytes,
-            timing,
-            racecheck,
-            verify,
-            max_steps,
-        },
+        opts,
     };
     let (result, words) = detached(py, move || {
         let mut words = words;

@@ -27,18 +27,25 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 use warpsim_kernel::{Diag, Program};
 use warpsim_machine::{Machine, MachineArgs};
-use warpsim_runner::experiment::{self, Variant};
+use warpsim_runner::experiment::{self, SweepRow, Variant};
 use warpsim_runner::{Defines, Report, RunOptions, TableStyle, TimingOptions};
 
-/// The options every run takes, with the CLI's names.
-#[derive(Clone, Debug)]
+/// The options every run takes, with the CLI's names: the dict `warpsim._options.resolve`
+/// gives (`timing`, `gpu` and `verify` always there; the others None or missing: the
+/// GPU's geometry, no racecheck, the CLI's step limit).
+#[derive(Clone, Debug, FromPyObject)]
+#[pyo3(from_item_all)]
 pub(crate) struct Opts {
     gpu: String,
+    #[pyo3(default)]
     banks: Option<u32>,
+    #[pyo3(default)]
     bank_bytes: Option<u32>,
     timing: bool,
+    #[pyo3(default)]
     racecheck: bool,
     verify: bool,
+    #[pyo3(default)]
     max_steps: Option<u64>,
 }
 
@@ -122,6 +129,17 @@ impl NativeReport {
         self.report.to_table(TableStyle { unicode })
     }
 
+    /// The report's counters as a sweep row's (`warpsim sweep --format json`): a JSON
+    /// object with `SWEEP_COUNTERS` and `error` (null).
+    fn sweep_row(&self) -> String {
+        let v = Variant {
+            banks: 0,
+            bank_bytes: 0,
+            defines: Defines(Vec::new()),
+        };
+        serde_json::to_string(&SweepRow::of(v, &self.report)).unwrap_or_default()
+    }
+
     /// The SVG chart `warpsim run --svg` writes.
     fn svg(&self) -> PyResult<String> {
         self.report
@@ -132,29 +150,12 @@ impl NativeReport {
 
 /// Loads and runs the RON program at `path` as `warpsim run` does.
 #[pyfunction]
-#[pyo3(signature = (path, defines, gpu, banks, bank_bytes, timing, racecheck, verify, max_steps))]
-#[allow(clippy::too_many_arguments)]
 fn run_file(
     py: Python<'_>,
     path: String,
     defines: Vec<(String, i64)>,
-    gpu: String,
-    banks: Option<u32>,
-    bank_bytes: Option<u32>,
-    timing: bool,
-    racecheck: bool,
-    verify: bool,
-    max_steps: Option<u64>,
+    opts: Opts,
 ) -> PyResult<NativeReport> {
-    let opts = Opts {
-        gpu,
-        banks,
-        bank_bytes,
-        timing,
-        racecheck,
-        verify,
-        max_steps,
-    };
     let result = detached(py, move || -> Result<Report, Diag> {
         let (machine, ro) = opts.resolve()?;
         let prog = load(&path, Opts::load_options(&machine, defines))?;
@@ -175,26 +176,20 @@ fn load(path: &str, opts: warpsim_lang::Options) -> Result<Program, Diag> {
 /// as `warpsim sweep --format json` writes its rows (a failed variant has `error` and null
 /// counters).
 #[pyfunction]
-#[pyo3(signature = (path, variants, defines, gpu, timing, verify, max_steps))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::type_complexity)]
 fn sweep_file(
     py: Python<'_>,
     path: String,
     variants: Vec<(Option<u32>, Option<u32>, Vec<(String, i64)>)>,
     defines: Vec<(String, i64)>,
-    gpu: String,
-    timing: bool,
-    verify: bool,
-    max_steps: Option<u64>,
+    opts: Opts,
 ) -> PyResult<Vec<String>> {
+    // Each variant has its geometry; a sweep does not racecheck.
     let opts = Opts {
-        gpu,
         banks: None,
         bank_bytes: None,
-        timing,
         racecheck: false,
-        verify,
-        max_steps,
+        ..opts
     };
     let result = detached(py, move || -> Result<Vec<String>, Diag> {
         let (machine, ro) = opts.resolve()?;
@@ -222,6 +217,7 @@ fn sweep_file(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeReport>()?;
+    m.add("SWEEP_COUNTERS", experiment::SWEEP_COUNTERS.to_vec())?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_file, m)?)?;
     m.add_function(wrap_pyfunction!(launch::launch, m)?)?;

@@ -1,5 +1,9 @@
 """warpsim.run on RON programs: the report equals the CLI's; the report's views."""
 
+import json
+
+import pytest
+
 import warpsim
 
 
@@ -62,3 +66,23 @@ def test_lists_without_pandas(root, monkeypatch):
     assert lines[0]["stall_cycles"] is None
     rows = warpsim.sweep(prog, [{"PAD": 0}], defines={"N": 64})
     assert isinstance(rows, list) and rows[0]["PAD"] == 0
+
+
+def test_the_native_functions_take_one_options_dict(root):
+    """Every native function takes the run options as one dict (``Opts`` in python/src):
+    ``banks``, ``bank_bytes``, ``racecheck`` and ``max_steps`` may be missing; ``gpu``,
+    ``timing`` and ``verify`` may not."""
+    from warpsim import _native
+
+    prog = str(root / "programs/transpose.ron")
+    short = {"gpu": "h200", "timing": False, "verify": True}
+    full = warpsim.run(prog, defines={"N": 64}, timing=False)
+    rep = warpsim.Report(_native.run_file(prog, [("N", 64)], short))
+    assert without_speed(rep.to_dict()) == without_speed(full.to_dict())
+    with pytest.raises(Exception, match="timing"):
+        _native.run_file(prog, [], {"gpu": "h200", "verify": True})
+    # A sweep row's counters are the Rust crate's (experiment::SWEEP_COUNTERS).
+    row = json.loads(rep._native.sweep_row())
+    assert warpsim._sweep.ROW_COUNTERS == [*_native.SWEEP_COUNTERS, "error"]
+    assert set(row) >= set(warpsim._sweep.ROW_COUNTERS) and row["error"] is None
+    assert row["bank_conflicts"] == rep.shared["ld_bank_conflicts"] + rep.shared["st_bank_conflicts"]

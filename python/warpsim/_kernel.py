@@ -182,12 +182,6 @@ class RawKernel:
             _dim3(block, "block"),
             int(shared_mem),
             [_arg(i, a) for i, a in enumerate(args)],
-            o["gpu"],
-            o["banks"],
-            o["bank_bytes"],
-            o["timing"],
-            o["racecheck"],
-            o["verify"],
-            o["max_steps"],
+            o,
         )
         return Report(native)

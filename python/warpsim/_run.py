@@ -15,17 +15,6 @@ def run(path, defines=None, **options):
     kernel NVRTC cannot compile: its log) or ``Fault`` (the kernel faulted). A run whose
     buffers differ from their ``expect`` is not an error: ``report.verified`` is False.
     """
-    o = resolve(options)
     return Report(
-        _native.run_file(
-            os.fspath(path),
-            defines_list(defines),
-            o["gpu"],
-            o["banks"],
-            o["bank_bytes"],
-            o["timing"],
-            o["racecheck"],
-            o["verify"],
-            o["max_steps"],
-        )
+        _native.run_file(os.fspath(path), defines_list(defines), resolve(options))
     )

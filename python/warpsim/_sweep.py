@@ -7,21 +7,10 @@ from . import _native
 from ._options import defines_list, resolve
 from ._report import _frame
 
-#: The counters of a row (``warpsim sweep --format json``'s keys); a failed variant has
-#: them None and its ``error`` set, never zeros.
-ROW_COUNTERS = [
-    "ld_wavefronts",
-    "ld_bank_conflicts",
-    "st_wavefronts",
-    "st_bank_conflicts",
-    "wavefronts",
-    "bank_conflicts",
-    "stall_cycles",
-    "elapsed_cycles",
-    "duration_ns",
-    "verified",
-    "error",
-]
+#: The counters of a row (``warpsim sweep --format json``'s keys, from the Rust crate's
+#: ``experiment::SWEEP_COUNTERS``) and ``error``; a failed variant has them None and its
+#: ``error`` set, never zeros.
+ROW_COUNTERS = [*_native.SWEEP_COUNTERS, "error"]
 
 _SWEEP_OPTIONS = {k: v for k, v in resolve({}).items() if k != "racecheck"}
 _GEOMETRY = ("banks", "bank_bytes")
@@ -45,9 +34,7 @@ def _file_rows(path, variants, defines, o):
             o["bank_bytes"] if bank_bytes is None else bank_bytes,
             defs,
         ))
-    rows = _native.sweep_file(
-        path, vs, defines, o["gpu"], o["timing"], o["verify"], o["max_steps"]
-    )
+    rows = _native.sweep_file(path, vs, defines, o)
     out = []
     for text in rows:
         r = json.loads(text)
@@ -70,23 +57,8 @@ def _call_one(target, variant):
     row = dict(variant)
     try:
         rep = target(**variant)
-        d = rep.to_dict()
-        s = d["shared"]
-        t = d.get("timing")
-        row.update({
-            "ld_wavefronts": s["ld_wavefronts"],
-            "ld_bank_conflicts": s["ld_bank_conflicts"],
-            "st_wavefronts": s["st_wavefronts"],
-            "st_bank_conflicts": s["st_bank_conflicts"],
-            "wavefronts": s["ld_wavefronts"] + s["st_wavefronts"] + s["atom_wavefronts"],
-            "bank_conflicts": s["ld_bank_conflicts"] + s["st_bank_conflicts"]
-            + s["atom_bank_conflicts"],
-            "stall_cycles": d["stall_cycles"],
-            "elapsed_cycles": None if t is None else t["elapsed_cycles"],
-            "duration_ns": None if t is None else t["duration_ns"],
-            "verified": d.get("verified"),
-            "error": None,
-        })
+        counters = json.loads(rep._native.sweep_row())
+        row.update({k: counters[k] for k in ROW_COUNTERS})
     except Error as e:
         row.update({k: None for k in ROW_COUNTERS})
         row["error"] = str(e)

@@ -242,6 +242,7 @@ pub fn lower(
             params: entry.params.clone(),
             bounds: entry.bounds.clone(),
             body: m.body.clone(),
+            bounds: entry.bounds.clone(),
         };
         l.facts = Facts::of(&unrolled);
     }

@@ -80,6 +80,41 @@ pub struct SweepRow {
     pub error: Option<String>,
 }
 
+/// The counter columns of a sweep row, in order (CSV and JSON; the Python package's
+/// `warpsim.sweep` takes its columns from here): a failed row has them all empty.
+pub const SWEEP_COUNTERS: [&str; 10] = [
+    "ld_wavefronts",
+    "ld_bank_conflicts",
+    "st_wavefronts",
+    "st_bank_conflicts",
+    "wavefronts",
+    "bank_conflicts",
+    "stall_cycles",
+    "elapsed_cycles",
+    "duration_ns",
+    "verified",
+];
+
+impl SweepRow {
+    /// The row of `variant`, which ran and gave `r`.
+    pub fn of(variant: Variant, r: &Report) -> SweepRow {
+        SweepRow {
+            variant,
+            ld_wavefronts: Some(r.shared.ld_wavefronts),
+            ld_bank_conflicts: Some(r.shared.ld_bank_conflicts),
+            st_wavefronts: Some(r.shared.st_wavefronts),
+            st_bank_conflicts: Some(r.shared.st_bank_conflicts),
+            wavefronts: Some(r.shared.wavefronts()),
+            bank_conflicts: Some(r.shared.bank_conflicts()),
+            stall_cycles: Some(r.stall_cycles),
+            elapsed_cycles: r.timing.as_ref().map(|t| t.elapsed_cycles),
+            duration_ns: r.timing.as_ref().map(|t| t.duration_ns),
+            verified: r.verified,
+            error: None,
+        }
+    }
+}
+
 impl Variant {
     fn failed_row(self, error: String) -> SweepRow {
         SweepRow {
@@ -178,20 +213,7 @@ pub fn sweep(
         .into_par_iter()
         .map(|v| {
             let row = match run_variant(path, src, base, run_opts, &v) {
-                Ok(r) => SweepRow {
-                    variant: v,
-                    ld_wavefronts: Some(r.shared.ld_wavefronts),
-                    ld_bank_conflicts: Some(r.shared.ld_bank_conflicts),
-                    st_wavefronts: Some(r.shared.st_wavefronts),
-                    st_bank_conflicts: Some(r.shared.st_bank_conflicts),
-                    wavefronts: Some(r.shared.wavefronts()),
-                    bank_conflicts: Some(r.shared.bank_conflicts()),
-                    stall_cycles: Some(r.stall_cycles),
-                    elapsed_cycles: r.timing.as_ref().map(|t| t.elapsed_cycles),
-                    duration_ns: r.timing.as_ref().map(|t| t.duration_ns),
-                    verified: r.verified,
-                    error: None,
-                },
+                Ok(r) => SweepRow::of(v, &r),
                 Err(e) => v.failed_row(e.to_string()),
             };
             tick();
@@ -298,23 +320,8 @@ pub fn sweep_csv(rows: &[SweepRow]) -> String {
         .unwrap_or_default();
     let mut header = vec!["banks".to_owned(), "bank_bytes".to_owned()];
     header.extend(define_names);
-    header.extend(
-        [
-            "ld_wavefronts",
-            "ld_bank_conflicts",
-            "st_wavefronts",
-            "st_bank_conflicts",
-            "wavefronts",
-            "bank_conflicts",
-            "stall_cycles",
-            "elapsed_cycles",
-            "duration_ns",
-            "verified",
-            "status",
-            "error",
-        ]
-        .map(String::from),
-    );
+    header.extend(SWEEP_COUNTERS.map(String::from));
+    header.extend(["status", "error"].map(String::from));
     // Writing to a Vec cannot fail.
     let _ = w.write_record(&header);
     for r in rows {

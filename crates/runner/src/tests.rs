@@ -205,6 +205,27 @@ fn bad_geometry_is_a_failed_variant() {
     assert!(e.contains("invalid bank geometry"), "{e}");
     assert!(rows[0].wavefronts.is_none());
     assert!(rows[1].error.is_none() && rows[1].wavefronts.is_some());
+    // A row's JSON: the settings, then exactly SWEEP_COUNTERS and `error` (the CSV's header
+    // and the Python package's columns; serde_json's keys come sorted).
+    for r in &rows {
+        let v = serde_json::to_value(r).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = vec!["banks", "bank_bytes", "defines"];
+        want.extend(experiment::SWEEP_COUNTERS);
+        want.push("error");
+        keys.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+    }
+    let csv = experiment::sweep_csv(&rows);
+    let header = csv.lines().next().unwrap_or_default();
+    assert!(
+        header.ends_with(&format!(
+            "{},status,error",
+            experiment::SWEEP_COUNTERS.join(",")
+        )),
+        "{header}"
+    );
 }
 
 #[test]
