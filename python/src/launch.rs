@@ -223,6 +223,7 @@ impl Launch {
                         expect: None,
                         check: None,
                         line: 0,
+                        constant: None,
                     });
                     KernelArg::Buffer {
                         index: (infos.len() - 1) as u16,
@@ -244,6 +245,7 @@ impl Launch {
             dynamic_shared: self.shared_mem,
             shared_limit: machine.shared_limit(),
             merge: true,
+            const_types: &[],
         };
         let types = warpsim_ptx::param_types(&req).map_err(|e| kernel_error(&self.file, e))?;
         if types.len() != self.args.len() {

@@ -1,7 +1,8 @@
 """warpsim from Python: CUDA and PTX kernels run on a warp-level emulator of the H200, with
 its shared-memory bank conflicts exact and a timing model, no GPU needed.
 
-* ``RawKernel``/``RawModule``: CuPy's kernel API; NumPy arrays stand for device buffers.
+* ``RawKernel``/``RawModule``: CuPy's kernel API; NumPy arrays stand for device buffers;
+  PTX from Numba (``numba_args`` passes arrays as Numba's PTX takes them) or Triton runs too.
 * ``run``: a RON program file, as ``warpsim run`` runs it.
 * ``sweep``: variants of a program or a kernel call, locally or on any
   ``concurrent.futures.Executor`` (a Dask cluster's, for one).
@@ -12,7 +13,7 @@ from ._native import CompileError, Error, Fault, LoadError
 from ._options import OPTIONS
 from ._report import Report
 from ._run import run
-from ._kernel import RawKernel, RawModule
+from ._kernel import RawKernel, RawModule, numba_args
 from ._sweep import sweep
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "RawKernel",
     "RawModule",
     "Report",
+    "numba_args",
     "run",
     "sweep",
 ]

@@ -91,6 +91,21 @@ def _arg(i, a):
     )
 
 
+def numba_args(*args):
+    """The arguments of a kernel compiled by Numba (``numba.cuda.compile_ptx``), as its PTX
+    takes them: Numba passes each array as ``meminfo, parent, nitems, itemsize, data``, then
+    its shape and its strides in bytes (7 parameters for a 1-D array); numbers pass as they
+    are. ``k(grid, block, warpsim.numba_args(a, x, y, out))``.
+    """
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out += [0, 0, a.size, a.itemsize, a, *a.shape, *a.strides]
+        else:
+            out.append(a)
+    return tuple(out)
+
+
 class RawModule:
     """A CUDA (``code``, or a ``.cu`` ``path``) or PTX (``ptx``, or a ``.ptx`` ``path``)
     module, as CuPy's ``RawModule``; ``get_function(name)`` gives a kernel to call.

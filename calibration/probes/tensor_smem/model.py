@@ -118,7 +118,17 @@ SPEC = {
     "cg_winner": "last",      # .cg lanes on one destination: the highest lane's copy ("first")
     "zfill_hw": "fill",       # .cg.z hardware store: the lanes reading < 16 bytes ("any": all
                               # active lanes once one does)
+    "ideal": "phases",        # Source page "Ideal": phases with an active lane ("bytes":
+                              # ceil(bytes / 128), .ca active lanes x width, .cg distinct
+                              # destinations x 16: tensor_smem_draw1 10 of 10, first call 4 of 4)
 }
+
+# The rule after tensor_smem_draw1 (its RESULT.md): no sector bound on the Source page (the
+# bound was pre-registered and refuted; without it the .ca max rule is exact on every launch of
+# both calls in which no phase is conflicted on both sides), the Ideal from bytes. Where a phase
+# is conflicted on both sides the rule is known to be low (draw1: 18 of 21); that part is open.
+# tensor_smem_draw2 predicts with these options.
+DRAW2 = {"sector_bound": "none", "ideal": "bytes"}
 
 
 def _lane_words(d, s, n, width, l, src_words):
@@ -215,6 +225,10 @@ def ldgsts(kind, d, s, size=None, **opt):
     g = _phase_lanes(w)
     phases = [[l for l in act if p0 <= l < p0 + g] for p0 in range(0, WARP, g)]
     phases = [ls for ls in phases if ls]
+    if o["ideal"] == "bytes":
+        ideal = -(-(len(act) if typ == "ca" else len({d[l] for l in act})) * w // 128)
+    else:
+        ideal = len(phases)
     tags = len({b // 128 for l in act if n[l] > 0 for b in (s[l], s[l] + n[l] - 1)})
     unit = (lambda ls: len({s[l] // 128 for l in ls if n[l] > 0})) if o["hw_unit"] == "lines" else None
     if typ == "ca":
@@ -234,11 +248,11 @@ def ldgsts(kind, d, s, size=None, **opt):
         hwbc = wf - hw_ideal
         if o["sector_bound"] == "none":
             hwbc = max(0, hwbc)
-        return {"sass_wf": wf, "sass_bc": wf - len(phases), "ideal": len(phases), "sectors": sec, "tags": tags,
+        return {"sass_wf": wf, "sass_bc": wf - len(phases), "ideal": ideal, "sectors": sec, "tags": tags,
                 "hw_wf": wf, "hw_bc": hwbc}
     groups = cg_groups(d, s, o["cg_key"], o["cg_winner"])
     sec = sum(_sectors(ls, s, n) for ls in groups.values())
-    r = {"sass_wf": len(groups), "sass_bc": 0, "ideal": len(phases), "sectors": sec, "tags": tags,
+    r = {"sass_wf": len(groups), "sass_bc": 0, "ideal": ideal, "sectors": sec, "tags": tags,
          "hw_wf": 0, "hw_bc": 0}
     if z:
         zwf = sum(_phase_cost(d, s, n, w, ls, o["packing"], o["src_words"], dest_only=True) for ls in phases)

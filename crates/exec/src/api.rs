@@ -98,6 +98,14 @@ pub struct PcStats {
     pub loop_load_conflicts: u64,
     /// Shared atomics: `ATOMS` instructions executed (a loop's trips; one per native atomic).
     pub atoms: u64,
+    /// `cp.async`: the global sectors read (`smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts`).
+    pub copy_sectors: u64,
+    /// `cp.async`: the wavefronts it adds to the hardware total
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared` (`.cg` ones: none without a zero fill).
+    pub copy_hw_wavefronts: u64,
+    /// `cp.async`: `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts` (the hardware
+    /// counter; the Source page's are in `conflicts`).
+    pub copy_hw_conflicts: u64,
 }
 
 /// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
@@ -182,6 +190,9 @@ impl Stats {
             a.loop_load_wavefronts += b.loop_load_wavefronts;
             a.loop_load_conflicts += b.loop_load_conflicts;
             a.atoms += b.atoms;
+            a.copy_sectors += b.copy_sectors;
+            a.copy_hw_wavefronts += b.copy_hw_wavefronts;
+            a.copy_hw_conflicts += b.copy_hw_conflicts;
         }
         if self.per_bank.len() < other.per_bank.len() {
             self.per_bank.resize(other.per_bank.len(), 0);

@@ -49,8 +49,8 @@ pub(super) fn atomic(
     match m.space {
         Space::Shared => shared(cx, at, m, op, r, ps),
         Space::Global => global(cx, at, m, op, r),
-        // (The executor's checks refuse atomics on local memory.)
-        Space::Local => Ok(()),
+        // (The executor's checks refuse atomics on local and constant memory.)
+        Space::Local | Space::Const => Ok(()),
     }
 }
 

@@ -209,7 +209,9 @@ impl<'a> Validated<'a> {
         let mut bank_row = vec![0; prog.code.len()];
         let mut shared_pcs = Vec::new();
         for (pc, i) in prog.code.iter().enumerate() {
-            if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared) {
+            if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared)
+                || matches!(i, Inst::Matrix(_))
+            {
                 bank_row[pc] = shared_pcs.len();
                 shared_pcs.push(pc);
             }

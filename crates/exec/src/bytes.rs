@@ -35,7 +35,8 @@ pub(super) fn access<const V3: bool>(
     }
     match m.space {
         Space::Shared => shared::<V3>(cx, at, m, store, r, ps),
-        Space::Global => global(cx, at, m, store, r),
+        // (A constant symbol is a read-only buffer: the checks refuse stores to it.)
+        Space::Global | Space::Const => global(cx, at, m, store, r),
         Space::Local => super::local::access(cx, at, m, store, r),
     }
 }
@@ -45,7 +46,7 @@ pub(super) fn access<const V3: bool>(
 fn elem(cx: &Ctx, m: &Mem) -> Elem {
     match m.space {
         Space::Shared => cx.prog.shared[m.array as usize].elem,
-        Space::Global => cx.prog.buffers[m.array as usize].elem,
+        Space::Global | Space::Const => cx.prog.buffers[m.array as usize].elem,
         Space::Local => cx.prog.local[m.array as usize].elem,
     }
 }
@@ -233,4 +234,26 @@ pub(super) fn global_lanes(cx: &Ctx, m: &Mem, r: &[Lanes], active: u32) -> (u16,
     let idx =
         per_lane(|l| decode(lo[l], hi[l], off[l]).map_or(0, |(_, b)| (b / width as u64) as u32));
     (k as u16, idx, width)
+}
+
+/// How many distinct byte addresses the active lanes of a byte-addressed constant load read
+/// (the H200's `LDC` makes one constant-cache request per distinct address:
+/// `calibration/probes/cuda_coverage`, spec C-3). For the timing hook.
+#[inline]
+pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> u32 {
+    let a = m.idx[0].0 as usize;
+    let (lo, hi, off) = (&r[a], &r[a + 1], &r[m.idx[1].0 as usize]);
+    let mut seen = [0u64; WARP];
+    let mut n = 0usize;
+    let mut lanes = active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let p = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(off[l] as i32 as i64 as u64);
+        if !seen[..n].contains(&p) {
+            seen[n] = p;
+            n += 1;
+        }
+    }
+    n as u32
 }

@@ -8,13 +8,14 @@
 //!   `0x9E3779B97F4A7C15`). Each element depends only on `(seed, i)`, so buffers are filled in
 //!   parallel and the same seed gives the same contents on every machine. Floats are uniform
 //!   in `[-1, 1)`: `f32` = `(h >> 40) · 2⁻²³ − 1` (24 random bits), `f64` =
-//!   `(h >> 11) · 2⁻⁵² − 1` (53 bits). Integers (`u32`, `i32`) are `h >> 48`, uniform in
-//!   `[0, 65536)`.
+//!   `(h >> 11) · 2⁻⁵² − 1` (53 bits). 32-bit integers (`u32`, `i32`) are `h >> 32`, the
+//!   whole range (`i32` reads the bits as two's complement; until issue 37 they were
+//!   `h >> 48`, in `[0, 65536)`); 8- and 16-bit ones the top 8 or 16 bits.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use warpsim_kernel::ir::{Inst, Space};
-use warpsim_kernel::{BufferInfo, Elem, Init, Program};
+use warpsim_kernel::{BufferInfo, ConstData, Elem, FillSrc, Init, Program};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -49,15 +50,17 @@ pub(super) fn init_element(elem: Elem, init: Init, i: u64) -> [u32; 2] {
             Elem::U8 | Elem::I8 | Elem::U16 | Elem::I16 => [i as u32 & narrow_mask(elem), 0],
             Elem::F16 | Elem::BF16 => [half_bits(elem, i as f64), 0],
         },
-        Init::Random(seed) => {
+        Init::Random(seed) | Init::Random16(seed) => {
             let h = random_bits(seed, i);
             match elem {
+                // (`Random16`: the draw before issue 37, for data measured on the H200 with it.)
+                Elem::U32 | Elem::I32 if matches!(init, Init::Random16(_)) => [(h >> 48) as u32, 0],
                 Elem::F32 => [
                     ((h >> 40) as f32 * (1.0 / (1u32 << 23) as f32) - 1.0).to_bits(),
                     0,
                 ],
                 Elem::F64 => bits64((h >> 11) as f64 * (1.0 / (1u64 << 52) as f64) - 1.0),
-                Elem::U32 | Elem::I32 => [(h >> 48) as u32, 0],
+                Elem::U32 | Elem::I32 => [(h >> 32) as u32, 0],
                 // The top 8 or 16 bits (signed types read them as two's complement).
                 Elem::U8 | Elem::I8 => [(h >> 56) as u32, 0],
                 Elem::U16 | Elem::I16 => [(h >> 48) as u32, 0],
@@ -86,10 +89,50 @@ fn half_bits(elem: Elem, x: f64) -> u32 {
 /// filled by [`fill_global`] (the allocation is taken over, not copied).
 pub fn init_words(b: &BufferInfo) -> Vec<u32> {
     let out: Vec<AtomicU32> = (0..b.words()).map(|_| AtomicU32::new(0)).collect();
-    if b.init != Init::Zeros {
-        fill_global(b.elem, b.init, &out);
-    }
+    fill_buffer(b, &out);
     out.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// Fills `out` (buffer `b`'s words) with its initial contents: [`fill_global`], or for a
+/// constant symbol its [`ConstData`] (the module's bytes, then the fills in order).
+pub fn fill_buffer(b: &BufferInfo, out: &[AtomicU32]) {
+    match &b.constant {
+        Some(c) => {
+            for (d, w) in out.iter().zip(const_words(c, out.len())) {
+                d.store(w, Relaxed);
+            }
+        }
+        None if b.init != Init::Zeros => fill_global(b.elem, b.init, out),
+        None => {}
+    }
+}
+
+/// A constant symbol's `words` 32-bit words: its module bytes, then each fill's elements
+/// written from the fill's byte offset (bytes past the symbol's end are dropped: the loader
+/// refuses such a fill).
+pub fn const_words(c: &ConstData, words: usize) -> Vec<u32> {
+    let mut bytes = c.bytes.clone();
+    bytes.resize(words * 4, 0);
+    for f in &c.fills {
+        let eb = f.elem.bytes() as u64;
+        for i in 0..f.len {
+            let e = match &f.src {
+                FillSrc::Init(init) => init_element(f.elem, *init, i),
+                FillSrc::Values(v) => v.get(i as usize).copied().unwrap_or([0, 0]),
+            };
+            let v = e[0] as u64 | (e[1] as u64) << 32;
+            for k in 0..eb {
+                let at = f.offset + i * eb + k;
+                if let Some(b) = bytes.get_mut(at as usize) {
+                    *b = (v >> (8 * k)) as u8;
+                }
+            }
+        }
+    }
+    bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
 }
 
 /// Fills `out` (a whole buffer's words, in global memory) with the initial contents, in
@@ -200,8 +243,19 @@ mod tests {
             let v = f64::from_bits(w[1][2 * k] as u64 | (w[1][2 * k + 1] as u64) << 32);
             assert!((-1.0..1.0).contains(&v));
         }
-        assert!(w[2].iter().all(|&v| v < 65536));
-        assert!(w[2].iter().any(|&v| v > 60000));
+        // The whole 32-bit range: every byte of a word varies.
+        for shift in [0, 8, 16, 24] {
+            assert!(
+                w[2].iter().any(|&v| (v >> shift) & 0xff > 0xf0),
+                "byte {shift}"
+            );
+        }
+        assert!(w[2].iter().any(|&v| v > 0xf000_0000));
+        assert_eq!(w[2][17], (random_bits(3, 17) >> 32) as u32);
+        // Random16: the draw before issue 37, below 65,536.
+        let old = |i| init_element(Elem::U32, Init::Random16(3), i)[0];
+        assert!((0..10000).all(|i| old(i) < 65536) && (0..10000).any(|i| old(i) > 60000));
+        assert_eq!(old(17), (random_bits(3, 17) >> 48) as u32);
         assert_ne!(w[2], w[3], "seeds differ");
         // Element i does not depend on the buffer's length.
         assert_eq!(init_element(Elem::U32, Init::Random(3), 17)[0], w[2][17]);

@@ -81,7 +81,9 @@ mod local;
 mod memory;
 mod narrow;
 mod race;
+mod race_async;
 pub mod tensor;
+mod tensor_exec;
 mod validate;
 mod warp;
 mod warpops;
@@ -95,7 +97,7 @@ pub use api::{Config, FirstAccess, Global, PcStats, Stats};
 pub use block::{run_block, Validated};
 pub use fault::{Fault, FaultKind, MaskError};
 pub use hook::Hook;
-pub use init::{fill_global, init_words, written_buffers};
+pub use init::{const_words, fill_buffer, fill_global, init_words, written_buffers};
 pub use race::{locate, Hazard, HazardKind, Races, Side};
 pub use words::Words;
 

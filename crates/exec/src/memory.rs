@@ -55,8 +55,9 @@ fn access<const V3: bool>(
     match m.space {
         Space::Shared => shared_access::<V3>(cx, pc, w, m, store, active, r),
         Space::Global => global_access(cx, pc, w, m, store, active, r).map(|()| Cost::default()),
-        // (Only byte-addressed: the executor's checks refuse any other local access.)
-        Space::Local => Ok(Cost::default()),
+        // (Only byte-addressed: the executor's checks refuse any other local or constant
+        // access.)
+        Space::Local | Space::Const => Ok(Cost::default()),
     }
 }
 

@@ -41,6 +41,9 @@ pub enum HazardKind {
     War,
     /// Write after write.
     Waw,
+    /// An access to a shared word that a `cp.async` writes, before the `wait_group` that
+    /// completes the copy (`exec/race_async.rs`).
+    Async,
 }
 
 impl HazardKind {
@@ -50,6 +53,7 @@ impl HazardKind {
             HazardKind::Raw => "RAW",
             HazardKind::War => "WAR",
             HazardKind::Waw => "WAW",
+            HazardKind::Async => "ASYNC",
         }
     }
 }
@@ -167,6 +171,8 @@ pub(crate) struct Shadow {
     block: [u32; 3],
     found: Vec<Hazard>,
     index: HashMap<(HazardKind, u32, u32), usize>,
+    /// The words `cp.async` copies that no `wait_group` has completed yet.
+    pub(crate) copies: crate::race_async::Copies,
 }
 
 impl Shadow {
@@ -188,6 +194,7 @@ impl Shadow {
             block: ctaid,
             found: Vec::new(),
             index: HashMap::new(),
+            copies: Default::default(),
         }
     }
 
@@ -231,6 +238,20 @@ impl Shadow {
         }
     }
 
+    /// An access `side` to `word`: a hazard if a `cp.async` that no `wait_group` completed
+    /// writes it.
+    #[cold]
+    fn pending_copy(&mut self, word: u32, side: Side) {
+        if let Some(p) = self.copies.pending(word) {
+            let first = Rec {
+                epoch: self.epoch,
+                thread: p.thread,
+                pc: p.pc,
+            };
+            self.hazard(HazardKind::Async, first, true, side, word);
+        }
+    }
+
     /// One shared access by the `active` lanes of warp `w`: lane `l` touches `words`
     /// consecutive words from byte address `addrs[l]`.
     pub(crate) fn access(
@@ -258,6 +279,9 @@ impl Shadow {
             let side = Side { pc, thread, store };
             let at = (addrs[l as usize] / 4) as usize;
             for word in at..at + words {
+                if !self.copies.is_empty() {
+                    self.pending_copy(word as u32, side);
+                }
                 let Some(c) = self.cells.get(word) else {
                     continue;
                 };
@@ -314,6 +338,9 @@ impl Shadow {
             };
             let at = (addrs[l as usize] / 4) as usize;
             for word in at..at + words {
+                if !self.copies.is_empty() {
+                    self.pending_copy(word as u32, side);
+                }
                 let Some(c) = self.cells.get(word) else {
                     continue;
                 };

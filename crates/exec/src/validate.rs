@@ -174,10 +174,11 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         DivS2 { k, .. } | RemS2 { k, .. } if !(1..=30).contains(&k) => {
             Err(format!("a division by 2^{k}"))
         }
+        Store(m) if m.space == Space::Const => Err("a store to constant memory".into()),
         Load(m) | Store(m) if m.byte_addressed() => {
             let elem = match m.space {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
-                Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
+                Space::Global | Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
                 Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
             }
             .ok_or_else(|| {
@@ -189,7 +190,11 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             if !matches!(m.vec, 1 | 2 | 4) || elem.bytes() * m.vec as u32 > 16 {
                 return Err(format!("a vector of {} {elem} elements", m.vec));
             }
-            let addr_words = if m.space == Space::Global { 2 } else { 1 };
+            let addr_words = if matches!(m.space, Space::Global | Space::Const) {
+                2
+            } else {
+                1
+            };
             reg(m.idx[0], addr_words)?;
             reg(m.idx[1], 1)?;
             reg(m.data, m.words(elem) as usize)
@@ -220,6 +225,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     (b.elem, 1)
                 }
                 Space::Local => return Err("a local access that is not byte-addressed".into()),
+                Space::Const => return Err("a constant access that is not byte-addressed".into()),
             };
             if m.rank as usize != rank || !(1..=3).contains(&rank) {
                 return Err(format!(
@@ -246,6 +252,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     .map(|s| (s.elem, s.dims.len())),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| (b.elem, 1)),
                 Space::Local => return Err("an atomic on local memory".into()),
+                Space::Const => return Err("an atomic on constant memory".into()),
             }
             .ok_or_else(|| format!("array {} of an atomic does not exist", m.array))?;
             if !matches!(
@@ -312,6 +319,22 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             Ok(())
         }
         Scope { .. } | LoopJoin => Ok(()),
+        Matrix(m) => {
+            if !matches!(m.n, 1 | 2 | 4) {
+                return Err(format!("ldmatrix/stmatrix of {} matrices", m.n));
+            }
+            reg(m.addr, 1)?;
+            m.used_regs().iter().try_for_each(|&r| reg(r, 1))
+        }
+        CpAsync(c) => {
+            if !matches!(c.width, 4 | 8 | 16) || (c.bypass && c.width != 16) {
+                return Err(format!("a cp.async of {} bytes", c.width));
+            }
+            reg(c.dst, 1)?;
+            reg(c.src, 2)?;
+            c.size.map_or(Ok(()), |s| reg(s, 1))
+        }
+        AsyncCommit | AsyncWait { .. } => Ok(()),
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).
         _ if inst.operands().is_some() => Ok(()),

@@ -7,7 +7,7 @@ use super::arith::{self, div_pow2};
 use super::block::{Ctx, Frame, Warp};
 use super::fault::{self, Fault};
 use super::hook::Hook;
-use super::{atomic, branch, flow, jump, memory, narrow, warpops, wide, Lanes};
+use super::{atomic, branch, flow, jump, memory, narrow, tensor_exec, warpops, wide, Lanes};
 use std::ops::ControlFlow;
 use warpsim_kernel::ir::{Inst, Space};
 
@@ -191,11 +191,26 @@ fn observe_issue<H: Hook>(
     hook: &mut H,
 ) -> Option<(u64, u64)> {
     hook.inst(at.w, at.pc);
-    let (Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. }) = *ip else {
-        return None;
+    let m = match *ip {
+        Inst::Load(m) | Inst::Store(m) | Inst::Atomic { m, .. } => m,
+        Inst::Matrix(_) => return Some((ps.wavefronts, ps.conflicts)),
+        Inst::CpAsync(op) => {
+            // The global source (the shared side's wavefronts are not told: the timing model
+            // prices the copy as a global load, see `timing/trace.rs`).
+            let (k, idx) = tensor_exec::copy_indices(cx, &op, r, at.active);
+            hook.global(at.w, k, &idx, op.width as u32, at.active);
+            return None;
+        }
+        _ => return None,
     };
     if m.space == Space::Shared {
         return Some((ps.wavefronts, ps.conflicts));
+    }
+    if m.space == Space::Const {
+        // An `LDC`: the timing model wants its distinct addresses, not its sectors.
+        let d = super::bytes::const_distinct(&m, r, at.active);
+        hook.shared(at.w, d, d);
+        return None;
     }
     if m.space == Space::Local {
         let (offsets, bytes) = super::local::offsets(cx, &m, r);
@@ -439,6 +454,10 @@ fn execute<const V3: bool>(
         Jump { target } => branch::jump(cx, at, target)?,
         Join => branch::join(at, frames),
         Ret => return Ok(branch::ret(at, warp, frames)),
+        Matrix(op) => tensor_exec::matrix(cx, at, &op, r, ps)?,
+        CpAsync(op) => tensor_exec::cp_async(cx, at, &op, r, ps)?,
+        AsyncCommit => tensor_exec::group(cx, at, None),
+        AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
     }
     Ok(ControlFlow::Continue(()))
 }

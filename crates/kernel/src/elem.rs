@@ -85,7 +85,11 @@ pub enum Init {
     Zeros,
     /// Element `i` holds `i`.
     Iota,
-    /// Reproducible pseudo-random values from a seed: floats in [-1, 1), integers in
-    /// [0, 65536).
+    /// Reproducible pseudo-random values from a seed: floats in [-1, 1), 32-bit integers
+    /// over their whole range (the top 32 bits of the draw), 8- and 16-bit ones too.
     Random(u64),
+    /// As `Random`, but 32-bit integers in [0, 65536) (the top 16 bits of the draw), as
+    /// `Random` gave them before issue 37: for programs whose data was measured on the H200
+    /// with that range.
+    Random16(u64),
 }

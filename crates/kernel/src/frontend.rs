@@ -53,6 +53,28 @@ pub struct KernelRequest<'a> {
     pub shared_limit: u32,
     /// Merge shared accesses as ptxas does (off with `--no-merge`).
     pub merge: bool,
+    /// The launch file's element type of each constant symbol it fills (by the symbol's
+    /// name as the PTX or the `.cu` writes it).
+    pub const_types: &'a [(String, Elem)],
+}
+
+/// A constant symbol of the kernel's module (PTX `.const`, CUDA `__constant__`), in
+/// declaration order: the loader makes it buffer `buffers.len() + k` of the program (the
+/// `k`-th symbol), as the front end's pointers into it assume.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelConst {
+    /// Its name in the PTX.
+    pub name: String,
+    /// Its name without C++ mangling (`_ZN2ns1cE` → `c`).
+    pub short: String,
+    /// Element type: the launch's for the symbol, else the PTX scalar's, else `u32`/`u8`.
+    pub elem: Elem,
+    /// Elements.
+    pub len: u64,
+    /// Its bytes as the module initialises them (zeros where it does not).
+    pub bytes: Vec<u8>,
+    /// Byte offset of the declaration in the PTX.
+    pub off: usize,
 }
 
 /// The kernel, lowered.
@@ -81,6 +103,9 @@ pub struct KernelCode {
     pub path: String,
     /// Its text.
     pub source: Arc<str>,
+    /// The module's constant symbols, in declaration order (each a buffer after the
+    /// launch's).
+    pub constants: Vec<KernelConst>,
 }
 
 /// A front end's error.

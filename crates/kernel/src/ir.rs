@@ -12,8 +12,10 @@ use std::fmt;
 
 mod display;
 mod modes;
+mod tensor;
 
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
+pub use tensor::{CopyOp, MatrixOp};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,15 +42,21 @@ pub enum Space {
     /// by the race checker (private); the timing model prices it as global memory through
     /// L1 at the hardware's interleaved addresses.
     Local,
+    /// Constant memory (PTX `.const`, CUDA `__constant__`): read-only, byte-addressed like
+    /// global memory (a pointer into the [`crate::BufferInfo`] of the symbol, whose
+    /// `constant` holds its contents). Priced by the timing model as the H200's `LDC`: one
+    /// request per distinct address of the warp (`calibration/probes/cuda_coverage`, C-3).
+    Const,
 }
 
 impl Space {
-    /// `shared`, `global` or `local` (PTX's names).
+    /// `shared`, `global`, `local` or `const` (PTX's names).
     pub fn name(self) -> &'static str {
         match self {
             Space::Shared => "shared",
             Space::Global => "global",
             Space::Local => "local",
+            Space::Const => "const",
         }
     }
 }
@@ -518,6 +526,17 @@ pub enum Inst {
     /// PTX `ret`/`exit`: the active lanes finish; the warp goes on with the lanes that wait
     /// at a reconvergence point, and is done when none is left.
     Ret,
+    // ---- Warp-wide matrix and asynchronous copies (issue 41; `exec/tensor_exec.rs`).
+    /// `ldmatrix` / `stmatrix`: see [`MatrixOp`].
+    Matrix(MatrixOp),
+    /// `cp.async`: see [`CopyOp`]. The copy is done when issued; the race checker treats its
+    /// bytes as not yet written until the `AsyncWait` that completes its group.
+    CpAsync(CopyOp),
+    /// `cp.async.commit_group`: the warp's copies since the last commit become one group.
+    AsyncCommit,
+    /// `cp.async.wait_group n` (all but the `n` most recent groups are complete), or, `all`,
+    /// `cp.async.wait_all` (a commit, then `wait_group 0`).
+    AsyncWait { n: u8, all: bool },
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -786,6 +805,7 @@ impl Inst {
             | Scope { .. }
             | LoopJoin => return false,
             Branch { .. } | Jump { .. } | Join | Ret => return false,
+            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } => return false,
         }
         true
     }

@@ -49,8 +49,13 @@ pub use bitops::{BitOp, PrmtMode, TestKind};
 pub use bits::PtxOp;
 pub use diag::{Diag, Phase};
 pub use elem::{Elem, Init};
-pub use frontend::{kernel_diag, ptxas_op, KernelArg, KernelCode, KernelError, KernelRequest};
-pub use program::{BufferInfo, Expect, InstInfo, LocalInfo, Program, RegInit, SharedInfo};
+pub use frontend::{
+    kernel_diag, ptxas_op, KernelArg, KernelCode, KernelConst, KernelError, KernelRequest,
+};
+pub use program::{
+    BufferInfo, ConstData, ConstFill, Expect, FillSrc, InstInfo, LocalInfo, Program, RegInit,
+    SharedInfo,
+};
 
 /// The most shared memory a block may be given (2 GiB): the executor addresses shared memory
 /// with 32-bit byte offsets and keeps one spare word past the end.

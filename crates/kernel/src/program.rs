@@ -32,6 +32,43 @@ pub struct BufferInfo {
     pub check: Option<Expect>,
     /// 1-based source line of its declaration.
     pub line: u32,
+    /// A `__constant__` symbol's buffer (PTX `.const`): its initial contents, which replace
+    /// `init`; read-only (`crate::ir::Space::Const` loads only). `None`: a global buffer.
+    pub constant: Option<ConstData>,
+}
+
+/// The initial contents of a constant symbol: the PTX initialiser's bytes (zeros where there
+/// is none), then the launch file's fills in order, as `cudaMemcpyToSymbol` calls before the
+/// launch would write them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConstData {
+    /// The symbol's bytes as the module initialises them.
+    pub bytes: Vec<u8>,
+    /// The fills, applied in order.
+    pub fills: Vec<ConstFill>,
+}
+
+/// One fill of a constant symbol: `len` elements of `elem` from byte `offset`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstFill {
+    /// Byte offset in the symbol.
+    pub offset: u64,
+    /// Element type.
+    pub elem: Elem,
+    /// Elements.
+    pub len: u64,
+    /// Where the elements come from.
+    pub src: FillSrc,
+}
+
+/// What a [`ConstFill`] writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FillSrc {
+    /// A buffer initialisation (`Zeros`, `Iota`, `Random(seed)`; also a `from:` buffer's
+    /// initial contents, which its `Init` gives).
+    Init(Init),
+    /// Each element's bits (two words for 8-byte elements; a narrow element in the low bits).
+    Values(Vec<[u32; 2]>),
 }
 
 impl BufferInfo {
@@ -201,7 +238,9 @@ impl Program {
             if let Some((m, _)) = inst.mem().or(inst.atomic().map(|(m, _)| (m, true))) {
                 let name = match m.space {
                     crate::ir::Space::Shared => self.shared.get(m.array as usize).map(|s| &s.name),
-                    crate::ir::Space::Global => self.buffers.get(m.array as usize).map(|b| &b.name),
+                    crate::ir::Space::Global | crate::ir::Space::Const => {
+                        self.buffers.get(m.array as usize).map(|b| &b.name)
+                    }
                     crate::ir::Space::Local => self.local.get(m.array as usize).map(|l| &l.name),
                 };
                 if let Some(name) = name {

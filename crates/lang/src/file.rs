@@ -228,6 +228,10 @@ pub(crate) struct ProgramSource {
     /// The defines passed to NVRTC as `-DNAME=VALUE` macros (only these).
     #[serde(default)]
     pub macros: Vec<Text>,
+    /// Fills of the kernel's `__constant__` symbols before the launch, in order (what
+    /// `cudaMemcpyToSymbol` calls would write; `cuda:`/`ptx:` programs only).
+    #[serde(default)]
+    pub constants: Vec<ConstantFill>,
     /// Named helpers (`__device__ __forceinline__` functions), expanded where they are
     /// called: `functions: { "name": (params: ["a", "b"], body: [...], returns: "expr") }`.
     #[serde(default, deserialize_with = "function_map")]
@@ -388,6 +392,42 @@ pub(crate) struct Buffer {
     /// `"i + 1 == N || out[i] <= out[i + 1]"` (sorted). Checked in O(n) after the run.
     #[serde(default)]
     pub check: Option<Text>,
+}
+
+/// One fill of a constant symbol: `(name: "c_filter", ty: F32, len: 17, init: Random(5))`,
+/// `init: Values(["0.5", "-1.0"])`, or `from: "buffer"`; `offset` in bytes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConstantFill {
+    /// The `.const` symbol (as the `.cu` or the PTX names it).
+    pub name: Text,
+    /// Element type of the values.
+    pub ty: Elem,
+    /// Elements (default: the symbol's size, or the number of `Values`).
+    #[serde(default)]
+    pub len: Option<Expr>,
+    /// The values: as a buffer's `init`, or `Values([...])`.
+    #[serde(default)]
+    pub init: Option<ConstInit>,
+    /// A buffer whose initial contents are copied instead of `init`.
+    #[serde(default)]
+    pub from: Option<Text>,
+    /// Byte offset in the symbol (default 0), as `cudaMemcpyToSymbol`'s.
+    #[serde(default)]
+    pub offset: Option<Expr>,
+}
+
+/// A constant fill's values.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) enum ConstInit {
+    /// All zero.
+    Zeros,
+    /// Element `i` holds `i`.
+    Iota,
+    /// As a buffer's `Random(seed)`.
+    Random(u64),
+    /// Each element an expression of the defines (float literals for float types).
+    Values(Vec<Text>),
 }
 
 /// An array in shared memory.

@@ -116,13 +116,15 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     }
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
+    // What host headers would give (NVRTC has none), then the file from its line 1.
+    let full = format!("{PRELUDE}#line 1 \"{base}\"\n{src}");
     // Every file the source may include, by content (`includes.rs`); `None`: not knowable,
     // compiled without the cache.
     let headers = includes::scan(std::path::Path::new(&req.file), &src, &search, &search[1..])
         .map_err(|r| refused_header(&r))?;
     let key = headers.map(|h| {
         cache::key(&[
-            &src,
+            &full,
             &h,
             &options.join("\n"),
             expr,
@@ -135,7 +137,7 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         Some((p, t, l)) => (p.to_string_lossy().into_owned(), t, l),
         None => {
             let out = nv
-                .compile(&src, &base, &options, expr)
+                .compile(&full, &base, &options, expr)
                 .map_err(|log| nvrtc_error(req, &src, &base, &kernels, &log, &toolkit))?;
             let uncached = || format!("{} (NVRTC's PTX, not cached)", req.file);
             match &key {
@@ -524,6 +526,21 @@ fn is_host(e: &LogError) -> bool {
         || (m.starts_with("identifier \"cuda") && m.ends_with("is undefined"))
         || m.contains("<<<")
 }
+
+/// The prelude compiled before every `.cu`: what a CUDA file usually has from host headers
+/// and NVRTC does not (`uint` from the C library's `sys/types.h`, `INFINITY` and `NAN` from
+/// `<math.h>`). Each is skipped where the file defines it first; a file that defines
+/// `WARPSIM_NO_PRELUDE` (`macros:`) gets none of it. NVRTC itself defines `assert`.
+pub(crate) const PRELUDE: &str = "#ifndef WARPSIM_NO_PRELUDE
+typedef unsigned int uint;
+#ifndef INFINITY
+#define INFINITY (__int_as_float(0x7f800000))
+#endif
+#ifndef NAN
+#define NAN (__int_as_float(0x7fffffff))
+#endif
+#endif
+";
 
 /// Headers only host code includes (NVRTC has none of them).
 const HOST_HEADERS: &[&str] = &[

@@ -53,6 +53,7 @@ pub fn expand(module: &Module, entry: &Entry) -> Result<Entry, Err> {
         off: entry.off,
         params: entry.params.clone(),
         body,
+        bounds: entry.bounds.clone(),
     })
 }
 
@@ -575,6 +576,11 @@ impl Inliner<'_> {
                 ))
             }
         };
+        if callee == "__assertfail" && f.body.is_none() {
+            // A failed device `assert` (NVRTC's `assert` calls it): a fault at the assert's
+            // line, whose text the fault shows, as the GPU stops the kernel there.
+            return self.inst(s, guard, "trap".into(), Vec::new());
+        }
         let Some(body) = &f.body else {
             let what = if callee == "vprintf" {
                 " (`printf` in CUDA source)"

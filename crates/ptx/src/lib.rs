@@ -63,6 +63,8 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
     };
     let module = parse::parse(&src).map_err(|(o, m)| diag(o, m))?;
     let entry = entry_named(&module, &kernel, req)?;
+    check_bounds(entry, req.block)
+        .map_err(|(o, m, h)| kernel_diag(&file, &src, o, 1, m, Some(h)))?;
     // `.func` calls inlined (inline.rs), generic accesses given their space (generic.rs).
     let mut entry = inline::expand(&module, entry).map_err(|(o, m)| diag(o, m))?;
     let globals = inline::used_globals(&module.globals, &entry.body);
@@ -72,7 +74,10 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             .collect();
         generic::resolve(&mut entry.body, &params, &globals).map_err(|(o, m)| diag(o, m))?;
     }
-    let low = lower::lower(req, &entry, &globals).map_err(|(o, m)| {
+    // Every constant symbol of the module (each a buffer of the launch: lower/constants.rs).
+    let constants =
+        lower::constants::symbols(&module.globals, req.const_types).map_err(|(o, m)| diag(o, m))?;
+    let low = lower::lower(req, &entry, &globals, &constants).map_err(|(o, m)| {
         if o == usize::MAX {
             KernelError::Launch {
                 arg: None,
@@ -156,6 +161,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         max_depth: low.max_depth,
         path,
         source,
+        constants,
     })
 }
 
@@ -182,6 +188,47 @@ fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
     // (Without a UTF-8 byte order mark, as for program files.)
     let src: Arc<str> = Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text));
     Ok((req.file.clone(), src, req.kernel.clone(), None))
+}
+
+/// The launch's block against the entry's `.reqntid` (exactly that shape: Triton's
+/// `num_warps` warps) and `.maxntid` (at most that many threads: `__launch_bounds__`), which
+/// the GPU refuses to launch otherwise: an error at the directive, with the shape to use.
+fn check_bounds(entry: &parse::Entry, block: [u32; 3]) -> Result<(), (usize, String, String)> {
+    let shape = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+    for (off, d, sizes) in &entry.bounds {
+        let mut want = [1u64; 3];
+        want[..sizes.len()].copy_from_slice(sizes);
+        let given = shape(&block.map(u64::from));
+        if d == ".reqntid" && want != block.map(u64::from) {
+            return Err((
+                *off,
+                format!(
+                    "the kernel requires a block of exactly ({}) threads (`{d} {}`); the launch \
+                     gives ({given}), which the GPU refuses to launch",
+                    shape(&want),
+                    shape(sizes)
+                ),
+                format!(
+                    "launch it with block ({}) (a Triton kernel: 32 x its num_warps threads)",
+                    shape(&want)
+                ),
+            ));
+        }
+        let most = want.iter().fold(1u64, |a, &b| a.saturating_mul(b));
+        if d == ".maxntid" && threads > most {
+            return Err((
+                *off,
+                format!(
+                    "the launch's block ({given}) has {threads} threads, more than the kernel's \
+                     `{d} {}` allows ({most}), which the GPU refuses to launch",
+                    shape(sizes)
+                ),
+                format!("launch it with at most {most} threads a block (CUDA's __launch_bounds__)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The PTX types of the requested kernel's parameters (`.u64`, `.f32`, `.s32`, …), in order,
@@ -245,6 +292,7 @@ mod tests {
             dynamic_shared: 0,
             shared_limit: 48 * 1024,
             merge: true,
+            const_types: &[],
         }
     }
 
@@ -262,5 +310,41 @@ mod tests {
             panic!("no error");
         };
         assert!(message.contains("no kernel `nothing_here`"), "{message}");
+    }
+
+    #[test]
+    fn integer_literals_take_all_64_bits() {
+        // Numba's `and.b64 %rd22, %rd21, -9223372036854775808;` (floor division's sign).
+        assert_eq!(lower::int("-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(lower::int("0xFFFFFFFFFFFFFFFF"), Some(-1));
+        assert_eq!(lower::int("18446744073709551615U"), Some(-1));
+        assert_eq!(lower::int("-5"), Some(-5));
+        assert_eq!(lower::int("18446744073709551616"), None);
+        assert_eq!(lower::int("--5"), None);
+    }
+
+    #[test]
+    fn launch_bounds_are_checked() {
+        let src = ".visible .entry k(.param .u64 p)\n.reqntid 128\n{\n\tret;\n}\n\
+                   .visible .entry m(.param .u64 p)\n.maxntid 64, 2, 1\n{\n\tret;\n}\n";
+        let module = parse::parse(src).unwrap_or_else(|e| panic!("{e:?}"));
+        let (k, m) = (&module.entries[0], &module.entries[1]);
+        assert_eq!(k.bounds, [(33, ".reqntid".to_owned(), vec![128])]);
+        assert!(check_bounds(k, [128, 1, 1]).is_ok());
+        let (off, msg, help) = check_bounds(k, [256, 1, 1]).unwrap_err();
+        assert_eq!(&src[off..off + 8], ".reqntid");
+        assert!(
+            msg.contains("exactly (128, 1, 1)") && msg.contains("gives (256, 1, 1)"),
+            "{msg}"
+        );
+        assert!(help.contains("block (128, 1, 1)"), "{help}");
+        assert!(check_bounds(k, [64, 2, 1]).is_err());
+        assert!(check_bounds(m, [32, 4, 1]).is_ok());
+        assert!(check_bounds(m, [128, 1, 1]).is_ok());
+        let (_, msg, _) = check_bounds(m, [129, 1, 1]).unwrap_err();
+        assert!(
+            msg.contains("129 threads, more than") && msg.contains("(128)"),
+            "{msg}"
+        );
     }
 }

@@ -5,6 +5,7 @@ mod atomic;
 mod bitops;
 mod cfg;
 mod compare;
+pub(crate) mod constants;
 mod convert;
 mod half;
 mod local;
@@ -12,6 +13,7 @@ mod narrow;
 mod ops;
 mod params;
 mod sync;
+mod tensor;
 mod unsupported;
 mod wide;
 
@@ -73,6 +75,9 @@ struct Lower<'a> {
     local: local::Locals,
     /// The bits of each scalar argument, typed by its parameter (lower/params.rs).
     arg_bits: Vec<Option<u64>>,
+    /// The module's constant symbols (lower/constants.rs), buffers from
+    /// `req.buffers.len()` on.
+    cbank: &'a [warpsim_kernel::KernelConst],
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -93,7 +98,11 @@ impl Facts {
             if let Some((g, _)) = guard {
                 *f.reads.entry(g.clone()).or_default() += 1;
             }
-            let store = op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra");
+            let store = op.starts_with("st.")
+                || op.starts_with("red.")
+                || op.starts_with("bra")
+                || op.starts_with("stmatrix")
+                || op.starts_with("cp.");
             for (i, a) in args.iter().enumerate() {
                 for w in a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c))) {
                     if !w.starts_with('%') {
@@ -153,6 +162,7 @@ pub fn lower(
     req: &KernelRequest,
     entry: &Entry,
     globals: &[(usize, Vec<String>)],
+    cbank: &[warpsim_kernel::KernelConst],
 ) -> Result<Lowered, Err> {
     let mut l = Lower {
         req,
@@ -176,6 +186,7 @@ pub fn lower(
         facts: Facts::of(entry),
         local: local::Locals::of(globals, entry)?,
         arg_bits: Vec::new(),
+        cbank,
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {
@@ -223,6 +234,16 @@ pub fn lower(
     // written.
     let merged = req.merge.then(|| crate::merge::merge(&entry.body, &l.vars));
     let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
+    if let Some(m) = &merged {
+        // The merge model unrolls constant-trip loops (new registers): its facts.
+        let unrolled = Entry {
+            name: entry.name.clone(),
+            off: entry.off,
+            params: entry.params.clone(),
+            body: m.body.clone(),
+        };
+        l.facts = Facts::of(&unrolled);
+    }
     for s in body {
         l.stmt(s)?;
     }
@@ -338,6 +359,15 @@ impl Lower<'_> {
         if let Some(o) = self.local.offset(a) {
             return Ok(self.konst(o as u64, w));
         }
+        if a.starts_with("$str") || a.starts_with("__unnamed_") {
+            // NVRTC's string literals (an `assert`'s message, file and function, passed to
+            // `__assertfail`, which inline.rs turns into a `trap`): not in any buffer, so a
+            // pointer to one is 0 and a read through it a fault.
+            return Ok(self.konst(0, w));
+        }
+        if let Some(b) = self.const_index(a) {
+            return Ok(self.konst(((b as u64) + 1) << Mem::GLOBAL_BASE_SHIFT, w));
+        }
         // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
         if self.classes.iter().any(|c| c.0 == a) {
             return Ok(self.reg(a, off)?.0);
@@ -443,12 +473,16 @@ impl Lower<'_> {
         let sym_prov = srcs
             .iter()
             .find_map(|x| self.vars.iter().position(|v| v.0 == x.trim()));
-        match (src_prov, sym_prov) {
-            (Some(p), _) => {
+        let const_prov = srcs.iter().find_map(|x| self.const_index(x.trim()));
+        match (src_prov, sym_prov, const_prov) {
+            (Some(p), _, _) => {
                 self.prov.insert(dst_name.clone(), p);
             }
-            (None, Some(k)) => {
+            (None, Some(k), _) => {
                 self.prov.insert(dst_name.clone(), Prov::Shared(k));
+            }
+            (None, None, Some(b)) => {
+                self.prov.insert(dst_name.clone(), Prov::Buffer(b));
             }
             _ => {}
         }
@@ -711,8 +745,12 @@ impl Lower<'_> {
             Some(&"shared") => Space::Shared,
             Some(&"global") => Space::Global,
             Some(&"local") => Space::Local,
+            Some(&"const") if store => {
+                return Err((off, format!("PTX instruction `{op}`: constant memory is read-only")))
+            }
+            Some(&"const") => Space::Const,
             None if self.local_origin(base) => Space::Local,
-            _ => return Err((off, format!("PTX instruction `{op}`: only .param, .shared, .global and .local accesses are supported (generic addressing is not)"))),
+            _ => return Err((off, format!("PTX instruction `{op}`: a generic address whose state space warpsim cannot tell (docs/src/ptx-coverage.md)"))),
         };
         let prov = self
             .prov
@@ -725,6 +763,8 @@ impl Lower<'_> {
             (self.konst(0, 2), o as u64)
         } else if let Some(k) = self.vars.iter().position(|v| v.0 == base) {
             (self.konst(0, 2), self.vars[k].1 as u64)
+        } else if let (Space::Const, Some(b)) = (space, self.const_index(base)) {
+            (self.konst((b as u64 + 1) << Mem::GLOBAL_BASE_SHIFT, 2), 0)
         } else {
             return Err((off, format!("bad address `{addr_s}`")));
         };
@@ -740,14 +780,14 @@ impl Lower<'_> {
             (Space::Global, Some(Prov::Buffer(b))) => b,
             (Space::Global, _) => 0,
             (Space::Local, _) => self.local_view(ty, bytes),
+            (Space::Const, _) => match (self.const_index(base), prov) {
+                (Some(b), _) | (None, Some(Prov::Buffer(b))) if self.is_const(b) => b,
+                _ => return Err((off, format!("PTX instruction `{op}`: warpsim cannot tell which `.const` symbol `{base}` points into (a constant address is a symbol, or a register computed from one)"))),
+            },
         };
         let elem_bytes = match space {
             Space::Shared | Space::Local => bytes,
-            Space::Global => self
-                .req
-                .buffers
-                .get(array as usize)
-                .map_or(4, |b| b.elem.bytes()),
+            Space::Global | Space::Const => self.buffer_elem(array).map_or(4, |e| e.bytes()),
         };
         let total = bytes * vec as u32;
         if bytes < 4 && elem_bytes != bytes {
@@ -787,7 +827,7 @@ impl Lower<'_> {
         }
         // A global vector of narrow elements of 4 bytes or more moves whole words
         // (exec/bytes.rs): packed and unpacked here (lower/narrow.rs).
-        let packed = space == Space::Global && bytes < 4 && total >= 4;
+        let packed = matches!(space, Space::Global | Space::Const) && bytes < 4 && total >= 4;
         let consecutive = !packed && regs.windows(2).all(|p| p[1].0 == p[0].0 + w as u16);
         let data = match (consecutive, packed) {
             (true, _) => regs[0],
@@ -827,11 +867,31 @@ impl Lower<'_> {
                     self.emit(mv(r, Reg(data.0 + i as u16 * w as u16)));
                 }
             }
-            if space == Space::Global && !packed {
+            if matches!(space, Space::Global | Space::Const) && !packed {
                 self.retype(&regs, ty, array);
             }
         }
         Ok(())
+    }
+
+    /// The buffer of constant symbol `name` (its PTX or unmangled name).
+    fn const_index(&self, name: &str) -> Option<u16> {
+        let k = self.cbank.iter().position(|c| c.name == name)?;
+        u16::try_from(self.req.buffers.len() + k).ok()
+    }
+
+    /// Whether buffer `b` is a constant symbol's.
+    fn is_const(&self, b: u16) -> bool {
+        (b as usize) >= self.req.buffers.len()
+    }
+
+    /// The element of buffer `b`: the launch's, or a constant symbol's.
+    fn buffer_elem(&self, b: u16) -> Option<Elem> {
+        let n = self.req.buffers.len();
+        match (b as usize).checked_sub(n) {
+            None => self.req.buffers.get(b as usize).map(|x| x.elem),
+            Some(k) => self.cbank.get(k).map(|c| c.elem),
+        }
     }
 
     /// The shared array that names accesses of `bytes` (of PTX type `ty`) to variable `var`
@@ -946,7 +1006,8 @@ pub fn shared_layout(
     Ok((vars, top))
 }
 
-/// An integer literal (decimal, hex, negative).
+/// An integer literal (decimal, hex, negative), as its 64 bits: the magnitude may take all
+/// 64 (`-9223372036854775808`, which Numba emits for `i64::MIN`, and `0xFFFFFFFFFFFFFFFF`).
 pub(crate) fn int(s: &str) -> Option<i64> {
     let (neg, t) = match s.strip_prefix('-') {
         Some(t) => (true, t),
@@ -954,9 +1015,9 @@ pub(crate) fn int(s: &str) -> Option<i64> {
     };
     let t = t.trim_end_matches('U');
     let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => t.parse::<i64>().ok()?,
-    };
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    } as i64;
     Some(if neg { v.wrapping_neg() } else { v })
 }
 

@@ -7,14 +7,20 @@
 //! machine code has one wide access: ptxas merges accesses of non-volatile shared memory into
 //! `LDS.64`/`LDS.128`/`STS.64`/`STS.128` when it can prove them contiguous and aligned. The
 //! H200's counters count the merged instructions, so a faithful run must merge too. This pass
-//! rewrites a kernel's statements before lowering, within each basic block:
+//! first unrolls the loops ptxas unrolls (`merge/unroll.rs`: a constant trip count, the trips
+//! then side by side), then rewrites a kernel's statements before lowering, within each basic
+//! block:
 //!
 //! * **Candidates**: `ld.shared`/`st.shared` of 2-, 4- or 8-byte scalars, not `.volatile`, not
 //!   predicated, addressed `[base]` or `[base+constant]` where `base` is a register or a
 //!   shared variable. Blocks end at labels, branches, `ret`/`exit`, barriers and fences.
-//! * **Same base**: one register (or one shared variable) plus constants. Two registers that
-//!   hold the same address are two bases, as they are to ptxas (measured on `ld_two_regs` of
-//!   `tests/fixtures/ptx/merge.ptx`).
+//! * **Same base**: addresses whose forms, as ptxas folds them (`merge/addr.rs`), differ by a
+//!   constant: a symbol plus immediates, registers made from one another by constant adds
+//!   (64-bit, or 32-bit on 32-bit addresses), sums differing by constants; not through a
+//!   32-bit index widened by `mul.wide`/`cvt`, nor through `cvta`. Two registers that hold the
+//!   same address by other arithmetic are two bases, as they are to ptxas (measured on
+//!   `ld_two_regs` of `tests/fixtures/ptx/merge.ptx`; the rule: calibration/probes/cuda_coverage,
+//!   spec M, checked against ptxas on 680 kernels in `merge/families.rs`).
 //! * **Halves read in place**: a 2-byte load is a candidate only when every use of its value
 //!   can read a half of a 32-bit register where it lies: half arithmetic (`.f16`, `.f16x2`,
 //!   `.bf16`, `.bf16x2`), `cvt` from `.f16`, a `mov.b32 {a, b}` pack, a 2-byte store, or a
@@ -30,13 +36,14 @@
 //!   merged load takes the first one's place). A store joins if no shared load, atomic,
 //!   other store or unknown access comes between and neither the base's registers nor the
 //!   stored registers are written between (the merged store takes the last one's place).
-//! * **Alignment**: the address must be provably aligned to the merged width: the base's
-//!   *linear form* (a sum of constant multiples of shared variables, special registers and
-//!   other registers through `mov cvt add sub neg shl mul mad`), its constant and each
-//!   coefficient times its atom's alignment. A register's known alignment
-//!   (the power of two that divides it) comes from its definitions over the whole kernel: a shared variable's address (warpsim lays out the variables as ptxas
-//!   does, so their addresses are known), constants, `shl`, `mul`, `mad`, `add`, `and`, moves
-//!   and conversions; anything else (thread indices, loaded values) is unaligned.
+//! * **Alignment**: the address must be provably aligned to the merged width, windows being
+//!   aligned in shared memory: a shared variable plus constants has an exact address (warpsim
+//!   lays out the variables as ptxas does); any other form is known up to its terms'
+//!   alignment, a variable's being its address's lowest set bit (`s` at byte 12 plus an index
+//!   is only 4-aligned). A register's known alignment (the power of two that divides it)
+//!   comes from its definitions over the whole kernel: a shared variable's address,
+//!   constants, `shl`, `mul`, `mad`, `add`, `and`, moves and conversions; anything else
+//!   (thread indices, loaded values) is unaligned.
 //! * **Widths**: at most four elements (a PTX vector's most: `.v4.b16`, `.v4.b32`,
 //!   `.v2.b64`) and 16 bytes. Within each aligned window of that width (8 bytes for 2-byte
 //!   elements, 16 otherwise), the accesses there become one access of the smallest aligned
@@ -45,13 +52,20 @@
 //!   of a row with one `LDS.64` each, never 16 bytes); three loads of a window's four
 //!   elements become one load of all four (halves: one `LDS.64`)
 //!   (ptxas loads `warp_sums[0..4]` with one `LDS.128` for `warp_sums[1..4]`, and does the
-//!   same through a register), inside the variable when the base is one; two words in
-//!   different 8-byte halves stay apart, and stores never cover a word they do not write.
+//!   same through a register), even when the fourth lies in another variable (but not past
+//!   the end of the shared allocation, where the executor would fault: ptxas does read it);
+//!   two words in different 8-byte halves stay apart, and stores never cover a word they do
+//!   not write.
 //!
 //! The merged statement keeps the first member's source line; its text says what it merged.
 
 use crate::parse::{Stmt, StmtKind};
 use std::collections::{HashMap, HashSet};
+
+mod addr;
+#[cfg(test)]
+mod families;
+mod unroll;
 
 /// The rewritten body and, for each merged statement (by byte offset), its text.
 pub struct Merged {
@@ -88,6 +102,9 @@ struct Cand {
 
 /// Merges `body`'s shared accesses; `vars` are the shared variables' names and byte addresses.
 pub fn merge(body: &[Stmt], vars: &[(String, u32, u32)]) -> Merged {
+    // ptxas unrolls loops of a constant trip count first, and merges across their trips.
+    let unrolled = unroll::unroll(body);
+    let body = unrolled.as_slice();
     let in_place = halves_in_place(body);
     let align = alignments(body, vars);
     let forms = Forms::of(body, vars);
@@ -141,6 +158,9 @@ fn effect(s: &Stmt) -> Effect {
         .iter()
         .find(|x| matches!(**x, "shared" | "global" | "param" | "local" | "const"));
     match (p[0], space) {
+        // Matrix accesses and asynchronous copies (and their groups' waits): never moved
+        // across.
+        ("ldmatrix" | "stmatrix" | "cp", _) => Effect::Other,
         ("ld" | "st" | "atom" | "red", Some(&"shared")) if p.contains(&"volatile") => Effect::Other,
         ("ld", Some(&"shared")) => Effect::Load,
         ("st", Some(&"shared")) => Effect::Store,
@@ -163,7 +183,11 @@ fn regs(s: &Stmt) -> (Vec<String>, Vec<String>) {
     };
     let mut defs = Vec::new();
     let mut uses: Vec<String> = guard.iter().map(|g| g.0.clone()).collect();
-    let writes_first = !(op.starts_with("st.") || op.starts_with("red.") || op.starts_with("bra"));
+    let writes_first = !(op.starts_with("st.")
+        || op.starts_with("red.")
+        || op.starts_with("bra")
+        || op.starts_with("stmatrix")
+        || op.starts_with("cp."));
     for (i, a) in args.iter().enumerate() {
         if i == 0 && writes_first {
             defs.extend(names(a));
@@ -308,6 +332,7 @@ fn merge_block(
 ) {
     let cands: Vec<Cand> = (start..end)
         .filter_map(|i| candidate(i, &body[i], vars))
+        .map(|c| forms.keyed(c))
         .filter(|c| c.store || c.size != 2 || in_place.contains(&c.data))
         .collect();
     let mut taken: HashSet<usize> = HashSet::new();
@@ -461,15 +486,31 @@ fn chunks<'c>(
     forms: &Forms,
 ) -> Vec<Chunk<'c>> {
     let c = group[0];
-    let form = forms.of_operand(&c.base);
-    let base_align = form.align(align, vars);
-    // Bounds of the variable, for loads that read words nobody asked for: only for an
-    // address that is a variable plus a constant.
-    let bounds = match form.terms.iter().collect::<Vec<_>>().as_slice() {
-        [(v, 1)] => vars.iter().find(|x| x.0 == **v).map(|x| (0i64, x.2 as i64)),
+    let form = forms.pform(&c.base);
+    // Windows are aligned in shared memory (spec M-b): a variable plus constants has an exact
+    // address (`sh`, the variable's); anything else is known only up to its form's alignment,
+    // the least of its terms' (a variable's lowest set bit: `s` at byte 12 plus an index is
+    // 4-aligned). Offsets already hold the form's constant.
+    let terms: Vec<(&String, &i64)> = form.terms.iter().collect();
+    let var = match terms.as_slice() {
+        [(v, 1)] => vars.iter().find(|x| x.0 == **v),
         _ => None,
     };
-    let aligned = |o: i64, w: i64| o.rem_euclid(w) == 0 && base_align.min(tz(o)) >= tz(w);
+    let (sh, base_align) = match var {
+        Some(v) => (i64::from(v.1), 64),
+        None => (0, form.align(align, vars)),
+    };
+    // Where a load may read words nobody asked for (three of four): anywhere in the shared
+    // allocation, across variables, when the address is known (ptxas reads past it too, but
+    // the executor would fault there); unchecked otherwise.
+    let top = vars.iter().map(|v| i64::from(v.1) + i64::from(v.2)).max();
+    let bounds = var.and(top).map(|t| (-sh, t - sh));
+    let aligned = |o: i64, w: i64| {
+        let o = o + sh;
+        o.rem_euclid(w) == 0 && base_align.min(tz(o)) >= tz(w)
+    };
+    // `o` rounded down to a multiple of `w` in shared memory, back as an offset.
+    let down = |o: i64, w: i64| (o + sh).div_euclid(w) * w - sh;
     let mut sorted: Vec<&Cand> = group.to_vec();
     sorted.sort_by_key(|m| m.off);
     let mut out: Vec<Chunk> = Vec::new();
@@ -479,7 +520,7 @@ fn chunks<'c>(
     let wmax = (4 * c.size).min(16);
     let wmin = wmax / 2;
     while i < sorted.len() {
-        let w16 = sorted[i].off.div_euclid(wmax) * wmax;
+        let w16 = down(sorted[i].off, wmax);
         let win: Vec<&Cand> = sorted[i..]
             .iter()
             .copied()
@@ -492,16 +533,17 @@ fn chunks<'c>(
         let first = win[0].off;
         let last = win[win.len() - 1].off + c.size;
         // The smallest aligned width (wmin or wmax) holding the window's accesses.
-        let w = if c.size < wmin && last - first.div_euclid(wmin) * wmin <= wmin {
+        let w = if c.size < wmin && last - down(first, wmin) <= wmin {
             wmin
         } else {
             wmax
         };
-        let s = first.div_euclid(w) * w;
+        let s = down(first, w);
         let exact = win.len() as i64 == w / c.size;
         // Three of a window's four elements (words of 16 bytes, halves of 8: m4x_f32 of
-        // calibration/probes/narrow_merge): ptxas loads all four (inside the variable when the base is
-        // one); two in different halves stay apart.
+        // calibration/probes/narrow_merge): ptxas loads all four (even from another variable:
+        // D_sym and G_sym of calibration/probes/cuda_coverage); two in different halves stay
+        // apart.
         let inside = bounds.is_none_or(|(lo, hi)| s >= lo && s + w <= hi);
         let three = w == wmax && w / c.size == 4 && win.len() == 3;
         if aligned(s, w) && (exact || (!c.store && three && inside)) {
@@ -826,7 +868,8 @@ struct Forms {
     /// Register → its only definition (opcode, sources).
     defs: HashMap<String, (String, Vec<String>)>,
     vars: HashSet<String>,
-    memo: std::cell::RefCell<HashMap<String, Lin>>,
+    /// ptxas's view of each address register (`addr.rs`), memoised.
+    pmemo: std::cell::RefCell<HashMap<String, Lin>>,
 }
 
 impl Forms {
@@ -848,7 +891,7 @@ impl Forms {
         Forms {
             defs,
             vars: vars.iter().map(|v| v.0.clone()).collect(),
-            memo: Default::default(),
+            pmemo: Default::default(),
         }
     }
 
@@ -856,66 +899,5 @@ impl Forms {
         ["%tid", "%ntid", "%ctaid", "%nctaid", "%laneid"]
             .iter()
             .any(|p| a.starts_with(p))
-    }
-
-    /// The form of an operand: a constant, a variable, a special register or a register.
-    fn of_operand(&self, a: &str) -> Lin {
-        let a = a.trim();
-        if let Some(v) = crate::lower::int(a) {
-            return Lin::konst(v);
-        }
-        if self.vars.contains(a) || self.special(a) || !a.starts_with('%') {
-            return Lin::atom(a);
-        }
-        if let Some(l) = self.memo.borrow().get(a) {
-            return l.clone();
-        }
-        // A cycle (a register defined through itself) stays an atom.
-        self.memo.borrow_mut().insert(a.to_owned(), Lin::atom(a));
-        let l = self.of_def(a).unwrap_or_else(|| Lin::atom(a));
-        self.memo.borrow_mut().insert(a.to_owned(), l.clone());
-        l
-    }
-
-    /// The form of register `r`'s only definition, if it is linear.
-    fn of_def(&self, r: &str) -> Option<Lin> {
-        let (op, srcs) = self.defs.get(r)?;
-        let p: Vec<&str> = op.split('.').collect();
-        if p.iter().any(|t| t.starts_with('f') || *t == "pred") {
-            return None;
-        }
-        let x = |i: usize| srcs.get(i).map(|s| self.of_operand(s));
-        let konst = |l: &Lin| l.terms.is_empty().then_some(l.k);
-        Some(match (p[0], p.get(1).copied()) {
-            ("mov" | "cvt" | "cvta", _) if srcs.len() == 1 => x(0)?,
-            ("add", _) => x(0)?.add(&x(1)?, 1),
-            ("sub", _) => x(0)?.add(&x(1)?, -1),
-            ("neg", _) => x(0)?.scale(-1),
-            ("mul", Some("lo" | "wide")) => {
-                let (a, b) = (x(0)?, x(1)?);
-                match (konst(&a), konst(&b)) {
-                    (_, Some(f)) => a.scale(f),
-                    (Some(f), _) => b.scale(f),
-                    _ => return None,
-                }
-            }
-            ("shl", _) => {
-                let k = konst(&x(1)?)?;
-                if !(0..62).contains(&k) {
-                    return None;
-                }
-                x(0)?.scale(1 << k)
-            }
-            ("mad", Some("lo" | "wide")) => {
-                let (a, b) = (x(0)?, x(1)?);
-                let prod = match (konst(&a), konst(&b)) {
-                    (_, Some(f)) => a.scale(f),
-                    (Some(f), _) => b.scale(f),
-                    _ => return None,
-                };
-                prod.add(&x(2)?, 1)
-            }
-            _ => return None,
-        })
     }
 }

@@ -38,6 +38,9 @@ pub struct Entry {
     pub params: Vec<(String, String)>,
     /// The body.
     pub body: Vec<Stmt>,
+    /// Its `.reqntid` and `.maxntid` (Triton's `num_warps`, CUDA's `__launch_bounds__`): the
+    /// directive's offset, name and sizes.
+    pub bounds: Vec<(usize, String, Vec<u64>)>,
 }
 
 /// A device function (`.func`): defined with a body, or only declared (a prototype, or
@@ -334,7 +337,8 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             continue;
         }
         // Performance directives between an entry's parameters and its body (`.maxntid 256, 1,
-        // 1` from `__launch_bounds__`): skipped, up to the line's end or the body's `{`.
+        // 1` from `__launch_bounds__`): skipped, up to the line's end or the body's `{`;
+        // `.reqntid` and `.maxntid` kept, to check the launch's block against.
         if depth == 0
             && cur.is_some()
             && [
@@ -351,6 +355,22 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             .iter()
             .any(|d| line.starts_with(d))
         {
+            let end = line.find('{').unwrap_or(line.len());
+            let mut words = line[..end]
+                .split([' ', '\t', ','])
+                .filter(|w| !w.is_empty());
+            if let (Some(d @ (".reqntid" | ".maxntid")), Some(e)) = (words.next(), cur.as_mut()) {
+                let sizes = words
+                    .map(|w| {
+                        w.parse::<u64>()
+                            .map_err(|_| (i, format!("`{d}`: bad size `{w}`")))
+                    })
+                    .collect::<Result<Vec<u64>, _>>()?;
+                if sizes.is_empty() || sizes.len() > 3 {
+                    return Err((i, format!("`{d}` takes one to three sizes")));
+                }
+                e.bounds.push((i, d.to_owned(), sizes));
+            }
             i = line.find('{').map_or(line_end, |k| i + k);
             continue;
         }
@@ -369,6 +389,7 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
                         off: f.off,
                         params: Vec::new(),
                         body: Vec::new(),
+                        bounds: Vec::new(),
                     });
                     cur_func = Some(f);
                 } else {
@@ -384,6 +405,7 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
                     off,
                     params: Vec::new(),
                     body: Vec::new(),
+                    bounds: Vec::new(),
                 });
                 in_params = b.get(end) == Some(&b'(');
                 i = end + 1;

@@ -189,6 +189,21 @@ pub(super) fn fb(v: f64) -> u64 {
     v.to_bits()
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: lower without the fast paths of [`fast`], as the oracle they are compared with.
+    pub(super) static PLAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether lowering uses the fast paths of [`fast`] (always, outside tests).
+#[inline]
+pub(super) fn fast_on() -> bool {
+    #[cfg(test)]
+    return !PLAIN.with(|p| p.get());
+    #[cfg(not(test))]
+    true
+}
+
 /// A reference node lowered to a closure. Closures rather than a `match` over nodes: each
 /// call site then has one target, which the branch predictor learns (about 3× faster on
 /// `sum` terms than an interpreter loop).
@@ -348,6 +363,14 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
             )
         }
         E::I2(op, a, b, span) => {
+            if let (IOp::DivS | IOp::DivU | IOp::RemS | IOp::RemU, E::Const(c)) = (op, &**b) {
+                if let Some(fx) = fast_on()
+                    .then(|| fast::div_pow2(*op, a, *c, srcs))
+                    .flatten()
+                {
+                    return fx;
+                }
+            }
             let span = *span;
             let u = |v: u64| v as u32;
             let i = |v: u64| v as u32 as i32;
@@ -467,6 +490,7 @@ pub(super) fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
         .map(|(slot, h)| (*slot as usize, lower(h, srcs)))
         .collect();
     let body = lower(&m.body, srcs);
+    let shape = fast_on().then(|| fast::shape(m, srcs)).flatten();
     let (var, unsigned, float, span) = (m.var as usize, m.unsigned, m.float, m.span);
     Box::new(move |s| {
         let first = from(s) as u32;
@@ -491,6 +515,11 @@ pub(super) fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
         for (slot, h) in &hoisted {
             let v = h(s);
             s.slots[*slot] = v;
+        }
+        if let Some(shape) = shape.as_ref().filter(|_| s.fault.is_none()) {
+            if let Some(v) = shape.run(s, var, first, n) {
+                return v;
+            }
         }
         let mut k = first;
         if float {

@@ -3,7 +3,7 @@
 use super::*;
 
 /// Elements per parallel work item.
-pub(super) const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 
 /// Checks every buffer that has an `expect` against the final contents.
 ///

@@ -65,6 +65,9 @@ use warpsim_kernel::{BufferInfo, Elem, Expect, Program};
 mod compile;
 mod eval;
 mod expect;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
 mod permutation;
 mod predicate;
 #[cfg(test)]

@@ -47,6 +47,7 @@ mod progress;
 mod race;
 mod svg;
 mod table;
+mod tensor_rows;
 mod time_report;
 mod timed;
 pub mod verify_budget;
@@ -139,6 +140,27 @@ pub struct SharedTotals {
     pub atom_bank_conflicts: u64,
     /// `smsp__sass_inst_executed_op_shared_atom.sum`: `ATOMS` executed (a loop's trips).
     pub atom_instructions: u64,
+    /// `cp.async` (`LDGSTS`): the Source page's
+    /// `smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum` (not in the
+    /// totals above: no `op_ld`/`op_st` counter sees them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ldgsts_wavefronts: u64,
+    /// `smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ldgsts_bank_conflicts: u64,
+    /// `cp.async` warp instructions executed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ldgsts_instructions: u64,
+    /// The hardware `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ldgsts_hw_bank_conflicts: u64,
+    /// `smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum`: global sectors read.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ldgsts_sectors: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl SharedTotals {
@@ -162,6 +184,8 @@ pub enum MemSpace {
     Global,
     /// Local memory (PTX `.local`, each thread's own; counted only, timed as global).
     Local,
+    /// Constant memory (PTX `.const`, CUDA `__constant__`; counted only, timed as `LDC`).
+    Const,
 }
 
 /// What one memory instruction did over the run.
@@ -201,6 +225,10 @@ pub struct InstReport {
     /// loads in `loop_loads`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub atomic: Option<String>,
+    /// A warp-wide matrix access or asynchronous copy: its PTX name (`ldmatrix.x4.trans`,
+    /// `stmatrix.x2`, `cp.async.ca`); `width` is then a row's (16) or a lane's copy bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
     /// A shared compare-and-swap loop's loads: (wavefronts, bank conflicts, trips).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loop_loads: Option<[u64; 3]>,
@@ -270,8 +298,8 @@ fn atomic_row(
             let b = prog.buffers.get(m.array as usize)?;
             (MemSpace::Global, b.name.clone(), b.elem)
         }
-        // (No atomics on local memory: the executor refuses them.)
-        Space::Local => return None,
+        // (No atomics on local or constant memory: the executor refuses them.)
+        Space::Local | Space::Const => return None,
     };
     let priced = space == MemSpace::Shared;
     let (aw, ac) = (
@@ -335,6 +363,7 @@ fn atomic_row(
                 ty: None
             }
         )),
+        instruction: None,
         loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
         per_bank: None,
         first_access: None,
@@ -571,7 +600,7 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
     for (k, b) in prog.buffers.iter().enumerate() {
         match (global.buffers.get(k), io.as_deref()) {
             (Some(_), Some(given)) => global.write(k, given.get(k).map_or(&[][..], |w| &w[..])),
-            (Some(dst), None) => exec::fill_global(b.elem, b.init, dst),
+            (Some(dst), None) => exec::fill_buffer(b, dst),
             (None, _) => {}
         }
         initial.push(if keep[k] { global.read(k) } else { Vec::new() });
@@ -770,6 +799,9 @@ fn build(
             continue;
         }
         let Some((m, store)) = inst.mem() else {
+            if let Some(row) = tensor_rows::row(prog, stats, pc, &mut shared, timing.as_ref()) {
+                per_instruction.push(row);
+            }
             continue;
         };
         let Some(ps) = stats.per_pc.get(pc) else {
@@ -789,6 +821,10 @@ fn build(
             },
             Space::Local => match prog.local.get(m.array as usize) {
                 Some(l) => (MemSpace::Local, l.name.clone(), l.elem),
+                None => continue,
+            },
+            Space::Const => match prog.buffers.get(m.array as usize) {
+                Some(b) => (MemSpace::Const, b.name.clone(), b.elem),
                 None => continue,
             },
         };
@@ -831,6 +867,7 @@ fn build(
             conflict_degree: (priced && ideal > 0)
                 .then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
             atomic: None,
+            instruction: None,
             loop_loads: None,
             per_bank: if priced {
                 inst_banks(stats, pc, geom.banks as usize)

@@ -146,6 +146,14 @@ pub(crate) fn section(races: Option<&[RaceReport]>) -> String {
         count("WAR"),
         count("WAW"),
     );
+    if count("ASYNC") > 0 {
+        let _ = writeln!(
+            o,
+            "  and {} ASYNC: an access to a cp.async destination before the wait_group that \
+             completes its copy",
+            count("ASYNC")
+        );
+    }
     for r in races {
         let _ = writeln!(
             o,
@@ -171,6 +179,13 @@ pub(crate) fn section(races: Option<&[RaceReport]>) -> String {
                 a.text
             );
         }
+    }
+    if count("ASYNC") > 0 {
+        let _ = writeln!(
+            o,
+            "  (ASYNC: wait for the copy's group first: cp.async.wait_group N or \
+             __pipeline_wait_prior(N) with N small enough)"
+        );
     }
     let _ = writeln!(
         o,

@@ -149,6 +149,14 @@ impl Report {
                 s.atom_instructions.to_string(),
             ]);
         }
+        if s.ldgsts_instructions > 0 {
+            t.add_row(vec![
+                "async copies".to_string(),
+                s.ldgsts_wavefronts.to_string(),
+                s.ldgsts_bank_conflicts.to_string(),
+                s.ldgsts_instructions.to_string(),
+            ]);
+        }
         t.add_row(vec![
             "total".to_string(),
             s.wavefronts().to_string(),
@@ -157,6 +165,14 @@ impl Report {
         ]);
         right_align(&mut t, 1..4);
         let _ = writeln!(o, "{t}");
+        if s.ldgsts_instructions > 0 {
+            let _ = writeln!(
+                o,
+                "async copies (cp.async, Source page op_ldgsts; not in the total): {} global \
+                 sectors read, {} hardware op_ldgsts bank conflicts",
+                s.ldgsts_sectors, s.ldgsts_hw_bank_conflicts
+            );
+        }
         if s.wavefronts() > 0 {
             let _ = writeln!(
                 o,
@@ -164,7 +180,7 @@ impl Report {
                 s.ideal_wavefronts,
                 self.cost_over_ideal()
             );
-        } else {
+        } else if s.ldgsts_instructions == 0 {
             let _ = writeln!(o, "no shared-memory accesses");
         }
         o.push('\n');
@@ -190,13 +206,15 @@ impl Report {
                     MemSpace::Shared => "shared",
                     MemSpace::Global => "global",
                     MemSpace::Local => "local",
+                    MemSpace::Const => "const",
                 };
                 let opt = |v: Option<u64>| v.map_or_else(|| dash.to_string(), |v| v.to_string());
                 t.add_row(vec![
                     format!("{}:{}:{}", self.file, i.line, i.col),
-                    match &i.atomic {
-                        Some(a) => format!("{a} {space}"),
-                        None => format!("{} {space} {}B", i.op, i.width),
+                    match (&i.atomic, &i.instruction) {
+                        (Some(a), _) => format!("{a} {space}"),
+                        (None, Some(n)) => n.clone(),
+                        (None, None) => format!("{} {space} {}B", i.op, i.width),
                     },
                     i.text.clone(),
                     i.executions.to_string(),

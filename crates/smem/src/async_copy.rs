@@ -1,7 +1,10 @@
 //! `cp.async` (SASS `LDGSTS`): a copy from global to shared memory that bypasses the
 //! registers. The rule measured on the H200 (`calibration/probes/tensor_smem/README.md`,
 //! "LDGSTS"; 128 launches exact on every counter), with the choices that first call could not
-//! separate taken as `model.py`'s `SPEC` defaults.
+//! separate taken as `model.py`'s `SPEC` defaults. Not confirmed held out: the random draw
+//! (`calibration/draws/tensor_smem_draw1/RESULT.md`) got 57 of 81 `.ca` and 52 of 69 `.cg`
+//! Source-page wavefronts (a `.ca` phase conflicted on both sides costs more; no sector
+//! bound); the rule here stays until a fresh draw confirms a new one.
 //!
 //! `.ca` (`LDGSTS.E[.64,.128]`, 4, 8 or 16 bytes), phases as for a store of that width:
 //!

@@ -3,6 +3,7 @@
 //! # Brief overview
 //!
 //! * [`root`], [`path`] and [`read`]: files of the repository, wherever the test runs from;
+//!   [`read_gz`]: a gzip fixture's text;
 //!   [`shipped_programs`]: the RON kernels of `programs/` and `programs/examples/`.
 //! * [`h200`]: the H200 measurements of `tests/fixtures/h200/` — a trace line's lanes, and a
 //!   rule checked against every pattern of a measured set.
@@ -32,6 +33,39 @@ pub fn path(rel: &str) -> PathBuf {
 pub fn read(rel: &str) -> String {
     let p = path(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A gzip file's text, by its path relative to the repository root (panics naming the file):
+/// the large PTX fixtures stay compressed in the tree.
+pub fn read_gz(rel: &str) -> String {
+    let p = path(rel);
+    let raw = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let bad = |why: &str| -> ! { panic!("{}: not a gzip file ({why})", p.display()) };
+    if raw.len() < 18 || raw[..3] != [0x1f, 0x8b, 8] {
+        bad("header");
+    }
+    // The header: 10 bytes, then the optional fields its flags name (RFC 1952).
+    let flags = raw[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + usize::from(u16::from_le_bytes([raw[10], raw[11]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            at += raw[at..]
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or_else(|| bad("name"))
+                + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    let data = raw.get(at..raw.len() - 8).unwrap_or_else(|| bad("length"));
+    let text =
+        miniz_oxide::inflate::decompress_to_vec(data).unwrap_or_else(|e| bad(&e.to_string()));
+    String::from_utf8(text).unwrap_or_else(|_| bad("UTF-8"))
 }
 
 /// Every program in programs/ and programs/examples/ (paths relative to the root, sorted):

@@ -351,7 +351,7 @@ fn addresses(
                     continue;
                 }
             }
-            Space::Local => continue,
+            Space::Local | Space::Const => continue,
         };
         let first = code.len() as u32;
         let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();

@@ -3,6 +3,7 @@
 use super::*;
 
 mod hoist;
+mod shared_order;
 
 /// The H200 without launch costs and with every DRAM read at the mean latency, so that cycles
 /// are the instructions' own.

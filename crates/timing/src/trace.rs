@@ -4,7 +4,7 @@
 
 use std::borrow::Borrow;
 use std::collections::HashSet;
-use warpsim_kernel::ir::{Inst, Reg, Space};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space};
 use warpsim_kernel::Program;
 
 /// What kind of unit an instruction goes to, which decides its latency and stall reason.
@@ -27,6 +27,10 @@ pub enum Class {
     Shuffle,
     /// A global load (`long_scoreboard` on its result).
     GlobalLd,
+    /// A constant-memory load (`LDC`, PTX `ld.const`): through the memory queue, served by
+    /// the SM's constant cache one request per distinct address of the warp
+    /// (`short_scoreboard` on its result; `calibration/probes/cuda_coverage`, spec C-3).
+    ConstLd,
     /// A global store.
     GlobalSt,
     /// Ifs and loop tests: the warp waits `branch_resolving` before its next issue.
@@ -228,6 +232,22 @@ fn r1(r: Reg) -> Regs {
     (r.0, 1)
 }
 
+/// The registers an access's address is made of, which it waits for: its index registers, or
+/// for a byte-addressed access (`rank` 0, the PTX front end) the address register (a global
+/// pointer's two words) and the register of the constant offset (issue 38, D1 of
+/// `calibration/probes/conflict_cost/DESIGN.md`: before, such an access waited for nothing and
+/// a dependent chain from CUDA overlapped itself).
+fn access_srcs(m: &Mem) -> Vec<Regs> {
+    if m.byte_addressed() {
+        let words = if m.space == Space::Global { 2 } else { 1 };
+        return vec![(m.idx[0].0, words), r1(m.idx[1])];
+    }
+    m.idx[..(m.rank as usize).min(3)]
+        .iter()
+        .map(|&r| r1(r))
+        .collect()
+}
+
 fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     use Inst::*;
     if let BarrierRed { dst, a, .. } = *inst {
@@ -287,12 +307,10 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
                 Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
                 Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
+                Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
             };
             let words = elem.map_or(1, |e| m.words(e)) as u8;
-            let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
-                .iter()
-                .map(|&r| r1(r))
-                .collect();
+            let mut srcs = access_srcs(&m);
             let store = matches!(inst, Store(_));
             let data = (m.data.0, words);
             let class = match (m.space, store) {
@@ -301,6 +319,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 // Local memory goes through the LSU and L1 like global memory (LDL/STL).
                 (Space::Global | Space::Local, false) => Class::GlobalLd,
                 (Space::Global | Space::Local, true) => Class::GlobalSt,
+                (Space::Const, _) => Class::ConstLd,
             };
             if store {
                 srcs.push(data);
@@ -312,16 +331,13 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
         // An atomic goes through the pipe of its space like a load (it returns the old value);
         // a shared one's wavefronts (a loop's loads included) are reported at run time.
         Atomic { m, .. } => {
-            let mut srcs: Vec<Regs> = m.idx[..(m.rank as usize).min(3)]
-                .iter()
-                .map(|&r| r1(r))
-                .collect();
+            let mut srcs = access_srcs(&m);
             // A pair atomic (vec 2) reads its pair and `cas`'s compare pair, writes the pair.
             let pair = m.vec == 2;
             srcs.push((m.data.0, if pair { 4 } else { 2 }));
             let class = match m.space {
                 Space::Shared => Class::SharedLd,
-                Space::Global | Space::Local => Class::GlobalLd,
+                Space::Global | Space::Local | Space::Const => Class::GlobalLd,
             };
             StaticInst::new(class, Some((m.data.0, if pair { 2 } else { 1 })), &srcs)
         }
@@ -344,6 +360,29 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             StaticInst::new(Class::Branch, None, &[r1(c)])
         }
         Jump { target } if target as usize <= pc => StaticInst::new(Class::Branch, None, &[]),
+        // `LDSM`/`STSM`: through the shared pipe as `LDS`/`STS`, with their latency (no
+        // `LDSM` latency is measured: README, "What is modelled"). The registers as one range
+        // when consecutive (as NVRTC declares them), else the first one only.
+        Matrix(m) => {
+            let regs = m.used_regs();
+            let consecutive = regs.windows(2).all(|p| p[1].0 == p[0].0.wrapping_add(1));
+            let data = (regs[0].0, if consecutive { m.n } else { 1 });
+            if m.store {
+                StaticInst::new(Class::SharedSt, None, &[r1(m.addr), data])
+            } else {
+                StaticInst::new(Class::SharedLd, Some(data), &[r1(m.addr)])
+            }
+        }
+        // `LDGSTS`: priced as a global load of its sectors that no register waits for; its
+        // shared-side wavefronts are not charged, and `wait_group` does not wait for it (not
+        // modelled: README, "What is modelled").
+        CpAsync(c) => {
+            let mut srcs = vec![r1(c.dst), (c.src.0, 2)];
+            srcs.extend(c.size.map(r1));
+            StaticInst::new(Class::GlobalLd, None, &srcs)
+        }
+        // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
+        AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),
     }
 }

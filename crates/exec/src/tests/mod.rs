@@ -7,6 +7,7 @@ mod jump;
 mod local;
 mod memory;
 mod program;
+mod tensor;
 mod warpops;
 
 use super::arith::fma_f32;
@@ -123,6 +124,7 @@ impl P {
             expect: None,
             check: None,
             line: 1,
+            constant: None,
         });
         self
     }

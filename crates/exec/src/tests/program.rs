@@ -453,8 +453,8 @@ fn build_raw(raw: RawProgram) -> Program {
                 Load(m) | Store(m) => {
                     let (count, elem) = match m.space {
                         Space::Shared => (prog.shared.len(), prog.shared[0].elem),
-                        // (These programs have no local memory.)
-                        Space::Global | Space::Local => {
+                        // (These programs have no local or constant memory.)
+                        Space::Global | Space::Local | Space::Const => {
                             m.space = Space::Global;
                             (prog.buffers.len(), prog.buffers[0].elem)
                         }
@@ -465,7 +465,7 @@ fn build_raw(raw: RawProgram) -> Program {
                             let s = &prog.shared[m.array as usize];
                             (s.dims.len(), s.elem)
                         }
-                        Space::Global | Space::Local => (1, elem),
+                        Space::Global | Space::Local | Space::Const => (1, elem),
                     };
                     m.rank = rank as u8;
                     if m.vec == 3 {

@@ -168,6 +168,42 @@ impl fmt::Display for Inst {
                 "scope {}, resume @{resume_pc}, end @{end_pc}",
                 if is_loop { "loop" } else { "if" }
             ),
+            Matrix(m) => {
+                let (op, t) = (
+                    if m.store { "stmatrix" } else { "ldmatrix" },
+                    if m.trans { ".trans" } else { "" },
+                );
+                let regs: Vec<String> = m.used_regs().iter().map(|r| r.to_string()).collect();
+                let regs = regs.join(", ");
+                if m.store {
+                    write!(
+                        f,
+                        "{op}.x{}{t} shared#{}[{}], {{{regs}}}",
+                        m.n, m.array, m.addr
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{op}.x{}{t} {{{regs}}}, shared#{}[{}]",
+                        m.n, m.array, m.addr
+                    )
+                }
+            }
+            CpAsync(c) => {
+                let k = if c.bypass { "cg" } else { "ca" };
+                write!(
+                    f,
+                    "cp.async.{k} shared#{}[{}], global[{}], {}",
+                    c.array, c.dst, c.src, c.width
+                )?;
+                match c.size {
+                    Some(s) => write!(f, ", {s}"),
+                    None => Ok(()),
+                }
+            }
+            AsyncCommit => f.write_str("cp.async.commit_group"),
+            AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
+            AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             // (Computing instructions are written above, from their operands.)
             _ => f.write_str(&op),
         }

@@ -257,6 +257,7 @@ impl Loader<'_> {
                 expect: None,
                 check: None,
                 line: self.line_of(&b.name),
+                constant: None,
             });
         }
         Ok(())

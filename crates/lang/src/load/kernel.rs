@@ -32,6 +32,10 @@ impl Loader<'_> {
                     let m = "`dynamic_shared` without a `cuda:` or `ptx:` kernel";
                     return Err(self.err_text(&d.0, m, None));
                 }
+                if let Some(c) = p.constants.first() {
+                    let m = "`constants` without a `cuda:` or `ptx:` kernel";
+                    return Err(self.err_text(&c.name, m, None));
+                }
                 return Ok(None);
             }
             (Some(k), None) => (k, true),
@@ -83,6 +87,7 @@ impl Loader<'_> {
             .map(|a| self.kernel_arg(&a.0))
             .collect::<R<Vec<_>>>()?;
         let file = self.kernel_file(k)?;
+        let const_types = Self::const_types(p);
         let req = KernelRequest {
             cuda,
             file,
@@ -95,6 +100,7 @@ impl Loader<'_> {
             dynamic_shared,
             shared_limit: self.opts.shared_limit,
             merge: !self.opts.no_merge,
+            const_types: &const_types,
         };
         let code = match warpsim_ptx::frontend(&req) {
             Ok(c) => c,
@@ -109,6 +115,7 @@ impl Loader<'_> {
                 return Err(self.err_text(at, message, help));
             }
         };
+        self.const_buffers(p, &code.constants)?;
         self.code = code.code;
         self.info = code.info;
         self.init = code.init;

@@ -238,7 +238,7 @@ impl Loader<'_> {
         let even_rows = match space {
             Space::Shared => self.shared[array as usize].dims[last].is_multiple_of(2),
             // (RON kernels have no local memory.)
-            Space::Global | Space::Local => true,
+            Space::Global | Space::Local | Space::Const => true,
         };
         if let Ok(x) = self.fold_int(&idx[last], tsite, "the index") {
             if x % 2 != 0 && (last == 0 || even_rows) {

@@ -82,11 +82,13 @@ impl Loader<'_> {
                 .map(|&d| d as u64)
                 .collect(),
             // (RON kernels have no local memory: the loader asks only for shared and global.)
-            Space::Global | Space::Local => vec![self.buffers[array as usize].len],
+            Space::Global | Space::Local | Space::Const => vec![self.buffers[array as usize].len],
         };
         let name = match space {
             Space::Shared => self.shared[array as usize].name.clone(),
-            Space::Global | Space::Local => self.buffers[array as usize].name.clone(),
+            Space::Global | Space::Local | Space::Const => {
+                self.buffers[array as usize].name.clone()
+            }
         };
         let mut out = [Reg(0); 3];
         for (d, n) in idx.iter().enumerate() {

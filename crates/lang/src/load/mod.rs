@@ -13,6 +13,7 @@ use warpsim_kernel::ir::{Inst, Mem, Pc, Reg, Space, Special};
 use warpsim_kernel::{BufferInfo, Expect, InstInfo, Program, RegInit, SharedInfo};
 
 mod builtins;
+mod constants;
 mod decls;
 mod defines;
 mod func;

@@ -190,6 +190,9 @@ impl Lower<'_> {
             }
             // (Not reached: `space` above is shared or global.)
             (Space::Local, ..) => return Err((off, format!("`{op}`: no atomics on .local"))),
+            (Space::Const, ..) => {
+                return Err((off, format!("`{op}`: constant memory is read-only")))
+            }
             (Space::Global, ..) => {
                 return Err((
                     off,

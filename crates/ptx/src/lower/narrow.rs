@@ -91,13 +91,7 @@ impl Lower<'_> {
         let Some(e) = elem(ty) else { return };
         let signed = matches!(e, Elem::I8 | Elem::I16);
         let same = |b: Elem| b.bytes() == e.bytes() && matches!(b, Elem::I8 | Elem::I16) == signed;
-        if matches!(e, Elem::F16 | Elem::BF16)
-            || self
-                .req
-                .buffers
-                .get(buf as usize)
-                .is_some_and(|b| same(b.elem))
-        {
+        if matches!(e, Elem::F16 | Elem::BF16) || self.buffer_elem(buf).is_some_and(same) {
             return;
         }
         for &r in regs {

@@ -49,6 +49,7 @@ impl Lower<'_> {
             }
             ("match", _) => self.match_sync(i),
             ("atom" | "red", _) => self.atomic(i),
+            _ if super::tensor::applies(parts) => self.tensor(i),
             _ if super::bitops::bit_op(parts).is_some() => {
                 let op = super::bitops::bit_op(parts)?;
                 self.bits(i, op)

@@ -189,7 +189,9 @@ fn scan(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
         let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
         let sp = &sm.sp[p];
         let hold = match class {
-            Class::SharedLd | Class::SharedSt | Class::Shuffle => mq.hold(sp, true, t),
+            Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::ConstLd => {
+                mq.hold(sp, true, t)
+            }
             Class::GlobalLd | Class::GlobalSt => mq.hold(sp, false, t),
             c => match pipe_of(c) {
                 Some(k) if sp.pipe_ok[k as usize] > t => {
@@ -343,13 +345,16 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
             min_next = t + lat.branch.max(1) as u64;
             min_reason = Reason::BranchResolving;
         }
-        Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::GlobalLd | Class::GlobalSt => {
-            match mem {
-                super::queue::Entered::Nothing => {}
-                super::queue::Entered::Load(at, why) => write(w, at, why),
-                super::queue::Entered::Store(ack) => w.acks = w.acks.max(ack),
-            }
-        }
+        Class::SharedLd
+        | Class::SharedSt
+        | Class::Shuffle
+        | Class::ConstLd
+        | Class::GlobalLd
+        | Class::GlobalSt => match mem {
+            super::queue::Entered::Nothing => {}
+            super::queue::Entered::Load(at, why) => write(w, at, why),
+            super::queue::Entered::Store(ack) => w.acks = w.acks.max(ack),
+        },
         Class::Barrier => {
             w.advance(regs);
             w.state = St::Bar;

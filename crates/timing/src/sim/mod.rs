@@ -131,6 +131,9 @@ struct Warp {
     deferred: Vec<Deferred>,
     /// The last [`pick::next_inst`] call's `min_next` and `min_reason`, and the cycle it set.
     nx: (u64, Reason, u64),
+    /// When the service of its last shared load, store or atomic ends: its next one leaves
+    /// the stage no earlier ([`queue::enter`]).
+    sh_free: u64,
 }
 
 /// A renamed result: registers `dst` of the instruction at trace place `at` get scoreboard
@@ -297,6 +300,8 @@ struct Sm {
     turns: land::Turns,
     /// Departure of the last memory instruction (the stage is in order).
     mem_last: u64,
+    /// When the SM's constant cache is free for the next `LDC`'s requests (queue.rs).
+    idc_free: u64,
     /// The SM-wide stage of the memory queue: departures to come, in order, each with whether
     /// it is a shared instruction ([`queue`]).
     stage: VecDeque<(u64, bool)>,
@@ -519,6 +524,7 @@ impl<'a> Sim<'a> {
                 servers: vec![0; gpu.shared.servers as usize],
                 turns: land::Turns::new(gpu.shared.servers as usize),
                 mem_last: 0,
+                idc_free: 0,
                 stage: VecDeque::new(),
                 pending: 0,
                 turn: 0,
@@ -866,6 +872,7 @@ impl<'a> Sim<'a> {
                         renamed: false,
                         deferred: Vec::new(),
                         nx: (0, Reason::NoInstruction, 0),
+                        sh_free: 0,
                     });
                     sm.ready.push(NEVER);
                     sm.regs.resize(sm.regs.len() + nregs, 0);
@@ -895,6 +902,7 @@ impl<'a> Sim<'a> {
             w.renamed = false;
             w.deferred.clear();
             w.nx = (0, Reason::NoInstruction, 0);
+            w.sh_free = 0;
             w.pc = w.ev().map_or(0, |e| e.pc);
             if w.ev().is_none() {
                 w.state = St::Exited;

@@ -113,6 +113,7 @@ fn choose(
                 | Class::Slow
                 | Class::SharedLd
                 | Class::SharedSt
+                | Class::ConstLd
                 | Class::GlobalLd
                 | Class::GlobalSt
         )

@@ -52,7 +52,12 @@ pub(super) enum Entered {
 pub(super) fn is_mem(c: Class) -> bool {
     matches!(
         c,
-        Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::GlobalLd | Class::GlobalSt
+        Class::SharedLd
+            | Class::SharedSt
+            | Class::Shuffle
+            | Class::ConstLd
+            | Class::GlobalLd
+            | Class::GlobalSt
     )
 }
 
@@ -77,8 +82,18 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
                 .enumerate()
                 .min_by_key(|&(i, &f)| (f, i))
                 .expect("at least one server");
-            let d = t.max(sm.mem_last).max(free);
+            // A warp's shared instructions are served one after another (issue 38, D2 of
+            // calibration/probes/conflict_cost/DESIGN.md: one warp alone gets one server; two
+            // or more share both). Shuffles were not measured: left out.
+            let own = match si.class {
+                Class::Shuffle => 0,
+                _ => sm.warps[s as usize].sh_free,
+            };
+            let d = t.max(sm.mem_last).max(free).max(own);
             sm.servers[k] = d + busy;
+            if si.class != Class::Shuffle {
+                sm.warps[s as usize].sh_free = d + busy;
+            }
             if gpu.shared.return_wavefronts > 0 {
                 sm.turns.serve(k, d, d + busy, t);
             }
@@ -95,9 +110,29 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
                 )
             }
         }
+        Class::ConstLd => {
+            // The constant cache serves the warp's D distinct addresses one after the other:
+            // the first after LDC_HIT cycles, each further one LDC_REPLAY later (hits; spec
+            // C-3). In order through the stage, on its own unit.
+            let n = (ev.a as u64).max(1);
+            let d = t.max(sm.mem_last).max(sm.idc_free);
+            sm.idc_free = d + n * LDC_REPLAY;
+            sm.mem_last = d;
+            sm.stage.push_back((d, true));
+            sm.sp[p].memq.push_back((d, true));
+            Entered::Load(d + LDC_HIT + (n - 1) * LDC_REPLAY, Reason::ShortScoreboard)
+        }
         _ => global(cx, sm, p, s, ev, si, t),
     }
 }
+
+/// Cycles from an `LDC`'s issue to its data when its one address hits the SM's constant
+/// cache (H200: `calibration/probes/cuda_coverage`, `const_lat.tsv`, D = 1: 28).
+const LDC_HIT: u64 = 28;
+/// Cycles each further distinct address of an `LDC` adds (the same table: 28 + 11(D - 1)
+/// for D = 1 … 32, to 0.1 cycle). Misses of the 2 KiB cache (98 + 81(D - 1)) are not
+/// modelled: every request is priced as a hit.
+const LDC_REPLAY: u64 = 11;
 
 /// [`enter`] for a global load or store.
 fn global(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, si: Dec, t: u64) -> Entered {
@@ -217,7 +252,9 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
     });
     sm.pending += 1;
     match si.class {
-        Class::SharedLd | Class::Shuffle => Entered::Load(PEND + n, Reason::ShortScoreboard),
+        Class::SharedLd | Class::Shuffle | Class::ConstLd => {
+            Entered::Load(PEND + n, Reason::ShortScoreboard)
+        }
         Class::GlobalLd => Entered::Load(PEND + n, Reason::LongScoreboard),
         _ => Entered::Nothing,
     }

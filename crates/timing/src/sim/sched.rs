@@ -21,7 +21,7 @@ const UNITS: usize = 6;
 #[inline]
 fn unit(c: Class) -> Option<usize> {
     match c {
-        Class::SharedLd | Class::SharedSt | Class::Shuffle => Some(0),
+        Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::ConstLd => Some(0),
         Class::GlobalLd | Class::GlobalSt => Some(1),
         c => pipe_of(c).map(|k| 2 + k as usize),
     }

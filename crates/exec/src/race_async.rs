@@ -1,0 +1,77 @@
+//! The race checker's view of `cp.async` (issue 41): the shared words a copy writes are
+//! *pending* from the copy until the `cp.async.wait_group` (or `wait_all`) of its warp that
+//! completes its group. Any access to a pending word, by any thread (the copying one too),
+//! is an [`HazardKind::Async`](crate::HazardKind::Async) hazard: the data may not be there
+//! yet. Groups are counted per warp (its lanes commit and wait together).
+
+use std::collections::HashMap;
+
+/// One pending word: the copying thread, the copy's pc and its group (the warp's group
+/// count when it was issued: the group it joins at the next commit).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pend {
+    pub(crate) thread: u32,
+    pub(crate) pc: u32,
+    group: u32,
+}
+
+/// The pending words of one block's copies, and each warp's committed groups.
+#[derive(Debug, Default)]
+pub(crate) struct Copies {
+    words: HashMap<u32, Pend>,
+    /// Groups committed by each warp so far.
+    committed: Vec<u32>,
+}
+
+impl Copies {
+    /// Whether no copy is pending (the common case: one test per access).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    fn committed(&mut self, w: usize) -> &mut u32 {
+        if self.committed.len() <= w {
+            self.committed.resize(w + 1, 0);
+        }
+        &mut self.committed[w]
+    }
+
+    /// The `active` lanes of warp `w` copy `words` words each to byte address `dst[l]`.
+    pub(crate) fn copy(&mut self, pc: usize, w: usize, active: u32, dst: &[u32; 32], words: u32) {
+        let group = *self.committed(w);
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros();
+            lanes &= lanes - 1;
+            let pend = Pend {
+                thread: w as u32 * 32 + l,
+                pc: pc as u32,
+                group,
+            };
+            let at = dst[l as usize] / 4;
+            for word in at..at + words {
+                self.words.insert(word, pend);
+            }
+        }
+    }
+
+    /// Warp `w` commits its copies since the last commit as one group.
+    pub(crate) fn commit(&mut self, w: usize) {
+        *self.committed(w) += 1;
+    }
+
+    /// Warp `w` waits until at most `n` of its committed groups are pending.
+    pub(crate) fn wait(&mut self, w: usize, n: u32) {
+        let done = self.committed(w).saturating_sub(n);
+        let w = w as u32;
+        self.words
+            .retain(|_, p| p.thread / 32 != w || p.group >= done);
+    }
+
+    /// The pending copy of `word`, if any.
+    #[inline]
+    pub(crate) fn pending(&self, word: u32) -> Option<Pend> {
+        self.words.get(&word).copied()
+    }
+}

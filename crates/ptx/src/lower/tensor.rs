@@ -1,0 +1,266 @@
+//! `ldmatrix`, `stmatrix` and `cp.async` (issue 41): the forms NVRTC emits for inline
+//! `asm` and for `__pipeline_memcpy_async` / `cuda::memcpy_async`, which lower to
+//! `cp.async.ca.shared.global [d], [s], n, n;`.
+//!
+//! * `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 {r..}, [a]` and
+//!   `stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 [a], {r..}` →
+//!   [`Inst::Matrix`];
+//! * `cp.async.{ca,cg}.shared[::cta].global[.L2::{64,128,256}B] [d], [s], n[, size]` →
+//!   [`Inst::CpAsync`] (a `cache_hint` operand or `.ignore-src` predicate is refused);
+//! * `cp.async.commit_group`, `cp.async.wait_group n`, `cp.async.wait_all`.
+//!
+//! Addresses may carry a constant displacement (`[%r1+16]`): it is added first.
+
+use super::{Err, Instr, Lower, Prov};
+use warpsim_kernel::ir::{CopyOp, Inst, MatrixOp, Reg};
+
+/// Whether `parts` is one of this module's instructions.
+pub(super) fn applies(parts: &[&str]) -> bool {
+    matches!(parts.first(), Some(&"ldmatrix" | &"stmatrix"))
+        || (parts.first() == Some(&"cp")
+            && parts.get(1) == Some(&"async")
+            && !parts.contains(&"bulk"))
+}
+
+impl Lower<'_> {
+    /// Lowers an `ldmatrix`, `stmatrix` or `cp.async` instruction.
+    pub(super) fn tensor(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let unsup = |why: &str| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
+        match parts {
+            ["cp", "async", "commit_group"] if args.is_empty() => {
+                self.emit(Inst::AsyncCommit);
+                Ok(())
+            }
+            ["cp", "async", "wait_all"] if args.is_empty() => {
+                self.emit(Inst::AsyncWait { n: 0, all: true });
+                Ok(())
+            }
+            ["cp", "async", "wait_group"] => {
+                let n = match args {
+                    [a] => self.const_of(a),
+                    _ => None,
+                };
+                match n.and_then(|n| u8::try_from(n).ok()) {
+                    Some(n) => {
+                        self.emit(Inst::AsyncWait { n, all: false });
+                        Ok(())
+                    }
+                    None => Err(unsup("its operand must be one constant from 0 to 255")),
+                }
+            }
+            ["cp", "async", kind @ ("ca" | "cg"), rest @ ..] => {
+                self.cp_async(i, *kind == "cg", rest)
+            }
+            [name @ ("ldmatrix" | "stmatrix"), rest @ ..] => {
+                self.matrix(i, *name == "stmatrix", rest)
+            }
+            _ => Err(unsup(
+                "warpsim runs cp.async.{ca,cg}.shared.global, commit_group, wait_group and \
+                 wait_all (bulk and tensor copies are not modelled)",
+            )),
+        }
+    }
+
+    /// The register holding `[reg+disp]`'s address (an add when `disp` is not 0), and the
+    /// shared variable it points into (for reports).
+    fn address(&mut self, operand: &str, off: usize) -> Result<(Reg, u16), Err> {
+        let a = operand.trim();
+        let Some(inner) = a.strip_prefix('[').and_then(|x| x.strip_suffix(']')) else {
+            return Err((
+                off,
+                format!("`{a}` is not an address: write `[%r]` or `[%r+16]`"),
+            ));
+        };
+        let (base, disp) = match inner.rsplit_once('+') {
+            Some((b, d)) => (
+                b.trim(),
+                super::int(d.trim()).ok_or((off, format!("bad address `{a}`")))?,
+            ),
+            None => (inner.trim(), 0),
+        };
+        let var = match self.prov.get(base).copied() {
+            Some(Prov::Shared(k)) => k,
+            _ => self.vars.iter().position(|v| v.0 == base).unwrap_or(0),
+        };
+        let array = self.view(var, "b32", 4);
+        let r = self.val(base, 1, off)?;
+        if disp == 0 {
+            return Ok((r, array));
+        }
+        let d = self.konst(disp as u64 & 0xffff_ffff, 1);
+        let t = self.alloc(1);
+        self.emit(Inst::Add { dst: t, a: r, b: d });
+        Ok((t, array))
+    }
+
+    fn matrix(&mut self, i: Instr, store: bool, rest: &[&str]) -> Result<(), Err> {
+        let Instr(off, op, _, args) = i;
+        let mut n = None;
+        let mut trans = false;
+        for p in rest {
+            match *p {
+                "sync" | "aligned" | "m8n8" | "shared" | "shared::cta" | "b16" => {}
+                "x1" => n = Some(1u8),
+                "x2" => n = Some(2),
+                "x4" => n = Some(4),
+                "trans" => trans = true,
+                other => {
+                    return Err((
+                        off,
+                        format!(
+                            "PTX instruction `{op}` is not supported: `.{other}` (warpsim runs the \
+                             .m8n8 .x1/.x2/.x4 [.trans] .shared .b16 forms)"
+                        ),
+                    ))
+                }
+            }
+        }
+        let Some(n) = n.filter(|_| rest.contains(&"b16") && rest.contains(&"m8n8")) else {
+            return Err((
+                off,
+                format!("PTX instruction `{op}` needs .m8n8, .x1/.x2/.x4 and .b16"),
+            ));
+        };
+        let [first, second] = args else {
+            return Err((off, format!("PTX instruction `{op}` takes 2 operands")));
+        };
+        let (regs_s, addr_s) = if store {
+            (second, first)
+        } else {
+            (first, second)
+        };
+        let names: Vec<&str> = regs_s
+            .trim()
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .map(str::trim)
+            .collect();
+        if names.len() != n as usize {
+            return Err((
+                off,
+                format!(
+                    "PTX instruction `{op}` moves {n} matrices, but `{}` names {} registers",
+                    regs_s.trim(),
+                    names.len()
+                ),
+            ));
+        }
+        let (addr, array) = self.address(addr_s, off)?;
+        let mut regs = [Reg(0); 4];
+        for (k, name) in names.iter().enumerate() {
+            regs[k] = match *name {
+                "_" if !store => self.alloc(1),
+                _ if store => self.val(name, 1, off)?,
+                _ => self.reg(name, off)?.0,
+            };
+        }
+        let first = regs[0];
+        for r in regs.iter_mut().skip(n as usize) {
+            *r = first;
+        }
+        self.emit(Inst::Matrix(MatrixOp {
+            store,
+            n,
+            trans,
+            addr,
+            regs,
+            array,
+        }));
+        Ok(())
+    }
+
+    fn cp_async(&mut self, i: Instr, bypass: bool, rest: &[&str]) -> Result<(), Err> {
+        let Instr(off, op, _, args) = i;
+        for p in rest {
+            match *p {
+                "shared" | "shared::cta" | "global" | "L2::64B" | "L2::128B" | "L2::256B" => {}
+                other => {
+                    return Err((
+                        off,
+                        format!(
+                            "PTX instruction `{op}` is not supported: `.{other}` (warpsim runs \
+                             cp.async.{{ca,cg}}.shared.global[.L2::NB] [dst], [src], n[, src-size])"
+                        ),
+                    ))
+                }
+            }
+        }
+        if !(rest.contains(&"global") && rest.iter().any(|p| p.starts_with("shared"))) {
+            return Err((
+                off,
+                format!("PTX instruction `{op}` needs .shared and .global"),
+            ));
+        }
+        let (d, s, n, size) = match args {
+            [d, s, n] => (d, s, n, None),
+            [d, s, n, z] => (d, s, n, Some(z)),
+            _ => {
+                return Err((
+                    off,
+                    format!(
+                        "PTX instruction `{op}` takes 3 or 4 operands ([dst], [src], n[, \
+                         src-size]), but this one has {}",
+                        args.len()
+                    ),
+                ))
+            }
+        };
+        let width = match super::int(n.trim()) {
+            Some(w @ (4 | 8 | 16)) if !bypass || w == 16 => w as u8,
+            _ => {
+                let what = if bypass { "16" } else { "4, 8 or 16" };
+                return Err((
+                    off,
+                    format!(
+                        "PTX instruction `{op}` copies {what} bytes a lane, not `{}`",
+                        n.trim()
+                    ),
+                ));
+            }
+        };
+        let (dst, array) = self.address(d, off)?;
+        // The source: a 64-bit global (or generic) address.
+        let src_s = s.trim();
+        let Some(inner) = src_s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) else {
+            return Err((off, format!("`{src_s}` is not an address: write `[%rd]`")));
+        };
+        let (base, disp) = match inner.rsplit_once('+') {
+            Some((b, x)) => (
+                b.trim(),
+                super::int(x.trim()).ok_or((off, format!("bad address `{src_s}`")))?,
+            ),
+            None => (inner.trim(), 0),
+        };
+        let mut src = self.val(base, 2, off)?;
+        if disp != 0 {
+            let k = self.konst(disp as u64, 2);
+            let t = self.alloc(2);
+            self.emit(Inst::Add64 {
+                dst: t,
+                a: src,
+                b: k,
+            });
+            src = t;
+        }
+        let size = match size {
+            Some(z) => Some(self.val(z, 1, off)?),
+            None => None,
+        };
+        self.emit(Inst::CpAsync(CopyOp {
+            bypass,
+            width,
+            dst,
+            src,
+            size,
+            array,
+        }));
+        Ok(())
+    }
+}
