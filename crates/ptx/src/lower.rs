@@ -241,6 +241,7 @@ pub fn lower(
             off: entry.off,
             params: entry.params.clone(),
             body: m.body.clone(),
+            bounds: entry.bounds.clone(),
         };
         l.facts = Facts::of(&unrolled);
     }
