@@ -215,3 +215,36 @@ fn a_byte_order_mark_is_accepted() {
     let o = case(&["check", &bad], 2, Some(&bad), "");
     assert!(o.stderr.contains(":2:5"), "{}", o.stderr);
 }
+
+/// A `(` left open before the kernel (a `.func` header's or the entry's own parameter list)
+/// is an error at that `(`: it swallowed the kernel and was reported as "no kernel `k`" with
+/// an empty list of kernels.
+#[test]
+fn an_unclosed_list_before_the_kernel_is_the_error() {
+    let head = ".version 8.5\n.target sm_90\n.address_size 64\n";
+    for (i, (body, line, says)) in [
+        (
+            ".func f(\n.visible .entry k(.param .u64 out)\n{\n\tret;\n}\n",
+            4,
+            "unclosed `(` in a `.func` header",
+        ),
+        (
+            ".visible .entry k(.param .u64 out\n{\n\tret;\n}\n",
+            5,
+            "the parameter list of `.entry k` is not closed",
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let ptx = write(&format!("unclosed{i}.ptx"), &format!("{head}{body}"));
+        let p = ptx_program(
+            &format!("unclosed{i}.ron"),
+            &format!("unclosed{i}.ptx"),
+            "k",
+        );
+        let o = case(&["check", &p], 2, Some(&ptx), says);
+        assert!(o.stderr.contains(&format!(":{line}:")), "{}", o.stderr);
+        assert!(!o.stderr.contains("no kernel"), "{}", o.stderr);
+    }
+}

@@ -139,3 +139,51 @@ fn runaway_loops_point_at_the_loop() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The verification has a total budget (100 × `--max-steps` terms): 262,144 elements whose
+/// `expect` or `check` sums 262,144 terms each (6.9·10¹⁰ in all, each element under
+/// `--max-steps`) ran for minutes; now an error at the reference saying how to raise it.
+#[test]
+fn verification_has_a_total_budget() {
+    use crate::hostile::{case, write};
+    for (i, field) in [
+        "expect: \"sum(k, 0, 262144, k & 1)\"",
+        "check: \"sum(k, 0, 262144, out[k]) >= 0\"",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let p = write(
+            &format!("budget{i}.ron"),
+            &format!(
+                "Program(name: \"v\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 262144, {field})],\n    body: [],\n)\n"
+            ),
+        );
+        let o = case(
+            &["run", &p, "--no-timing"],
+            2,
+            Some(&p),
+            "share of the verification",
+        );
+        assert!(o.stderr.contains("raise --max-steps"), "{}", o.stderr);
+        assert!(
+            o.stderr.contains("10000000000 terms in all"),
+            "{}",
+            o.stderr
+        );
+    }
+    // Within the budget: 4,096 elements of 4,096 terms (1.7·10⁷ ≤ 100 × 10⁶).
+    let p = write(
+        "budget_ok.ron",
+        "Program(name: \"v\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \"out\", \
+         ty: U32, len: 4096, expect: \"sum(k, 0, 4096, k & 1) - 2048\")],\n    body: [],\n)\n",
+    );
+    let o = case(
+        &["run", &p, "--no-timing", "--max-steps", "1000000"],
+        0,
+        None,
+        "",
+    );
+    assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+}

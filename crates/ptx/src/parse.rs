@@ -179,7 +179,17 @@ fn func_header(text: &str, i: usize) -> Result<(Func, usize, bool), (usize, Stri
             .find(')')
             .map(|e| k + e)
             .ok_or((k, "unclosed `(` in a `.func` header".to_owned()))?;
-        Ok((&text[k + 1..close], close + 1))
+        let inside = &text[k + 1..close];
+        // A `)` found only past the next declaration: this `(` is not closed (it would
+        // swallow the kernel after it, reported as "no kernel" later).
+        if inside.contains(['{', '}', ';']) || inside.contains(".entry") || inside.contains(".func")
+        {
+            return Err((
+                k,
+                "unclosed `(` in a `.func` header: close the list with `)`".to_owned(),
+            ));
+        }
+        Ok((inside, close + 1))
     };
     k = skip(k);
     let mut rets = Vec::new();
@@ -404,6 +414,16 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         }
         if in_params {
             let end = text[i..].find([',', ')']).map_or(text.len(), |e| i + e);
+            if let Some(bad) = text[i..end].find(['{', '}', ';']) {
+                let name = cur.as_ref().map_or("", |e| e.name.as_str());
+                return Err((
+                    i + bad,
+                    format!(
+                        "the parameter list of `.entry {name}` is not closed: end it with `)` \
+                         before the body"
+                    ),
+                ));
+            }
             let words: Vec<&str> = text[i..end].split_whitespace().collect();
             if let (Some(e), Some(name)) = (cur.as_mut(), words.last()) {
                 let ty = words

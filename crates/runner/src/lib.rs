@@ -50,6 +50,7 @@ mod table;
 mod tensor_rows;
 mod time_report;
 mod timed;
+pub mod verify_budget;
 
 pub use progress::Progress;
 pub use race::{RaceAccess, RaceReport};
@@ -667,7 +668,10 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
             .zip(&keep)
             .map(|((copy, &now), &kept)| if kept { &copy[..] } else { now })
             .collect();
-        warpsim_reference::check_slices(prog, &initial, &fin, opts.max_steps)?
+        // A total budget over all the elements (verify_budget.rs), each its share.
+        let budget = verify_budget::Budget::new(prog, opts.max_steps);
+        warpsim_reference::check_slices(prog, &initial, &fin, budget.per_element)
+            .map_err(|d| budget.explain(d, opts.max_steps))?
     } else {
         if let Some(io) = io {
             io.clone_from_slice(&global.into_words());

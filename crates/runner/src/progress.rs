@@ -25,6 +25,9 @@ pub struct Progress {
 impl Progress {
     /// Work of `len` items called `unit` (e.g. "blocks"), described by `what`.
     pub fn new(what: &str, len: u64, unit: &str) -> Self {
+        // A program's path or name comes from the user: its control characters (a terminal
+        // escape sequence in a file name) are escaped before they reach the terminal.
+        let what = &*warpsim_kernel::escape::text(what);
         let span = tracing::info_span!(target: "warpsim::progress", "progress");
         let template = format!(
             "{{spinner}} {{msg}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit}, \
@@ -103,5 +106,12 @@ mod tests {
         assert_eq!(super::si(999_999), "999999");
         assert_eq!(super::si(4_194_304), "4.2M");
         assert_eq!(super::si(1_300_000_000), "1.3G");
+    }
+
+    #[test]
+    fn the_description_is_escaped() {
+        let p = super::Progress::new("prog\x1b[2J.ron", 1, "blocks");
+        assert!(!p.what.contains('\x1b'), "{:?}", p.what);
+        assert!(p.what.starts_with("prog") && p.what.ends_with("[2J.ron"));
     }
 }
