@@ -7,7 +7,9 @@
 //!   a `check`, one [`Verdict`] each, with the first [`Mismatch`] or [`Failure`].
 //! * `compile`: an `expect`/`check` expression compiled once into a tree with every name
 //!   resolved to a slot or a buffer; `eval`: that tree evaluated for every element, in
-//!   parallel (rayon).
+//!   parallel (rayon); `fast`: the common `sum` terms (dot products, single loads, counts)
+//!   over affine indices as tight loops, and integer division by a power of two as shifts,
+//!   with the closures' results bit for bit.
 //! * `expect`: the comparison of final contents with a reference (exact for integers, a
 //!   relative tolerance for floats); `predicate`: `check` predicates over the final contents;
 //!   `permutation`: `expect: "permutation(src)"`.
