@@ -240,6 +240,7 @@ pub fn lower(
             name: entry.name.clone(),
             off: entry.off,
             params: entry.params.clone(),
+            bounds: entry.bounds.clone(),
             body: m.body.clone(),
         };
         l.facts = Facts::of(&unrolled);
