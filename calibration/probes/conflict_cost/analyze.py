@@ -13,6 +13,7 @@ library.
 """
 
 import csv
+import gzip
 import io
 import math
 import os
@@ -59,11 +60,15 @@ def main():
         models += [tuple(a.split("=", 1)) for a in args]
     else:
         for n, p in (("addr", "pred_addrdep.tsv"), ("addr+R1", "pred_addrdep_r1.tsv"),
-                     ("addr+R1+R2", "pred_addrdep_r1r2.tsv"), ("addr+R1+int1", "pred_addrdep_r1_int1.tsv")):
+                     ("addr+R1+R2", "pred_addrdep_r1r2.tsv"), ("addr+R1+int1", "pred_addrdep_r1_int1.tsv"),
+                     ("landed", "pred_landed_d1d2.tsv")):
             p = os.path.join(HERE, "posthoc", p)
-            if os.path.exists(p):
-                models.append((n, p))
-    preds = {n: tsv(open(p).read()) for n, p in models}
+            # The post-hoc tables are kept gzipped (issue 36); read either form.
+            for q in (p, p + ".gz"):
+                if os.path.exists(q):
+                    models.append((n, q))
+                    break
+    preds = {n: tsv((gzip.open(p, "rt") if p.endswith(".gz") else open(p)).read()) for n, p in models}
     names = [n for n, _ in models]
     out = []
     P = out.append
