@@ -242,7 +242,6 @@ pub fn lower(
             params: entry.params.clone(),
             bounds: entry.bounds.clone(),
             body: m.body.clone(),
-            bounds: entry.bounds.clone(),
         };
         l.facts = Facts::of(&unrolled);
     }
