@@ -176,6 +176,8 @@ fn native(kind: &str, n: usize) -> usize {
 
 /// Wall seconds and peak resident memory (MiB) of a child process run to the end; fails on
 /// a non-zero exit.
+// The child is reaped by `wait4` below (for its rusage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn measure(mut cmd: Command) -> (f64, f64, String) {
     cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
     let t = Instant::now();
