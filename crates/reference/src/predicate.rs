@@ -192,7 +192,8 @@ mod tests {
         )
         .unwrap();
         let mut sorted = init_words(&p.buffers[0]);
-        sorted.sort();
+        // I32 words compare signed (Random fills the whole range).
+        sorted.sort_by_key(|&w| w as i32);
         let v = verdicts(&p, sorted.clone());
         assert_eq!(v.len(), 2, "the check, then the permutation");
         assert_eq!(
@@ -205,7 +206,7 @@ mod tests {
         let mut bad = sorted.clone();
         let k = (1..1000).find(|&k| bad[k] != bad[k - 1]).unwrap() + 10;
         bad.swap(k, k + 1);
-        let (lo, hi) = (bad[k + 1], bad[k]);
+        let (lo, hi) = (bad[k + 1] as i32, bad[k] as i32);
         let v = verdicts(&p, bad);
         assert!(!v[0].ok && v[1].ok);
         assert_eq!(v[0].mismatches, 1);
@@ -219,7 +220,9 @@ mod tests {
         // Reversed: every neighbour pair that differs fails.
         let mut rev = sorted.clone();
         rev.reverse();
-        let fails = (0..999).filter(|&k| rev[k] > rev[k + 1]).count() as u64;
+        let fails = (0..999)
+            .filter(|&k| rev[k] as i32 > rev[k + 1] as i32)
+            .count() as u64;
         let v = verdicts(&p, rev);
         assert_eq!(v[0].mismatches, fails);
         assert!(fails > 900);
