@@ -116,10 +116,9 @@ fn unsupported_ptx_is_named_as_such() {
         ),
         ("mbarrier.init.shared.b64 [%rd5], 32;", "mbarrier"),
         ("tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1, %r1}];", "texture"),
-        ("mov.u32 %r3, %warpid;", "special register `%warpid` is not supported"),
         ("mov.u32 %r3, %nsmid;", "special register `%nsmid` is not supported"),
         ("mov.u32 %r3, %smid;", "special register `%smid` is not supported"),
-        ("mov.u32 %r3, %lanemask_lt;", "special register `%lanemask_lt`"),
+        ("mov.u32 %r3, %gridid;", "special register `%gridid`"),
         ("bar.red.max.u32 %r1, 0, %p1;", "bar.red.popc.u32"),
         ("bar.red.popc.u32 %r1, 0, 64, %p1;", "with a thread count is not supported"),
     ];

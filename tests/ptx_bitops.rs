@@ -142,8 +142,9 @@ fn bit_operations_by_hand() {
 fn warp_instructions_of_issue_37_run_verified() {
     // shfl37: a run-time width (c in a register), the predicate, and a read outside the mask
     // (0, as on the H200); redux37: redux.sync and match.sync; clock37: the clocks.
-    // args37: arguments typed by the kernel's PTX parameters.
-    for k in ["shfl37", "redux37", "clock37", "args37"] {
+    // args37: arguments typed by the kernel's PTX parameters. more37: mul24/mad24, sad, lop3,
+    // %lanemask_*, elect.sync, ldu and prefetch (hand-computed lanes: more37.ptx).
+    for k in ["shfl37", "redux37", "clock37", "args37", "more37"] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = crate::util::run(&["run", &path, "--format", "json", "--no-timing"]);
         let err = String::from_utf8_lossy(&out.stderr);
@@ -169,7 +170,7 @@ fn a_refused_instruction_names_the_coverage_table() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("bad.ptx:9:2"), "{err}");
-    assert!(err.contains("`mul24.lo.u32` is not supported"), "{err}");
+    assert!(err.contains("`fns.b32` is not supported"), "{err}");
     assert!(err.contains("docs/src/ptx-coverage.md"), "{err}");
 }
 
@@ -194,4 +195,58 @@ fn an_argument_that_does_not_fit_its_parameter_is_refused_at_the_argument() {
         assert!(err.contains(want), "{k}: {err}");
         assert!(err.contains(col), "{k}: {err}");
     }
+}
+
+#[test]
+fn lop3_mul24_and_sad_by_hand() {
+    use warpsim_kernel::BitOp;
+    // lop3 with the table 0xf0 is `a`, 0xcc `b`, 0xaa `c`, 0x80 `a & b & c`.
+    for (lut, want) in [
+        (0xf0, 0xf0f0),
+        (0xcc, 0xcccc),
+        (0xaa, 0xaaaa),
+        (0x80, 0x8080),
+    ] {
+        assert_eq!(
+            BitOp::Lop3.eval(0xf0f0, 0xcccc, 0xaaaa, lut),
+            want,
+            "{lut:#x}"
+        );
+    }
+    let m = |hi, signed, add| BitOp::Mul24 { hi, signed, add };
+    // Bit 24 and up are ignored: 0x1000002 is 2.
+    assert_eq!(m(false, false, false).eval(0x100_0002, 3, 0, 0), 6);
+    // 0xffffff * 0xffffff = 0xfffffe000001: low word 0xfe000001, bits 16..48 0xfffffe00.
+    assert_eq!(
+        m(false, false, false).eval(0xff_ffff, 0xff_ffff, 0, 0),
+        0xfe00_0001
+    );
+    assert_eq!(
+        m(true, false, false).eval(0xff_ffff, 0xff_ffff, 0, 0),
+        0xffff_fe00
+    );
+    // Signed: 0xffffff is -1, so -1 * -1 = 1; mad24 adds.
+    assert_eq!(m(false, true, true).eval(0xff_ffff, 0xff_ffff, 41, 0), 42);
+    // sad: |a - b| + c, unsigned and signed.
+    assert_eq!(BitOp::Sad { signed: false }.eval(3, 10, 1, 0), 8);
+    assert_eq!(
+        BitOp::Sad { signed: true }.eval(u64::from(-5i32 as u32), 5, 0, 0),
+        10
+    );
+    assert_eq!(
+        BitOp::Sad { signed: false }.eval(u64::from(-5i32 as u32), 5, 0, 0),
+        0xffff_fff6
+    );
+}
+
+#[test]
+fn an_expect_error_of_a_ptx_launch_points_into_the_launch_file() {
+    let out = crate::util::run(&["run", "tests/fixtures/ptx/bad_expect37.ron", "--no-timing"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bad_expect37.ron:6:57: this constant does not fit in 32 bits"),
+        "{err}"
+    );
+    assert!(!err.contains("more37.ptx"), "{err}");
 }

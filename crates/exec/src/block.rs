@@ -474,6 +474,7 @@ fn init_regs(
                     Special::Nctaid(d) => [prog.grid[d as usize]; WARP],
                     Special::LaneId => per_lane(|l| l as u32),
                     Special::WarpId => [w as u32; WARP],
+                    Special::LaneMask(m) => per_lane(|l| m.of(l as u32)),
                 },
             };
         }

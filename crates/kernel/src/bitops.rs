@@ -1,13 +1,15 @@
 //! PTX's bit and integer operations beyond [`PtxOp`](crate::PtxOp)'s 32-bit three-operand
 //! ones ([`crate::ir::Inst::Bits`]): `bfi`, 64-bit `bfe`, `prmt`'s modes, `mad.hi`, the `.b64`
 //! forms of `clz`/`brev`/`popc`/`bfind`, `testp`, `shf`, `cnot`, `szext`, `bmsk`,
-//! `dp4a`/`dp2a`, and the flush of an f32 subnormal to zero that `setp.ftz` reads through.
+//! `dp4a`/`dp2a`, `lop3`, `mul24`/`mad24`, `sad`, and the flush of an f32 subnormal to zero that
+//! `setp.ftz` reads through.
 //!
 //! Each is one warp instruction of the executor. Values are the H200's, measured on 256 input
 //! tuples per operation (`calibration/probes/cuda_coverage`, `tests/fixtures/cuda/bitops_h200.tsv`):
 //! the PTX ISA text's, except where ptxas's code departs from it (`bfe.u64`, `bfe.s64` and
 //! `bfi.b64` take the whole 32-bit position and length, saturated, not `& 0xff`;
-//! `mad.hi.sat.s32` does not saturate). The docs' PTX coverage table lists both.
+//! `mad.hi.sat.s32` does not saturate). The docs' PTX coverage table lists both. `lop3`,
+//! `mul24`/`mad24` and `sad` follow the PTX ISA's definitions (not yet measured).
 
 /// One operation: `dst = op(a, b, c, d)`; [`BitOp::widths`] says how many 32-bit registers
 /// each operand spans (a 64-bit value is a register pair, low word first).
@@ -93,6 +95,24 @@ pub enum BitOp {
     },
     /// An f32 subnormal flushed to a zero of its sign (what `.ftz` reads); others unchanged.
     Ftz,
+    /// `lop3.b32 d, a, b, c, immLut`: each bit the look-up table's entry for the bits of `a`
+    /// (index bit 2), `b` (bit 1) and `c` (bit 0); `d` holds `immLut`.
+    Lop3,
+    /// `mul24.{lo,hi}.{u32,s32} d, a, b` and `mad24` (which adds `c`): the 48-bit product of
+    /// `a`'s and `b`'s low 24 bits (zero- or sign-extended), its bits 0..32 or 16..48.
+    Mul24 {
+        /// `.hi` (else `.lo`).
+        hi: bool,
+        /// `.s32`.
+        signed: bool,
+        /// `mad24` (adds `c`, wrapping).
+        add: bool,
+    },
+    /// `sad.{u32,s32} d, a, b, c`: `c + |a - b|` (wrapping).
+    Sad {
+        /// `.s32`.
+        signed: bool,
+    },
 }
 
 /// `prmt`'s modes other than the default (which is [`PtxOp::Prmt`](crate::PtxOp::Prmt)).
@@ -210,7 +230,9 @@ impl BitOp {
             Brev64 => (2, [2, 0, 0, 0]),
             Testp { wide, .. } => (1, [1 + wide as u8, 0, 0, 0]),
             Cnot | Ftz => (1, [1, 0, 0, 0]),
-            Szext { .. } | Bmsk { .. } => (1, [1, 1, 0, 0]),
+            Szext { .. } | Bmsk { .. } | Mul24 { add: false, .. } => (1, [1, 1, 0, 0]),
+            Mul24 { add: true, .. } | Sad { .. } => (1, [1, 1, 1, 0]),
+            Lop3 => (1, [1, 1, 1, 1]),
         }
     }
 
@@ -370,6 +392,37 @@ impl BitOp {
             Ftz => {
                 let sub = (a32 >> 23) & 0xff == 0 && a32 & 0x7f_ffff != 0;
                 u64::from(if sub { a32 & 0x8000_0000 } else { a32 })
+            }
+            Lop3 => {
+                let mut v = 0u32;
+                for k in 0..8 {
+                    if d32 >> k & 1 == 1 {
+                        let pick = |x: u32, bit: u32| if k >> bit & 1 == 1 { x } else { !x };
+                        v |= pick(a32, 2) & pick(b32, 1) & pick(c32, 0);
+                    }
+                }
+                u64::from(v)
+            }
+            Mul24 { hi, signed, add } => {
+                let x = |v: u32| {
+                    let v = u64::from(v & 0xff_ffff);
+                    if signed {
+                        sx(v, 24)
+                    } else {
+                        v as i64
+                    }
+                };
+                let t = x(a32) * x(b32);
+                let v = if hi { t >> 16 } else { t } as u32;
+                u64::from(if add { v.wrapping_add(c32) } else { v })
+            }
+            Sad { signed } => {
+                let diff = if signed {
+                    (i64::from(a32 as i32) - i64::from(b32 as i32)).unsigned_abs() as u32
+                } else {
+                    a32.abs_diff(b32)
+                };
+                u64::from(c32.wrapping_add(diff))
             }
         };
         match self.widths().0 {

@@ -125,6 +125,43 @@ pub enum Special {
     LaneId,
     /// `warpid`: the warp in the block (linear thread index / 32).
     WarpId,
+    /// `lanemask_eq`, `_le`, `_lt`, `_ge`, `_gt`: the lanes whose id compares so with this
+    /// lane's, as a 32-bit mask.
+    LaneMask(LaneMask),
+}
+
+/// Which lanes a [`Special::LaneMask`] holds, compared with the lane's own id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum LaneMask {
+    Eq,
+    Le,
+    Lt,
+    Ge,
+    Gt,
+}
+
+impl LaneMask {
+    /// Every kind, in the order of their names' suffixes `eq le lt ge gt`.
+    pub const ALL: [LaneMask; 5] = [Self::Eq, Self::Le, Self::Lt, Self::Ge, Self::Gt];
+
+    /// The suffix of its name (`lt` of `lanemask_lt`).
+    pub fn suffix(self) -> &'static str {
+        ["eq", "le", "lt", "ge", "gt"][self as usize]
+    }
+
+    /// The mask of lane `lane` (0..32).
+    pub fn of(self, lane: u32) -> u32 {
+        let below = (1u32 << lane) - 1;
+        let bit = 1u32 << lane;
+        match self {
+            Self::Eq => bit,
+            Self::Le => below | bit,
+            Self::Lt => below,
+            Self::Ge => !below,
+            Self::Gt => !(below | bit),
+        }
+    }
 }
 
 /// One instruction. Three-address: `dst = a op b`; every operand is a register.
@@ -875,6 +912,7 @@ impl Special {
             Special::Nctaid(d) => format!("nctaid.{}", axis(d)),
             Special::LaneId => "laneid".into(),
             Special::WarpId => "warpid".into(),
+            Special::LaneMask(m) => format!("lanemask_{}", m.suffix()),
         }
     }
 }

@@ -165,6 +165,11 @@ pub struct Program {
     pub path: String,
     /// The file's text.
     pub source: Arc<str>,
+    /// The launch file (the RON program: buffers, `expect`, `check`) and its text; the same as
+    /// `path` and `source` for a kernel written in RON, the `.ron` beside a `cuda:`/`ptx:` one.
+    pub launch_path: String,
+    /// The launch file's text.
+    pub launch_source: Arc<str>,
     /// Every define with the value in force.
     pub defines: Vec<(String, i64)>,
     /// Blocks in the grid (x, y, z).

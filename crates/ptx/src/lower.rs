@@ -20,7 +20,7 @@ mod wide;
 use crate::parse::{Entry, Stmt, StmtKind};
 use cfg::{Block, Term};
 use std::collections::HashMap;
-use warpsim_kernel::ir::{Inst, Mem, Reg, Space, Special};
+use warpsim_kernel::ir::{Inst, LaneMask, Mem, Reg, Space, Special};
 use warpsim_kernel::Elem;
 use warpsim_kernel::{KernelArg, KernelRequest};
 use warpsim_kernel::{RegInit, SharedInfo};
@@ -336,6 +336,16 @@ impl Lower<'_> {
             if a == "%laneid" {
                 return Ok(self.special(Special::LaneId));
             }
+            // `%warpid` is the warp's slot on its SM, which may change while it runs; the warp's
+            // index in its block is one value it can have.
+            if a == "%warpid" {
+                return Ok(self.special(Special::WarpId));
+            }
+            if let Some(m) = a.strip_prefix("%lanemask_") {
+                if let Some(m) = LaneMask::ALL.into_iter().find(|k| k.suffix() == m) {
+                    return Ok(self.special(Special::LaneMask(m)));
+                }
+            }
             return Ok(self.reg(a, off)?.0);
         }
         if let Some(h) = a.strip_prefix("0f").or_else(|| a.strip_prefix("0F")) {
@@ -445,6 +455,15 @@ impl Lower<'_> {
         }
         match name {
             "ld" | "st" => return self.mem(i),
+            // `ldu.global`: a load of an address the same in every lane (a hint; ordinary).
+            "ldu" if args.len() == 2 => {
+                let mut ld = parts.to_vec();
+                ld[0] = "ld";
+                return self.mem(Instr(off, op, &ld, args));
+            }
+            // `prefetch`/`prefetchu`/`applypriority`: cache hints; no value changes, and the
+            // timing model does not model caches.
+            "prefetch" | "prefetchu" | "applypriority" if args.len() == 1 => return Ok(()),
             "bar" | "barrier" => {
                 self.emit(Inst::Barrier);
                 return Ok(());

@@ -420,8 +420,8 @@ pub(super) fn err_at(
     match base {
         Some(b) => Diag::at(
             Phase::Verify,
-            &prog.path,
-            &prog.source,
+            &prog.launch_path,
+            &prog.launch_source,
             b + span.0,
             (span.1 - span.0).max(1),
             msg,
@@ -429,8 +429,8 @@ pub(super) fn err_at(
         ),
         None => Diag::at_line(
             Phase::Verify,
-            &prog.path,
-            &prog.source,
+            &prog.launch_path,
+            &prog.launch_source,
             ex.line,
             1,
             msg,
@@ -444,8 +444,8 @@ pub(super) fn find_base(prog: &Program, ex: &Expect) -> Option<usize> {
     if ex.line == 0 || ex.text.is_empty() {
         return None;
     }
-    let start = line_start(&prog.source, ex.line);
-    let rest = prog.source.get(start..)?;
+    let start = line_start(&prog.launch_source, ex.line);
+    let rest = prog.launch_source.get(start..)?;
     // The string is on its line (or, for a long declaration, soon after).
     let window = rest.len().min(ex.text.len() + 4096);
     let mut end = window;

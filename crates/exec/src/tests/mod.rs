@@ -148,7 +148,9 @@ impl P {
         Program {
             name: "test".into(),
             path: "test.ron".into(),
-            source: Arc::from(source),
+            source: Arc::from(source.clone()),
+            launch_path: "test.ron".into(),
+            launch_source: Arc::from(source),
             defines: Vec::new(),
             grid: self.grid,
             block: self.block,

@@ -91,6 +91,8 @@ impl Loader<'_> {
                 .as_ref()
                 .map_or_else(|| self.path.to_owned(), |f| f.0.clone()),
             source: kernel_file.map_or_else(|| self.src.clone(), |f| f.1),
+            launch_path: self.path.to_owned(),
+            launch_source: self.src.clone(),
             defines: self.defines,
             grid,
             block,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use warpsim_kernel::diag::{Diag, LineIndex, Phase};
 use warpsim_kernel::expr::{self, BinOp, Kind, Node, UnOp};
-use warpsim_kernel::ir::{Inst, Mem, Pc, Reg, Space, Special};
+use warpsim_kernel::ir::{Inst, LaneMask, Mem, Pc, Reg, Space, Special};
 use warpsim_kernel::{BufferInfo, Expect, InstInfo, Program, RegInit, SharedInfo};
 
 mod builtins;
@@ -429,6 +429,9 @@ pub(crate) fn special(name: &str) -> Option<Special> {
         "tid" => Some(Special::TidLinear),
         "laneid" => Some(Special::LaneId),
         "warpid" => Some(Special::WarpId),
-        _ => None,
+        _ => name
+            .strip_prefix("lanemask_")
+            .and_then(|k| LaneMask::ALL.into_iter().find(|m| m.suffix() == k))
+            .map(Special::LaneMask),
     }
 }

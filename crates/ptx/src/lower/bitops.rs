@@ -1,6 +1,7 @@
 //! PTX's bit and integer instructions of [`BitOp`]: `bfi`, `bfe.u64`/`.s64`, `prmt`'s modes,
 //! `mad.hi` (32 and 64 bits, `.sat.s32`), `clz`/`brev`/`popc`/`bfind` on `.b64`, `testp`,
-//! `shf`, `cnot`, `szext`, `bmsk`, `dp4a` and `dp2a`: each one [`Inst::Bits`].
+//! `shf`, `cnot`, `szext`, `bmsk`, `dp4a`, `dp2a`, `lop3`, `mul24`/`mad24` and `sad`: each one
+//! [`Inst::Bits`].
 
 use super::{Err, Instr, Lower};
 use warpsim_kernel::ir::Inst;
@@ -67,6 +68,13 @@ pub(super) fn bit_op(parts: &[&str]) -> Option<BitOp> {
             sa: signed(ta)?,
             sb: signed(tb)?,
         },
+        ["lop3", "b32"] => BitOp::Lop3,
+        [m @ ("mul24" | "mad24"), hl, t] if matches!(hl, "lo" | "hi") => BitOp::Mul24 {
+            hi: hl == "hi",
+            signed: signed(t)?,
+            add: m == "mad24",
+        },
+        ["sad", t] => BitOp::Sad { signed: signed(t)? },
         _ => return None,
     })
 }

@@ -93,6 +93,7 @@ impl Lower<'_> {
             }
             ("setp", _) if super::compare::applies(ty) => self.setp(i),
             ("vote", _) => self.vote(i),
+            ("elect", Some("sync")) => self.elect(i),
             ("bar" | "barrier", _) if parts.contains(&"red") => self.bar_red(i),
             ("activemask", _) => self.unary(off, args, |d, _| Inst::ActiveMask { dst: d }),
             ("popc", _) if ty == "b32" => self.unary(off, args, |d, a| Inst::Popc { dst: d, a }),
@@ -330,6 +331,45 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
+    /// `elect.sync d|p, membermask`: the lowest active lane of `membermask` is the leader; `d`
+    /// (or the sink `_`) gets its lane id in every lane, `p` is true in the leader alone.
+    fn elect(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, _, args) = i;
+        let dests = args.first().and_then(|d| d.split_once('|'));
+        let (Some((d, p)), 2) = (dests, args.len()) else {
+            return Err((off, format!("`{op}` takes `d|p, membermask`")));
+        };
+        let mask = self.val(&args[1], 1, off)?;
+        let pred = self.reg(p.trim(), off)?.0;
+        let (m, r, leader) = (self.alloc(1), self.alloc(1), self.alloc(1));
+        self.emit(Inst::ActiveMask { dst: m });
+        self.emit(Inst::And {
+            dst: m,
+            a: m,
+            b: mask,
+        });
+        let ptx = |op, dst, a| Inst::Ptx {
+            op,
+            dst,
+            a,
+            b: a,
+            c: a,
+        };
+        self.emit(ptx(PtxOp::Brev, r, m));
+        self.emit(ptx(PtxOp::Clz, leader, r));
+        let lane = self.val("%laneid", 1, off)?;
+        self.emit(Inst::Eq {
+            dst: pred,
+            a: lane,
+            b: leader,
+        });
+        if d.trim() != "_" {
+            let d = self.reg(d.trim(), off)?.0;
+            self.emit(Inst::Mov { dst: d, a: leader });
+        }
+        Ok(())
+    }
+
     /// `bar.red.popc.u32 d, a{, b}, {!}c` and `bar.red.{and,or}.pred p, a{, b}, {!}c`
     /// (`__syncthreads_count/and/or`): a barrier that reduces `c` over the block.
     fn bar_red(&mut self, i: Instr) -> Result<(), Err> {

@@ -35,17 +35,11 @@ pub(super) fn instruction(name: &str, op: &str) -> Option<String> {
 }
 
 /// PTX's special registers (the PTX ISA's chapter 10) that warpsim does not provide.
-const SPECIAL: [&str; 16] = [
+const SPECIAL: [&str; 10] = [
     "%smid",
     "%nsmid",
-    "%warpid",
     "%nwarpid",
     "%gridid",
-    "%lanemask_eq",
-    "%lanemask_le",
-    "%lanemask_lt",
-    "%lanemask_ge",
-    "%lanemask_gt",
     "%dynamic_smem_size",
     "%total_smem_size",
     "%aggr_smem_size",
@@ -64,7 +58,7 @@ pub(super) fn register(name: &str) -> String {
     if special {
         return format!(
             "special register `{name}` is not supported (warpsim provides %tid, %ntid, %ctaid, \
-             %nctaid and %laneid)"
+             %nctaid, %laneid, %warpid and %lanemask_*)"
         );
     }
     if name.is_empty() {
