@@ -9,7 +9,9 @@
 //! executes it, with the same mask. warpsim makes each way of breaking that a fault at the
 //! operation's line ([`FaultKind::WarpMask`]):
 //!
-//! * an active lane passes a different mask than the lowest active lane;
+//! * an active lane passes a mask that differs from that of another active lane in its mask
+//!   (lanes may pass different masks only as disjoint groups, as cooperative groups' tiles
+//!   of 16 do: each group then votes, reduces and matches among itself);
 //! * an active lane is not in the mask;
 //! * a lane of the warp that holds a thread is in the mask but did not reach the operation
 //!   (it is on the other side of an `If`, or left a loop earlier).
@@ -80,15 +82,21 @@ pub(super) fn execute(
             shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, pred)
         }
         Inst::Redux { op, dst, mask, a } => {
-            let m = members(cx, at, live, r, mask, "reduce_sync")?;
+            let ms = members(cx, at, live, r, mask, "reduce_sync")?;
             let xs = r[a.0 as usize];
-            let lanes = m & at.active;
-            let first = lanes.trailing_zeros() as usize & 31;
-            let v = (0..32)
-                .filter(|l| lanes >> l & 1 != 0)
-                .skip(1)
-                .fold(xs[first], |acc, l| op.apply(acc, xs[l]));
-            put(&mut r[dst.0 as usize], [v; 32], at.active);
+            let reduce = |m: u32| {
+                let lanes = m & at.active;
+                let first = lanes.trailing_zeros() as usize & 31;
+                (0..32)
+                    .filter(|l| lanes >> l & 1 != 0)
+                    .skip(1)
+                    .fold(xs[first], |acc, l| op.apply(acc, xs[l]))
+            };
+            let v = match uniform(&ms, at.active) {
+                Some(m) => [reduce(m); 32],
+                None => per_lane(|l| reduce(ms[l])),
+            };
+            put(&mut r[dst.0 as usize], v, at.active);
             Ok(())
         }
         Inst::Match {
@@ -104,23 +112,22 @@ pub(super) fn execute(
             } else {
                 "match_any_sync"
             };
-            let m = members(cx, at, live, r, mask, name)?;
-            let lanes = m & at.active;
+            let ms = members(cx, at, live, r, mask, name)?;
             let lo = r[a.0 as usize];
             let hi = if wide { r[a.0 as usize + 1] } else { [0; 32] };
             let key = |l: usize| u64::from(lo[l]) | u64::from(hi[l]) << 32;
             let same = |l: usize| {
                 (0..32)
-                    .filter(|&j| lanes >> j & 1 != 0 && key(j) == key(l))
+                    .filter(|&j| (ms[l] & at.active) >> j & 1 != 0 && key(j) == key(l))
                     .fold(0u32, |s, j| s | 1 << j)
             };
             let v: Lanes = per_lane(|l| match (all, pred) {
                 (false, _) => same(l),
                 (true, p) => {
-                    let equal = same(l) == lanes;
+                    let equal = same(l) == ms[l] & at.active;
                     match p {
                         true => equal as u32,
-                        false => m * equal as u32,
+                        false => ms[l] * equal as u32,
                     }
                 }
             });
@@ -157,8 +164,10 @@ fn vote_name(mode: VoteMode) -> &'static str {
     }
 }
 
-/// Checks the member mask in register `mask` against the active lanes and the `live` ones
-/// (those that hold a thread); returns it.
+/// Checks the member masks in register `mask` against the active lanes and the `live` ones
+/// (those that hold a thread); returns each lane's mask. Lanes may pass different masks when
+/// they form disjoint groups (cooperative groups' tiles of 16 in one warp): every lane of a
+/// lane's mask that executes the operation passes the same mask.
 #[inline]
 fn members(
     cx: &Ctx,
@@ -167,7 +176,7 @@ fn members(
     r: &[Lanes],
     mask: Reg,
     op: &'static str,
-) -> Result<u32, Fault> {
+) -> Result<Lanes, Fault> {
     let ms = &r[mask.0 as usize];
     let first = (at.active.trailing_zeros() & 31) as usize;
     let m = ms[first];
@@ -176,9 +185,38 @@ fn members(
     let outside = at.active & !m;
     let missing = m & live & !at.active;
     if differ | outside | missing == 0 {
-        return Ok(m);
+        return Ok([m; 32]);
     }
-    Err(mask_fault(cx, at, op, m, ms, (differ, outside, missing)))
+    if differ != 0 {
+        return groups(cx, at, live, ms, op);
+    }
+    Err(mask_fault(
+        cx,
+        at,
+        op,
+        (first as u32, m),
+        ms,
+        (differ, outside, missing),
+    ))
+}
+
+/// [`members`] when lanes pass different masks: each must be a group of lanes that pass it.
+#[cold]
+#[inline(never)]
+fn groups(cx: &Ctx, at: &At, live: u32, ms: &Lanes, op: &'static str) -> Result<Lanes, Fault> {
+    for l in (0..32).filter(|l| at.active >> l & 1 != 0) {
+        let g = ms[l];
+        let differ = (0..32)
+            .filter(|&j| (g & at.active) >> j & 1 != 0 && ms[j] != g)
+            .fold(0u32, |s, j| s | 1 << j);
+        let outside = !g & 1 << l;
+        let missing = g & live & !at.active;
+        if differ | outside | missing != 0 {
+            let e = (differ, outside, missing);
+            return Err(mask_fault(cx, at, op, (l as u32, g), ms, e));
+        }
+    }
+    Ok(*ms)
 }
 
 /// The fault for a mask that [`members`] refused.
@@ -188,7 +226,7 @@ fn mask_fault(
     cx: &Ctx,
     at: &At,
     op: &'static str,
-    mask: u32,
+    (first, mask): (u32, u32),
     ms: &Lanes,
     (differ, outside, missing): (u32, u32, u32),
 ) -> Fault {
@@ -198,7 +236,7 @@ fn mask_fault(
         (
             l,
             MaskError::Differs {
-                first: low(at.active),
+                first,
                 other: ms[l as usize],
             },
             "every lane that executes it must pass the same mask (CUDA leaves the result \
@@ -290,16 +328,33 @@ fn vote(
     (dst, mask, a): (Reg, Reg, Reg),
     mode: VoteMode,
 ) -> Result<(), Fault> {
-    members(cx, at, live, r, mask, vote_name(mode))?;
-    let bits = nonzero(&r[a.0 as usize]) & at.active;
-    let v = match mode {
-        VoteMode::Ballot => bits,
-        VoteMode::Any => (bits != 0) as u32,
-        VoteMode::All => (bits == at.active) as u32,
-        VoteMode::Uni => (bits == at.active || bits == 0) as u32,
+    let ms = members(cx, at, live, r, mask, vote_name(mode))?;
+    let votes = nonzero(&r[a.0 as usize]);
+    let vote = |m: u32| {
+        let lanes = m & at.active;
+        let bits = votes & lanes;
+        match mode {
+            VoteMode::Ballot => bits,
+            VoteMode::Any => (bits != 0) as u32,
+            VoteMode::All => (bits == lanes) as u32,
+            VoteMode::Uni => (bits == lanes || bits == 0) as u32,
+        }
     };
-    put(&mut r[dst.0 as usize], [v; 32], at.active);
+    let v = match uniform(&ms, at.active) {
+        Some(m) => [vote(m); 32],
+        None => per_lane(|l| vote(ms[l])),
+    };
+    put(&mut r[dst.0 as usize], v, at.active);
     Ok(())
+}
+
+/// The one mask every active lane passes, if they pass one.
+#[inline]
+fn uniform(ms: &Lanes, active: u32) -> Option<u32> {
+    let m = ms[(active.trailing_zeros() & 31) as usize];
+    (0..32)
+        .all(|l| active >> l & 1 == 0 || ms[l] == m)
+        .then_some(m)
 }
 
 /// `dst = ` the active mask.

@@ -234,6 +234,48 @@ fn partial_masks_and_reads_of_lanes_outside_them() {
     run_body(32, 1, r#"If(cond: "laneid < 4", then: [SyncWarp("0xf")]),"#).unwrap();
 }
 
+#[test]
+fn disjoint_groups_may_pass_different_masks() {
+    // Two tiles of 16 in one warp (cooperative groups' `tiled_partition<16>`): each half
+    // passes its own mask; votes count within the half, shuffles read within it.
+    let out = run_body(
+        32,
+        3,
+        r#"Let("m", "laneid < 16 ? 0x0000ffff : 0xffff0000"),
+           Store("out[tid]", "ballot_sync(m, laneid % 3 == 0)"),
+           Store("out[32 + tid]", "u32(all_sync(m, laneid < 16)) * 10u + u32(any_sync(m, laneid == 20))"),
+           Store("out[64 + tid]", "shfl_down_sync(m, u32(laneid), 4, 16)"),"#,
+    )
+    .unwrap();
+    let threes: u32 = (0..32).filter(|l| l % 3 == 0).map(|l| 1u32 << l).sum();
+    for l in 0..32usize {
+        let (half, lo) = if l < 16 {
+            (0x0000_ffff, true)
+        } else {
+            (0xffff_0000, false)
+        };
+        assert_eq!(out[l], threes & half, "ballot lane {l}");
+        assert_eq!(out[32 + l], if lo { 10 } else { 1 }, "all/any lane {l}");
+        let src = if l % 16 + 4 < 16 { l + 4 } else { l };
+        assert_eq!(out[64 + l], src as u32, "shfl lane {l}");
+    }
+    // Groups that overlap are still a fault: lanes 0-15 name lanes 0-31, lanes 16-31 only
+    // themselves.
+    let (why, lane, _) = mask_error(
+        r#"Store("out[tid]", "ballot_sync(laneid < 16 ? 0xffffffff : 0xffff0000, 1)"),"#,
+    );
+    assert_eq!(
+        (why, lane),
+        (
+            MaskError::Differs {
+                first: 0,
+                other: 0xffff_0000
+            },
+            16
+        )
+    );
+}
+
 fn mask_error(body: &str) -> (MaskError, u32, Fault) {
     let f = run_body(32, 1, body).unwrap_err();
     match f.kind {
