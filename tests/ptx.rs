@@ -90,6 +90,10 @@ fn bad_launches_exit_2_with_the_reason() {
         ),
         ("args", "the kernel takes 1 parameters"),
         ("arg_type", "parameter 2 is a u32, not a pointer"),
+        (
+            "global_dims",
+            "bad_global_dims.ptx:5:1: `.global .u32 g[`: a `[` without its `]`",
+        ),
     ] {
         assert_refused(&format!("tests/fixtures/ptx/bad_{k}.ron"), want);
     }

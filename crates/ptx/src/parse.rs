@@ -230,6 +230,33 @@ fn func_header(text: &str, i: usize) -> Result<(Func, usize, bool), (usize, Stri
     Ok((f, if body { end } else { end + 1 }, body))
 }
 
+/// What is wrong with the array sizes of module-level declaration `s` (`.global .u32 g[;`), if
+/// anything: each `[` before an initialiser closes, around a size or nothing.
+fn bad_dims(s: &str) -> Option<String> {
+    let decl = s.split('=').next().unwrap_or(s);
+    let space = |w: &str| matches!(w, ".global" | ".shared" | ".const" | ".local");
+    if decl.contains('"') || !decl.split_whitespace().any(space) {
+        return None;
+    }
+    let mut rest = decl;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            return Some(format!("`{}`: a `[` without its `]`", decl.trim()));
+        };
+        let size = after[..close].trim();
+        if !size.is_empty() && !size.chars().all(|c| c.is_ascii_digit()) {
+            return Some(format!(
+                "`{}`: the array size `{size}` is not a number",
+                decl.trim()
+            ));
+        }
+        rest = &after[close + 1..];
+    }
+    rest.contains(']')
+        .then(|| format!("`{}`: a `]` without its `[`", decl.trim()))
+}
+
 /// Parses a module. Errors: (offset, message).
 pub fn parse(src: &str) -> Result<Module, (usize, String)> {
     let text = strip_comments(src);
@@ -464,6 +491,9 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         let s = text[i..end].trim();
         i = end + 1;
         if depth == 0 {
+            if let Some(msg) = bad_dims(s) {
+                return Err((start, msg));
+            }
             m.globals
                 .push((start, s.split_whitespace().map(str::to_owned).collect()));
             continue;
