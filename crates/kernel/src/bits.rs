@@ -37,6 +37,8 @@ pub enum PtxOp {
     Cos,
     /// `lg2.approx.f32`: the base-2 logarithm.
     Lg2,
+    /// `tanh.approx.f32` (`MUFU.TANH`).
+    Tanh,
 }
 
 impl PtxOp {
@@ -54,6 +56,7 @@ impl PtxOp {
             PtxOp::Sin => "sin.approx.f32",
             PtxOp::Cos => "cos.approx.f32",
             PtxOp::Lg2 => "lg2.approx.f32",
+            PtxOp::Tanh => "tanh.approx.f32",
         }
     }
 
@@ -61,7 +64,7 @@ impl PtxOp {
     pub fn arity(self) -> usize {
         match self {
             PtxOp::Clz | PtxOp::Brev | PtxOp::Bfind { .. } => 1,
-            PtxOp::Sin | PtxOp::Cos | PtxOp::Lg2 => 1,
+            PtxOp::Sin | PtxOp::Cos | PtxOp::Lg2 | PtxOp::Tanh => 1,
             PtxOp::Copysign => 2,
             PtxOp::Bfe { .. } | PtxOp::Prmt => 3,
         }
@@ -69,7 +72,7 @@ impl PtxOp {
 
     /// Whether it goes to the special-function unit (MUFU) rather than the integer one.
     pub fn special_function(self) -> bool {
-        matches!(self, PtxOp::Sin | PtxOp::Cos | PtxOp::Lg2)
+        matches!(self, PtxOp::Sin | PtxOp::Cos | PtxOp::Lg2 | PtxOp::Tanh)
     }
 
     /// `op(a, b, c)`.
@@ -126,6 +129,7 @@ impl PtxOp {
             PtxOp::Sin => f(a).sin().to_bits(),
             PtxOp::Cos => f(a).cos().to_bits(),
             PtxOp::Lg2 => f(a).log2().to_bits(),
+            PtxOp::Tanh => f(a).tanh().to_bits(),
         }
     }
 }
@@ -133,6 +137,13 @@ impl PtxOp {
 #[cfg(test)]
 mod tests {
     use super::PtxOp::*;
+
+    #[test]
+    fn tanh_is_the_rounded_hyperbolic_tangent() {
+        // tanh(0.5) = 0.46211715726…, whose nearest f32 is 0x3eec9a9f.
+        assert_eq!(Tanh.eval(0.5f32.to_bits(), 0, 0), 0x3eec_9a9f);
+        assert_eq!(Tanh.eval((-30f32).to_bits(), 0, 0), (-1f32).to_bits());
+    }
 
     #[test]
     fn bit_operations_follow_ptx() {

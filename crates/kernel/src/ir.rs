@@ -340,7 +340,7 @@ pub enum Inst {
     },
 
     /// A 32-bit operation of PTX that the RON IR has no statement for (`clz`, `brev`,
-    /// `bfind`, `bfe`, `prmt`, `copysign`, `sin`/`cos`/`lg2.approx`): `dst = op(a, b, c)`
+    /// `bfind`, `bfe`, `prmt`, `copysign`, `sin`/`cos`/`lg2`/`tanh.approx`): `dst = op(a, b, c)`
     /// (unused operands repeat `a`). See [`PtxOp`](crate::PtxOp).
     Ptx {
         op: crate::bits::PtxOp,

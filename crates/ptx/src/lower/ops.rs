@@ -1,5 +1,5 @@
 //! Lowerings beyond plain arithmetic: warp-level operations (`shfl.sync`, `vote.sync`,
-//! `activemask`, `bar.red`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2` as
+//! `activemask`, `bar.red`), the math NVRTC inlines (`ex2`, `rsqrt`, `rcp`; `sin`, `cos`, `lg2`, `tanh` as
 //! [`PtxOp`]s), `mul.hi`, `popc`, bit fields and permutations (`clz brev bfind bfe prmt`,
 //! also [`PtxOp`]s), `copysign`, and predicate logic. Approximations (`ex2.approx`,
 //! `rsqrt.approx`, `sin.approx` …) are computed exactly rounded, which differs from the
@@ -32,6 +32,7 @@ fn ptx_op(name: &str, parts: &[&str]) -> Option<PtxOp> {
         ("sin", "f32") if approx => PtxOp::Sin,
         ("cos", "f32") if approx => PtxOp::Cos,
         ("lg2", "f32") if approx => PtxOp::Lg2,
+        ("tanh", "f32") if approx => PtxOp::Tanh,
         _ => return None,
     })
 }
