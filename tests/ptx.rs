@@ -94,6 +94,10 @@ fn bad_launches_exit_2_with_the_reason() {
             "global_dims",
             "bad_global_dims.ptx:5:1: `.global .u32 g[`: a `[` without its `]`",
         ),
+        (
+            "shared_dims",
+            "bad_shared_dims.ptx:8:2: `.shared .align 4 .u32 s[`: a `[` without its `]`",
+        ),
     ] {
         assert_refused(&format!("tests/fixtures/ptx/bad_{k}.ron"), want);
     }

@@ -230,8 +230,9 @@ fn func_header(text: &str, i: usize) -> Result<(Func, usize, bool), (usize, Stri
     Ok((f, if body { end } else { end + 1 }, body))
 }
 
-/// What is wrong with the array sizes of module-level declaration `s` (`.global .u32 g[;`), if
-/// anything: each `[` before an initialiser closes, around a size or nothing.
+/// What is wrong with the array sizes of declaration `s` (`.global .u32 g[;`, at module level or
+/// in a function), if anything: each `[` before an initialiser closes, around a size or nothing.
+/// Statements that declare no variable in a state space pass.
 fn bad_dims(s: &str) -> Option<String> {
     let decl = s.split('=').next().unwrap_or(s);
     let space = |w: &str| matches!(w, ".global" | ".shared" | ".const" | ".local");
@@ -490,10 +491,10 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
         let end = text[i..].find(';').map_or(text.len(), |e| i + e);
         let s = text[i..end].trim();
         i = end + 1;
+        if let Some(msg) = bad_dims(s) {
+            return Err((start, msg));
+        }
         if depth == 0 {
-            if let Some(msg) = bad_dims(s) {
-                return Err((start, msg));
-            }
             m.globals
                 .push((start, s.split_whitespace().map(str::to_owned).collect()));
             continue;
