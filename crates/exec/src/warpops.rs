@@ -92,11 +92,7 @@ pub(super) fn execute(
                     .skip(1)
                     .fold(xs[first], |acc, l| op.apply(acc, xs[l]))
             };
-            let v = match uniform(&ms, at.active) {
-                Some(m) => [reduce(m); 32],
-                None => per_lane(|l| reduce(ms[l])),
-            };
-            put(&mut r[dst.0 as usize], v, at.active);
+            put(&mut r[dst.0 as usize], ms.per_group(reduce), at.active);
             Ok(())
         }
         Inst::Match {
@@ -118,16 +114,16 @@ pub(super) fn execute(
             let key = |l: usize| u64::from(lo[l]) | u64::from(hi[l]) << 32;
             let same = |l: usize| {
                 (0..32)
-                    .filter(|&j| (ms[l] & at.active) >> j & 1 != 0 && key(j) == key(l))
+                    .filter(|&j| (ms.of(l) & at.active) >> j & 1 != 0 && key(j) == key(l))
                     .fold(0u32, |s, j| s | 1 << j)
             };
             let v: Lanes = per_lane(|l| match (all, pred) {
                 (false, _) => same(l),
                 (true, p) => {
-                    let equal = same(l) == ms[l] & at.active;
+                    let equal = same(l) == ms.of(l) & at.active;
                     match p {
                         true => equal as u32,
-                        false => ms[l] * equal as u32,
+                        false => ms.of(l) * equal as u32,
                     }
                 }
             });
@@ -164,8 +160,37 @@ fn vote_name(mode: VoteMode) -> &'static str {
     }
 }
 
+/// The member masks of a warp operation that [`members`] accepted.
+#[derive(Clone, Copy)]
+enum Members {
+    /// Every active lane passes this mask.
+    One(u32),
+    /// Lanes pass different masks, as disjoint groups: each lane's.
+    Groups(Lanes),
+}
+
+impl Members {
+    /// The mask lane `l` passes.
+    #[inline]
+    fn of(&self, l: usize) -> u32 {
+        match self {
+            Members::One(m) => *m,
+            Members::Groups(ms) => ms[l],
+        }
+    }
+
+    /// `f(mask)` for every lane: computed once when one mask serves the warp.
+    #[inline]
+    fn per_group(&self, f: impl Fn(u32) -> u32) -> Lanes {
+        match self {
+            Members::One(m) => [f(*m); 32],
+            Members::Groups(ms) => per_lane(|l| f(ms[l])),
+        }
+    }
+}
+
 /// Checks the member masks in register `mask` against the active lanes and the `live` ones
-/// (those that hold a thread); returns each lane's mask. Lanes may pass different masks when
+/// (those that hold a thread); returns them. Lanes may pass different masks when
 /// they form disjoint groups (cooperative groups' tiles of 16 in one warp): every lane of a
 /// lane's mask that executes the operation passes the same mask.
 #[inline]
@@ -176,7 +201,7 @@ fn members(
     r: &[Lanes],
     mask: Reg,
     op: &'static str,
-) -> Result<Lanes, Fault> {
+) -> Result<Members, Fault> {
     let ms = &r[mask.0 as usize];
     let first = (at.active.trailing_zeros() & 31) as usize;
     let m = ms[first];
@@ -185,7 +210,7 @@ fn members(
     let outside = at.active & !m;
     let missing = m & live & !at.active;
     if differ | outside | missing == 0 {
-        return Ok([m; 32]);
+        return Ok(Members::One(m));
     }
     if differ != 0 {
         return groups(cx, at, live, ms, op);
@@ -203,7 +228,7 @@ fn members(
 /// [`members`] when lanes pass different masks: each must be a group of lanes that pass it.
 #[cold]
 #[inline(never)]
-fn groups(cx: &Ctx, at: &At, live: u32, ms: &Lanes, op: &'static str) -> Result<Lanes, Fault> {
+fn groups(cx: &Ctx, at: &At, live: u32, ms: &Lanes, op: &'static str) -> Result<Members, Fault> {
     for l in (0..32).filter(|l| at.active >> l & 1 != 0) {
         let g = ms[l];
         let differ = (0..32)
@@ -216,7 +241,7 @@ fn groups(cx: &Ctx, at: &At, live: u32, ms: &Lanes, op: &'static str) -> Result<
             return Err(mask_fault(cx, at, op, (l as u32, g), ms, e));
         }
     }
-    Ok(*ms)
+    Ok(Members::Groups(*ms))
 }
 
 /// The fault for a mask that [`members`] refused.
@@ -340,21 +365,8 @@ fn vote(
             VoteMode::Uni => (bits == lanes || bits == 0) as u32,
         }
     };
-    let v = match uniform(&ms, at.active) {
-        Some(m) => [vote(m); 32],
-        None => per_lane(|l| vote(ms[l])),
-    };
-    put(&mut r[dst.0 as usize], v, at.active);
+    put(&mut r[dst.0 as usize], ms.per_group(vote), at.active);
     Ok(())
-}
-
-/// The one mask every active lane passes, if they pass one.
-#[inline]
-fn uniform(ms: &Lanes, active: u32) -> Option<u32> {
-    let m = ms[(active.trailing_zeros() & 31) as usize];
-    (0..32)
-        .all(|l| active >> l & 1 == 0 || ms[l] == m)
-        .then_some(m)
 }
 
 /// `dst = ` the active mask.
