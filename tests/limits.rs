@@ -26,8 +26,9 @@ fn max_memory_refuses_before_allocating() {
         err.contains("8388608 bytes with the buffers before it"),
         "{err}"
     );
-    // Exactly enough is enough.
-    let out = warpsim(&[
+    // Exactly enough for the buffers is enough without the timing model; with it, its
+    // traces need room too, and the message says so.
+    let exactly = [
         "run",
         "programs/transpose.ron",
         "--max-memory",
@@ -36,8 +37,14 @@ fn max_memory_refuses_before_allocating() {
         "N=1024",
         "--format",
         "json",
-    ]);
+    ];
+    let out = warpsim(&[&exactly[..], &["--no-timing"]].concat());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = warpsim(&exactly);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("timing model: the traces of blocks"), "{err}");
+    assert!(err.contains("raise --max-memory"), "{err}");
     // The default cap (4 GiB) stops a program asking for 16 GB before any allocation, at
     // once.
     let t = std::time::Instant::now();

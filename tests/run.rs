@@ -221,6 +221,30 @@ fn other_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("oob.ron:6:"), "{err}");
     assert!(err.contains("a[32]"), "{err}");
+    // A reference that cannot be compiled is reported before the kernel runs: here the kernel
+    // faults, and the mistake in the expect is still what the user hears of first.
+    let p = scratch(
+        "bad_ref_faulting.ron",
+        r#"Program(
+    name: "bad_ref_faulting",
+    launch: (grid: [8], block: [32]),
+    buffers: [
+        (name: "out", ty: I32, len: 256, expect: "nosuch[i] + 1"),
+    ],
+    body: [Store("out[ctaid.x * 32 + tid.x]", "7 / (ctaid.x - 3)")],
+)"#,
+    );
+    let out = run(&["run", p.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad_ref_faulting.ron:5:"), "{err}");
+    assert!(err.contains("nosuch"), "{err}");
+    assert!(!err.contains("(3,0,0)"), "{err}");
+    // `check` compiles the references too.
+    let out = run(&["check", p.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad_ref_faulting.ron:5:"), "{err}");
 }
 
 #[test]

@@ -64,6 +64,7 @@ impl Opts {
             racecheck: self.racecheck,
             progress: false,
             timing: self.timing.then(TimingOptions::default),
+            ..RunOptions::default()
         };
         Ok((machine, opts))
     }

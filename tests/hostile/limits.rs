@@ -87,3 +87,74 @@ fn launches_past_max_threads_are_refused_up_front_and_the_flag_raises_it() {
     let p = write("launch_raised.ron", &big("[4194305]", "[1024]"));
     case(&["check", &p, "--max-threads", "5000000000"], 0, None, "");
 }
+
+#[test]
+fn the_timing_models_traces_are_capped_by_max_memory() {
+    // One warp of over a million instructions: its trace (12 bytes an instruction) does not
+    // fit the half of a 4 MiB --max-memory that the blocks being recorded may keep.
+    let p = write(
+        "long_block.ron",
+        r#"Program(
+    name: "long_block",
+    launch: (grid: [1], block: [32]),
+    buffers: [(name: "out", ty: U32, len: 32, expect: "7")],
+    body: [
+        Let("k", "0"),
+        While(cond: "k < 300000", body: [Set("k", "k + 1")]),
+        Store("out[tid.x]", "7"),
+    ],
+)"#,
+    );
+    let o = case(
+        &["run", &p, "--max-memory", "4194304"],
+        2,
+        None,
+        "timing model: the traces of blocks 0..0 would keep more than 2.0 MiB",
+    );
+    assert!(o.stderr.contains("--no-timing"), "{}", o.stderr);
+    // Without the timing model, or with the default room, it runs.
+    case(
+        &["run", &p, "--max-memory", "4194304", "--no-timing"],
+        0,
+        None,
+        "",
+    );
+    case(&["run", &p], 0, None, "");
+    // A loop that never ends: its trace stops growing at the budget, the run at --max-steps
+    // (before, the trace of its 100 million instructions took 1.2 GB).
+    let o = case(
+        &["run", "tests/bad/runaway.ron", "--max-memory", "67108864"],
+        2,
+        Some("tests/bad/runaway.ron"),
+        "max-steps",
+    );
+    assert!(o.rss < 200 << 20, "{} MiB", o.rss >> 20);
+}
+
+#[test]
+fn variants_side_by_side_share_max_memory() {
+    // Four variants of 80 MiB of buffers each, under a 128 MiB --max-memory: each fits
+    // alone, two side by side would not, so they run one after the other (before, the
+    // workers ran them together and held 160 MiB and more).
+    let p = write(
+        "big_buffers.ron",
+        r#"Program(
+    name: "big_buffers",
+    defines: { "D": 1 },
+    launch: (grid: [1], block: [32]),
+    buffers: [
+        (name: "big", ty: U32, len: 20971520, init: Iota),
+        (name: "out", ty: U32, len: 32, expect: "big[i] + D"),
+    ],
+    body: [Store("out[tid.x]", "big[tid.x] + D")],
+)"#,
+    );
+    let o = case(
+        &["sweep", &p, "-D", "D=1..4", "--max-memory", "134217728"],
+        0,
+        None,
+        "",
+    );
+    assert_eq!(o.stdout.matches("yes").count(), 4, "{}", o.stdout);
+    assert!(o.rss < 150 << 20, "{} MiB", o.rss >> 20);
+}

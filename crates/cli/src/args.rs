@@ -33,7 +33,8 @@ pub struct LoadArgs {
           value_parser = clap::value_parser!(u32).range(1..=MAX_SHARED_LIMIT as i64))]
     pub shared_limit: Option<u32>,
     /// Most bytes all global buffers together may take (default 4 GiB); a program asking
-    /// for more is refused before anything is allocated.
+    /// for more is refused before anything is allocated. It also caps the timing model's
+    /// traces, and the variants `sweep` and `advise` run side by side share it.
     #[arg(long, value_name = "BYTES", default_value_t = Options::default().max_buffer_bytes)]
     pub max_memory: u64,
     /// PTX kernels: run the shared accesses as the PTX writes them, without the model of

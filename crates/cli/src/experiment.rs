@@ -150,6 +150,7 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         timing: args.timing.resolve(&machine, false)?,
         machine,
         max_steps: args.load.max_steps,
+        max_memory: args.load.max_memory,
         verify: !args.no_verify,
         ..RunOptions::default()
     };
@@ -232,6 +233,7 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         timing: args.timing.resolve(&machine, false)?,
         machine,
         max_steps: args.load.max_steps,
+        max_memory: args.load.max_memory,
         verify: !args.no_verify,
         ..RunOptions::default()
     };

@@ -60,6 +60,7 @@ pub struct RunArgs {
 pub fn check(args: CheckArgs) -> miette::Result<()> {
     let machine = Machine::resolve(&args.machine)?;
     let prog = args.load.load(&machine)?;
+    warpsim_runner::check_references(&prog)?;
     let mut out = warpsim_runner::describe(&prog);
     // Hints for ports from CUDA (lint.rs): accesses nvcc would likely merge.
     for h in warpsim_lang::merge_hints(&prog) {
@@ -105,6 +106,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
     let opts = RunOptions {
         machine,
         max_steps: args.load.max_steps,
+        max_memory: args.load.max_memory,
         verify: !args.no_verify,
         racecheck: args.racecheck,
         progress: true,

@@ -37,6 +37,14 @@ impl Words {
         self.cells.get(k / 2)
     }
 
+    /// The words as plain `u32`s, without a copy: the exclusive borrow means no atomic
+    /// access can happen while the view lives.
+    pub fn as_plain(&mut self) -> &[u32] {
+        // SAFETY: as for `Deref` below (size, alignment, initialised halves, little-endian);
+        // `&mut self` rules out any other access, atomic or not, while the slice lives.
+        unsafe { std::slice::from_raw_parts(self.cells.as_ptr().cast::<u32>(), self.len) }
+    }
+
     /// The words, consumed.
     pub fn into_vec(self) -> Vec<u32> {
         let mut out: Vec<u32> = self
@@ -85,6 +93,8 @@ mod tests {
         assert_eq!((w[2].load(Relaxed), w[3].load(Relaxed)), (0x1110, 0x2223));
         assert!(w.pair(3).is_none(), "odd");
         assert!(w.pair(4).is_none(), "word 5 is past the end");
+        let mut w = w;
+        assert_eq!(w.as_plain(), &[0, 0, 0x1110, 0x2223, 0]);
         assert_eq!(w.into_vec(), vec![0, 0, 0x1110, 0x2223, 0]);
     }
 }

@@ -78,6 +78,23 @@ pub fn check_slices(
     Ok(out)
 }
 
+/// Compiles every `check` and `expect` of the program without evaluating any, so that a
+/// reference that cannot be compiled (an unknown name, a type error) is reported before the
+/// kernel runs rather than after it (or not at all, when the kernel faults).
+pub fn compile_all(prog: &Program) -> Result<(), Diag> {
+    for bi in &prog.buffers {
+        if let Some(ex) = &bi.check {
+            compile_expect(prog, ex)?;
+        }
+        if let Some(ex) = &bi.expect {
+            if permutation_source(&ex.node).is_none() {
+                compile_expect(prog, ex)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn elem_value(elem: Elem, words: &[u32], k: usize) -> Option<Num> {
     Some(match elem {
         Elem::F32 => Num::Float(f32::from_bits(*words.get(k)?) as f64),

@@ -77,7 +77,7 @@ mod tests;
 
 use compile::*;
 use eval::*;
-pub use expect::{check, check_slices, referenced_buffers};
+pub use expect::{check, check_slices, compile_all, referenced_buffers};
 #[cfg(test)]
 use expect::{check_limited, DEFAULT_MAX_TERMS};
 

@@ -8,6 +8,7 @@
 //! elements per row, XOR swizzles of the column index) and reports which remove the conflicts
 //! on that array and at what cost in shared memory, and how many layouts it could not judge.
 
+use crate::side_by_side::Gate;
 use crate::{run, Defines, MemSpace, Report, RunOptions};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -184,6 +185,7 @@ fn run_variant(
     base: &Options,
     run_opts: &RunOptions,
     v: &Variant,
+    gate: &Gate,
 ) -> Result<Report, Diag> {
     let mut opts = base.clone();
     for (k, val) in &v.defines.0 {
@@ -195,7 +197,7 @@ fn run_variant(
         machine: run_opts.machine.with_geometry(v.banks, v.bank_bytes)?,
         ..run_opts.clone()
     };
-    run(&prog, &ro)
+    gate.run(&prog, &ro)
 }
 
 /// Runs every variant (in parallel) and returns one row each, in variant order. `tick` is
@@ -209,10 +211,11 @@ pub fn sweep(
     variants: Vec<Variant>,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<SweepRow> {
+    let gate = Gate::new(run_opts.max_memory);
     variants
         .into_par_iter()
         .map(|v| {
-            let row = match run_variant(path, src, base, run_opts, &v) {
+            let row = match run_variant(path, src, base, run_opts, &v, &gate) {
                 Ok(r) => SweepRow::of(v, &r),
                 Err(e) => v.failed_row(e.to_string()),
             };
@@ -528,6 +531,7 @@ pub fn advise(
     let declared_report = run(&prog, run_opts)?;
     let g = run_opts.machine.geometry();
     let mut out = Vec::new();
+    let gate = Gate::new(run_opts.max_memory);
     for arr in &prog.shared {
         let cols = *arr.dims.last().unwrap_or(&1);
         let bank_cycle = (g.banks * g.bank_bytes / arr.elem.bytes()).max(1);
@@ -560,7 +564,7 @@ pub fn advise(
                 // A layout this program cannot use (a swizzle that would split its vector
                 // accesses, a size over the limit) is counted, not judged.
                 let p = load_str(path, src, &opts).ok();
-                let r = p.as_ref().and_then(|p| run(p, run_opts).ok());
+                let r = p.as_ref().and_then(|p| gate.run(p, run_opts).ok());
                 bar.tick();
                 let (p, r) = (p?, r?);
                 let a = p.shared.iter().find(|s| s.name == arr.name)?;

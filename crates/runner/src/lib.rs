@@ -45,6 +45,7 @@ pub mod experiment;
 pub mod fuzz_limits;
 mod progress;
 mod race;
+mod side_by_side;
 mod svg;
 mod table;
 mod tensor_rows;
@@ -76,6 +77,11 @@ pub struct RunOptions {
     pub progress: bool,
     /// The timing model (`None`: `--no-timing`).
     pub timing: Option<TimingOptions>,
+    /// Most bytes the run may keep (`--max-memory`): the buffers (checked when the program
+    /// was loaded) and the timing model's traces of the blocks recorded side by side, half
+    /// of what the buffers leave for the blocks being recorded and half for those being
+    /// replayed; a run that needs more stops with an error.
+    pub max_memory: u64,
 }
 
 impl Default for RunOptions {
@@ -87,6 +93,7 @@ impl Default for RunOptions {
             racecheck: false,
             progress: false,
             timing: Some(TimingOptions::default()),
+            max_memory: 4 << 30,
         }
     }
 }
@@ -586,6 +593,11 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
             .buffers
             .iter()
             .any(|b| b.expect.is_some() || b.check.is_some());
+    // The references are compiled before anything runs: a mistake in an `expect` is reported
+    // at once, not after a long run, and not hidden by a fault of the kernel.
+    if checking {
+        check_references(prog)?;
+    }
     let keep: Vec<bool> = if checking {
         let written = exec::written_buffers(prog);
         warpsim_reference::referenced_buffers(prog)
@@ -638,7 +650,7 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
             validated.as_ref(),
             blocks,
             topt,
-            opts.machine.gpu(),
+            opts,
             bar.as_ref(),
         )?,
         None => {
@@ -657,11 +669,15 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
     let verification = if checking {
         // The final words, taken over without a copy; they are also the initial words of
         // the buffers the program never stores to.
-        let fin = global.into_words();
+        // (Viewed in place: a copy would take the buffers' memory a second time.)
+        let mut global = global;
+        let fin: Vec<&[u32]> = global.buffers.iter_mut().map(|w| w.as_plain()).collect();
         if let Some(io) = io {
-            io.clone_from_slice(&fin);
+            for (d, s) in io.iter_mut().zip(&fin) {
+                d.clear();
+                d.extend_from_slice(s);
+            }
         }
-        let fin: Vec<&[u32]> = fin.iter().map(|w| &w[..]).collect();
         let initial: Vec<&[u32]> = initial
             .iter()
             .zip(&fin)
@@ -916,6 +932,12 @@ fn build(
 
 /// A short summary of a loaded program: name, launch, buffers, shared arrays with their
 /// layout, instructions and registers (`warpsim check`).
+/// Compiles the program's references (`init` aside: `check` and `expect`) without running
+/// anything: what `warpsim check` reports, and what [`run`] does before the launch.
+pub fn check_references(prog: &Program) -> Result<(), Diag> {
+    warpsim_reference::compile_all(prog)
+}
+
 pub fn describe(prog: &Program) -> String {
     use std::fmt::Write;
     let mut o = String::new();

@@ -12,6 +12,7 @@ use warpsim_kernel::{Diag, Phase, Program};
 use warpsim_machine::Gpu;
 use warpsim_timing::{
     scoreboard_regs, static_code, BlockTrace, GlobalsOnly, LaunchShape, Model, Recorder, Timing,
+    TraceBudget,
 };
 
 /// What the timing model runs with besides the machine ([`RunOptions::machine`](crate::RunOptions::machine)).
@@ -76,9 +77,10 @@ pub(crate) fn grid(
     validated: Option<&exec::Validated>,
     blocks: u64,
     topt: &TimingOptions,
-    full: &Gpu,
+    opts: &crate::RunOptions,
     bar: Option<&Progress>,
 ) -> Result<Grid, Diag> {
+    let (full, max_memory) = (opts.machine.gpu(), opts.max_memory);
     let regs = topt.regs(prog, full);
     let threads = prog.threads_per_block();
     let k = topt
@@ -113,6 +115,10 @@ pub(crate) fn grid(
         )
     })?;
     let sb = gpu.global.sector_bytes;
+    // What the traces may keep: half of what the buffers leave (one chunk is recorded while
+    // the one before it is replayed).
+    let buffers: u64 = prog.buffers.iter().map(|b| b.words() * 4).sum();
+    let budget = TraceBudget::new(max_memory.saturating_sub(buffers) / 2);
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.
     let chunk = chunk_blocks(full).div_ceil(k as u64) * k as u64;
@@ -132,14 +138,19 @@ pub(crate) fn grid(
                 // simulate of a run, which record their global accesses only, kept until the
                 // simulated block has taken them (BlockTrace::take_shadows) and then reused.
                 .fold(
-                    || (empty(), (Recorder::new(&code, sb, threads), Vec::new())),
+                    || {
+                        let rec = Recorder::new(&code, sb, threads).with_budget(&budget);
+                        (empty(), (rec, Vec::new()))
+                    },
                     |((mut st, mut tr, mut fault), (mut rec, mut lights)), (lead, others)| {
                         if fault.is_some() {
                             return ((st, tr, fault), (rec, lights));
                         }
                         let shadows = (others.end - others.start) as usize;
                         if lights.len() < shadows {
-                            lights.resize_with(shadows, || Recorder::new(&code, sb, threads));
+                            lights.resize_with(shadows, || {
+                                Recorder::new(&code, sb, threads).with_budget(&budget)
+                            });
                         }
                         let lit = &mut lights;
                         let run = || -> Result<BlockTrace, (u64, Fault)> {
@@ -189,6 +200,10 @@ pub(crate) fn grid(
         if fault.is_some() {
             return Ok((stats, fault, None));
         }
+        if budget.over() {
+            return Err(over_budget(prog, first, last, &budget, max_memory, buffers));
+        }
+        budget.clear();
         fed = traces;
         fed.sort_unstable_by_key(|(b, _)| *b);
         first = last;
@@ -202,6 +217,36 @@ pub(crate) fn grid(
     }
     timing.detail.regs_per_thread = regs;
     Ok((stats, None, Some(timing)))
+}
+
+/// The error of a chunk of blocks whose traces would keep more than the budget.
+fn over_budget(
+    prog: &Program,
+    first: u64,
+    last: u64,
+    budget: &TraceBudget,
+    max_memory: u64,
+    buffers: u64,
+) -> Diag {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    Diag::file(
+        Phase::Runtime,
+        &prog.path,
+        format!(
+            "timing model: the traces of blocks {first}..{} would keep more than {:.1} MiB \
+             (--max-memory {:.1} MiB, less {:.1} MiB of buffers, half for the blocks being \
+             recorded)",
+            last - 1,
+            mib(budget.limit()),
+            mib(max_memory),
+            mib(buffers)
+        ),
+        Some(
+            "raise --max-memory, time fewer blocks (--sample N), or run with --no-timing; a \
+             block that never ends is stopped by --max-steps"
+                .into(),
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub use sim::{LaunchShape, Outcome, Sim, Span};
 pub use timeline::chrome_trace;
 pub use trace::{
     scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, LoopMark, Recorder,
-    StaticInst, WarpTrace,
+    StaticInst, TraceBudget, WarpTrace,
 };
 use warpsim_machine::Gpu;
 

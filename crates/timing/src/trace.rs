@@ -404,6 +404,10 @@ fn mask(n: u64) -> u32 {
     }
 }
 
+/// Bytes of an [`Ev`] and of a sector, as a trace keeps them.
+const EV_BYTES: u64 = std::mem::size_of::<Ev>() as u64;
+const SECTOR_BYTES: u64 = 8;
+
 /// One issued instruction of one warp: 12 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ev {
@@ -534,7 +538,59 @@ pub struct Recorder<'a> {
     once: Vec<u64>,
     /// The prologue's pcs ([`StaticInst::prologue`]).
     prologue: Vec<u32>,
+    /// What the traces recorded side by side may take ([`TraceBudget`]), if bounded.
+    budget: Option<&'a TraceBudget>,
+    /// Bytes kept since they were last added to the budget.
+    unspent: u64,
+    /// The budget is spent: nothing more is recorded (the run ends in an error).
+    stopped: bool,
 }
+
+/// A bound on the bytes that the traces of blocks recorded side by side may keep (what
+/// `--max-memory` leaves the timing model): the recorders sharing it add what they keep
+/// (events and sectors, by length), and stop recording once it is passed. Whether it is
+/// passed does not depend on the order the blocks ran in: the sum is the same.
+#[derive(Debug)]
+pub struct TraceBudget {
+    limit: u64,
+    used: std::sync::atomic::AtomicU64,
+}
+
+impl TraceBudget {
+    /// A budget of `limit` bytes, none used.
+    pub fn new(limit: u64) -> Self {
+        TraceBudget {
+            limit,
+            used: 0.into(),
+        }
+    }
+
+    /// Its limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Whether the recorders together kept more than the limit.
+    pub fn over(&self) -> bool {
+        self.used.load(std::sync::atomic::Ordering::Relaxed) > self.limit
+    }
+
+    /// Starts over (the traces counted so far were handed on and are accounted elsewhere).
+    pub fn clear(&self) {
+        self.used.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Adds `bytes`; whether the budget is now passed.
+    fn spend(&self, bytes: u64) -> bool {
+        let before = self
+            .used
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        before.saturating_add(bytes) > self.limit
+    }
+}
+
+/// Bytes a recorder keeps before it adds them to its budget.
+const SPEND_EVERY: u64 = 1 << 20;
 
 impl<'a> Recorder<'a> {
     /// A recorder for a block of `threads` threads.
@@ -559,15 +615,44 @@ impl<'a> Recorder<'a> {
             prologue: (0..code.len() as u32)
                 .filter(|&pc| code[pc as usize].prologue)
                 .collect(),
+            budget: None,
+            unspent: 0,
+            stopped: false,
         };
         r.reset(threads);
         r
+    }
+
+    /// The recorder, its traces counted against `budget` (shared with the recorders of the
+    /// blocks recorded beside it).
+    pub fn with_budget(mut self, budget: &'a TraceBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Counts `bytes` more kept, adding them to the budget every [`SPEND_EVERY`] bytes (and
+    /// when the block is finished).
+    #[inline]
+    fn keep(&mut self, bytes: u64) {
+        self.unspent += bytes;
+        if self.unspent >= SPEND_EVERY {
+            self.spend();
+        }
+    }
+
+    fn spend(&mut self) {
+        if let Some(b) = self.budget {
+            self.stopped |= b.spend(self.unspent);
+        }
+        self.unspent = 0;
     }
 
     /// Starts a new block. A trace handed over ([`Recorder::take`]) left no vectors: the new
     /// ones get the room the last block's warps took; one kept ([`Recorder::finish`]) is
     /// emptied and its vectors reused.
     pub fn reset(&mut self, threads: u32) {
+        self.stopped = false;
+        self.unspent = 0;
         self.iters.clear();
         self.iters
             .resize(threads.div_ceil(32) as usize * self.nloops, 0);
@@ -615,7 +700,7 @@ impl<'a> Recorder<'a> {
                 *i = if m == LoopMark::Start(n) { 0 } else { *i + 1 };
             }
         }
-        if s.class == Class::Free {
+        if s.class == Class::Free || self.stopped {
             return;
         }
         if let Some(n) = s.once {
@@ -653,12 +738,14 @@ impl<'a> Recorder<'a> {
                         ..Ev::default()
                     });
                 }
+                self.unspent += n as u64 * EV_BYTES;
             }
         }
         t.ev.push(Ev {
             pc: pc as u32,
             ..Ev::default()
         });
+        self.keep(EV_BYTES);
     }
 
     /// The shared access warp `w` just issued took `wavefronts` (`ideal` without conflicts).
@@ -673,6 +760,9 @@ impl<'a> Recorder<'a> {
     /// The global access warp `w` just issued: buffer `buf`, element index per lane `idx`,
     /// `bytes` per element access, active lanes `active`.
     pub fn global(&mut self, w: usize, buf: u16, idx: &[u32; 32], bytes: u32, active: u32) {
+        if self.stopped {
+            return;
+        }
         let Some(t) = self.block.warps.get_mut(w) else {
             return;
         };
@@ -704,6 +794,8 @@ impl<'a> Recorder<'a> {
                     e.a = n;
                     e.s = start as u32;
                 }
+                let kept = (t.sectors.len() - start) as u64 * SECTOR_BYTES;
+                self.keep(kept);
                 return;
             }
         }
@@ -728,6 +820,8 @@ impl<'a> Recorder<'a> {
             e.a = n;
             e.s = start as u32;
         }
+        let kept = (t.sectors.len() - start) as u64 * SECTOR_BYTES;
+        self.keep(kept);
     }
 
     /// The local access warp `w` just issued: each lane's byte offset `offset` in its own
@@ -739,6 +833,9 @@ impl<'a> Recorder<'a> {
     /// pseudo-buffer `LOCAL_BUFFER`, which the L2 model does not track (a load hits in
     /// L2, as data just spilled does; a store writes its sectors back like a global one).
     pub fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
+        if self.stopped {
+            return;
+        }
         let Some(t) = self.block.warps.get_mut(w) else {
             return;
         };
@@ -796,12 +893,15 @@ impl<'a> Recorder<'a> {
             e.a = n;
             e.s = start as u32;
         }
+        let kept = (t.sectors.len() - start) as u64 * SECTOR_BYTES;
+        self.keep(kept);
     }
 
     /// Finishes the block's trace (the branches back of counted loops that ptxas unrolls
     /// taken out: `unroll`) and lends it; [`Recorder::reset`] starts the next in its
     /// vectors.
     pub fn finish(&mut self) -> &BlockTrace {
+        self.spend();
         self.room = self.block.warps.iter().fold((0, 0), |(e, s), w| {
             (e.max(w.ev.len()), s.max(w.sectors.len()))
         });

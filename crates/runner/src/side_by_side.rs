@@ -1,0 +1,54 @@
+//! Variants run side by side (`sweep`, `advise`) share one `--max-memory`: each reserves its
+//! buffers and a fixed share of the limit for the timing model's traces, and waits while the
+//! variants running hold what it needs. A variant's share does not depend on how many run
+//! beside it, so its result (and whether its traces fit) does not depend on the thread count.
+
+use crate::{run, Report, RunOptions};
+use std::sync::{Condvar, Mutex};
+use warpsim_kernel::{Diag, Program};
+
+/// The part of `--max-memory` a variant's traces may take: one eighth (half of it for the
+/// blocks being recorded, half for those being replayed).
+const TRACE_SHARE: u64 = 8;
+
+/// What the variants running side by side have left of `--max-memory`.
+pub(crate) struct Gate {
+    cap: u64,
+    free: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Gate {
+    /// A gate over `max_memory` bytes.
+    pub(crate) fn new(max_memory: u64) -> Self {
+        Gate {
+            cap: max_memory,
+            free: Mutex::new(max_memory),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Runs `prog` once its buffers and its share for traces are free (all of the limit at
+    /// most: a variant that needs all of it runs alone), with `opts.max_memory` that much.
+    pub(crate) fn run(&self, prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
+        let buffers: u64 = prog.buffers.iter().map(|b| b.words() * 4).sum();
+        let want = buffers.saturating_add(self.cap / TRACE_SHARE).min(self.cap);
+        {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            while *free < want {
+                free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
+            }
+            *free -= want;
+        }
+        let r = run(
+            prog,
+            &RunOptions {
+                max_memory: want,
+                ..opts.clone()
+            },
+        );
+        *self.free.lock().unwrap_or_else(|e| e.into_inner()) += want;
+        self.freed.notify_all();
+        r
+    }
+}
