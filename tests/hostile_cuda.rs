@@ -1,8 +1,9 @@
 //! The hostile-input suite for `cuda:` kernels' includes (issue 42): the PTX cache keyed by
 //! every header the preprocessor may open (through `<…>`, a subfolder or a macro), headers
 //! read through the capped reader (a FIFO or a device is refused at its `#include`, and one
-//! in a comment or an `#if 0` block is not opened), and no lines of a file outside the
-//! `.cu`'s folder quoted in a diagnostic. Same bounds as `tests/hostile.rs`.
+//! in a comment or an `#if 0` block is not opened), includes limited to the `.cu`'s folder,
+//! the toolkit's and `--include-path` folders unless `--any-include`, and no lines of a file
+//! outside them quoted in a diagnostic. Same bounds as `tests/hostile.rs`.
 
 use crate::hostile::{case, scratch, write};
 
@@ -38,11 +39,22 @@ fn the_ptx_cache_sees_every_header() {
     // w.cuh includes deep/v.cuh from its own folder.
     std::fs::write(dir.join("w.cuh"), "#include \"deep/v.cuh\"\n").unwrap();
     for (cu, head) in cases {
-        write(cu, &format!("{head}{KERNEL}"));
+        let file = write(cu, &format!("{head}{KERNEL}"));
+        // An include through a macro cannot be checked against the allowed folders: refused
+        // at it unless --any-include.
+        let any: &[&str] = if cu == "macro.cu" {
+            let p = program(&format!("{cu}.ron"), cu, "1");
+            let o = case(&["run", &p], 2, Some(&file), "cannot follow this include");
+            assert!(o.stderr.contains(&format!("{file}:2:10")), "{}", o.stderr);
+            assert!(o.stderr.contains("--any-include"), "{}", o.stderr);
+            &["--any-include"]
+        } else {
+            &[]
+        };
         for v in [1, 2, 1] {
             std::fs::write(dir.join("deep/v.cuh"), format!("#define V {v}\n")).unwrap();
             let p = program(&format!("{cu}.ron"), cu, &v.to_string());
-            let o = case(&["run", &p], 0, None, "");
+            let o = case(&[&["run", &p[..]][..], any].concat(), 0, None, "");
             assert!(
                 o.stdout.contains("verified: yes"),
                 "{cu} V={v}: {}",
@@ -74,16 +86,25 @@ fn headers_that_are_not_files_are_refused_at_their_include() {
     let p = program("fifo_skipped.ron", "fifo_skipped.cu", "7");
     let o = case(&["run", &p], 0, None, "");
     assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
-    for (i, (inc, says)) in [("hdr.fifo", "a FIFO"), ("/dev/zero", "a device")]
-        .iter()
-        .enumerate()
+    for (i, (inc, any, says)) in [
+        ("hdr.fifo", false, "a FIFO"),
+        ("/dev/zero", false, "outside the .cu's folder"),
+        ("/dev/zero", true, "a device"),
+    ]
+    .iter()
+    .enumerate()
     {
         let cu = write(
             &format!("fifo{i}.cu"),
             &format!("#define V 7\n#ifdef V\n  #include \"{inc}\"\n#endif\n{KERNEL}"),
         );
         let p = program(&format!("fifo{i}.ron"), &format!("fifo{i}.cu"), "7");
-        let o = case(&["check", &p], 2, Some(&cu), says);
+        let args: &[&str] = if *any {
+            &["check", &p, "--any-include"]
+        } else {
+            &["check", &p]
+        };
+        let o = case(args, 2, Some(&cu), says);
         assert!(o.stderr.contains(&format!("{cu}:3:13")), "{}", o.stderr);
     }
     let _ = skipped;
@@ -103,7 +124,70 @@ fn files_outside_the_folder_are_not_quoted() {
         &format!("#include \"{}\"\n#define V 1\n{KERNEL}", secret.display()),
     );
     let p = program("leak.ron", "leak.cu", "1");
-    let o = case(&["check", &p], 2, None, "");
+    // Refused at the #include, before NVRTC opens it.
+    let o = case(&["check", &p], 2, None, "outside the .cu's folder");
+    assert!(o.stderr.contains("leak.cu:1:11"), "{}", o.stderr);
+    assert!(o.stderr.contains("--include-path DIR"), "{}", o.stderr);
+    // Allowed by the user: NVRTC compiles it, and its lines are still not quoted.
+    let o = case(&["check", &p, "--any-include"], 2, None, "");
     assert!(!o.stderr.contains("SECRET_TOKEN_LINE here"), "{}", o.stderr);
     let _ = std::fs::remove_file(&secret);
+}
+
+/// A header in a folder the user names with `--include-path` (`-I`) is found, through `"…"`
+/// or `<…>`, and allowed; without it, it is refused (or not found).
+#[test]
+fn include_path_names_a_folder_a_cu_may_include_from() {
+    if !crate::nvrtc::nvrtc("include_path_names_a_folder_a_cu_may_include_from") {
+        return;
+    }
+    let lib = std::env::temp_dir().join(format!("warpsim-inclib-{}", std::process::id()));
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("val.cuh"), "#define V 5\n").unwrap();
+    let dir = lib.to_str().unwrap();
+    for (name, line) in [
+        ("inc_abs.cu", format!("#include \"{dir}/val.cuh\"\n")),
+        ("inc_angled.cu", "#include <val.cuh>\n".to_owned()),
+    ] {
+        let cu = write(name, &format!("{line}{KERNEL}"));
+        let p = program(&format!("{name}.ron"), name, "5");
+        for flag in ["--include-path", "-I"] {
+            let o = case(&["run", &p, flag, dir], 0, None, "");
+            assert!(o.stdout.contains("verified: yes"), "{}", o.stdout);
+        }
+        let o = warpsim_refused(&p);
+        assert!(o.contains(&cu) || o.contains("val.cuh"), "{o}");
+    }
+    let _ = std::fs::remove_dir_all(&lib);
+}
+
+/// `check P` without flags: exit 2, its stderr.
+fn warpsim_refused(p: &str) -> String {
+    case(&["check", p], 2, None, "").stderr
+}
+
+/// The launch file's `include_paths` must name folders (relative to it), and only for `cuda:`.
+#[test]
+fn launch_file_include_paths_are_checked() {
+    write("incp.cu", &format!("#define V 1\n{KERNEL}"));
+    let p = write(
+        "incp.ron",
+        "Program(name: \"inc\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \"out\", \
+         ty: I32, len: 32, expect: \"1\")],\n    cuda: (file: \"incp.cu\", kernel: \"k\", args: \
+         [\"out\"], include_paths: [\"no_such_folder\"]),\n)\n",
+    );
+    let o = case(&["check", &p], 2, Some(&p), "no such folder");
+    assert!(o.stderr.contains("incp.ron:3:74"), "{}", o.stderr);
+    let p = write(
+        "incp_ptx.ron",
+        "Program(name: \"inc\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \"out\", \
+         ty: I32, len: 32, expect: \"1\")],\n    ptx: (file: \"incp.cu\", kernel: \"k\", args: \
+         [\"out\"], include_paths: [\".\"]),\n)\n",
+    );
+    case(
+        &["check", &p],
+        2,
+        Some(&p),
+        "`include_paths` is for `cuda:` kernels",
+    );
 }

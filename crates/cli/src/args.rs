@@ -49,6 +49,14 @@ pub struct LoadArgs {
     /// (the commands that run the program).
     #[arg(long, value_name = "STEPS", default_value_t = RunOptions::default().max_steps)]
     pub max_steps: u64,
+    /// CUDA kernels: a folder the `.cu` may include headers from, besides its own folder and
+    /// the CUDA toolkit's (passed to NVRTC as an include path). Repeatable.
+    #[arg(long = "include-path", short = 'I', value_name = "DIR")]
+    pub include_paths: Vec<String>,
+    /// CUDA kernels: let the `.cu` include any file you can read (by default a header
+    /// outside its folder, the toolkit's and the --include-path folders is refused).
+    #[arg(long)]
+    pub any_include: bool,
 }
 
 impl LoadArgs {
@@ -68,6 +76,8 @@ impl LoadArgs {
             max_buffer_bytes: self.max_memory,
             no_merge: self.no_merge,
             max_threads: self.max_threads,
+            include_paths: self.include_paths.clone(),
+            any_include: self.any_include,
             ..Options::default()
         }
     }

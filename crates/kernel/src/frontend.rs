@@ -56,6 +56,11 @@ pub struct KernelRequest<'a> {
     /// The launch file's element type of each constant symbol it fills (by the symbol's
     /// name as the PTX or the `.cu` writes it).
     pub const_types: &'a [(String, Elem)],
+    /// CUDA: folders a `.cu` may include from besides its own and the toolkit's
+    /// (`--include-path`), searched after its own.
+    pub include_paths: &'a [String],
+    /// CUDA: let a `.cu` include any file the user can read (`--any-include`).
+    pub any_include: bool,
 }
 
 /// A constant symbol of the kernel's module (PTX `.const`, CUDA `__constant__`), in

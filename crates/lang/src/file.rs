@@ -287,6 +287,10 @@ pub(crate) struct KernelSource {
     /// (`"d_in + 3"`), or an integer expression of the defines.
     #[serde(default)]
     pub args: Vec<Expr>,
+    /// CUDA: folders, relative to the program file, the `.cu` may include headers from
+    /// besides its own (as `--include-path` does).
+    #[serde(default)]
+    pub include_paths: Vec<Text>,
 }
 
 /// A define's value as written: an integer, or an expression of earlier defines.

@@ -111,17 +111,29 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         search.push(inc.clone());
         search.extend(nvrtc::cccl_dir(inc));
     }
+    // The user's include folders, searched after the .cu's and before the toolkit's.
+    let user: Vec<std::path::PathBuf> = req.include_paths.iter().map(Into::into).collect();
+    let ntool = search.len() - 1;
+    search.splice(1..1, user.iter().cloned());
     for d in &search[1..] {
         options.push(format!("--include-path={}", d.display()));
     }
+    let toolkit_dirs = &search[search.len() - ntool..];
+    let allowed = includes::allowed_roots(&search, req.any_include);
     options.extend(req.macros.iter().map(|(n, v)| format!("-D{n}={v}")));
     let version = format!("nvrtc {}.{}", nv.version.0, nv.version.1);
     // What host headers would give (NVRTC has none), then the file from its line 1.
     let full = format!("{PRELUDE}#line 1 \"{base}\"\n{src}");
     // Every file the source may include, by content (`includes.rs`); `None`: not knowable,
     // compiled without the cache.
-    let headers = includes::scan(std::path::Path::new(&req.file), &src, &search, &search[1..])
-        .map_err(|r| refused_header(&r))?;
+    let headers = includes::scan(
+        std::path::Path::new(&req.file),
+        &src,
+        &search,
+        toolkit_dirs,
+        allowed.as_deref(),
+    )
+    .map_err(|r| refused_header(&r))?;
     let key = headers.map(|h| {
         cache::key(&[
             &full,
@@ -174,7 +186,10 @@ fn refused_header(r: &includes::Refused) -> KernelError {
         &text,
         r.off,
         name_len.max(1),
-        format!("cannot include {}: {}", r.path.display(), r.why),
+        match r.why {
+            includes::Why::Unknowable => format!("cannot follow this include: {}", r.why),
+            _ => format!("cannot include {}: {}", r.path.display(), r.why),
+        },
         Some(r.why.help()),
     )
 }
@@ -625,8 +640,9 @@ fn nvrtc_error(
     log: &str,
     toolkit: &Option<(std::path::PathBuf, bool)>,
 ) -> KernelError {
-    // Nothing of a file outside the .cu's folder (or the toolkit's) is quoted.
-    let mut allowed = Vec::new();
+    // Nothing of a file outside the .cu's folder (or the toolkit's, or the user's include
+    // folders) is quoted.
+    let mut allowed: Vec<std::path::PathBuf> = req.include_paths.iter().map(Into::into).collect();
     if let Some((inc, _)) = toolkit {
         allowed.push(inc.clone());
         allowed.extend(nvrtc::cccl_dir(inc));
@@ -849,6 +865,7 @@ mod tests {
             "#include <cstdio>\n  #  include \"a.cuh\"\n#include \"none.h\"\n",
             std::slice::from_ref(&dir),
             &[],
+            None,
         )
         .unwrap()
         .unwrap();

@@ -18,7 +18,11 @@
 //! and the options are in the key too) and not read.
 //!
 //! A header that is found but is a FIFO, a device or a directory, or larger than the cap,
-//! is an error at its `#include` line: NVRTC would block on it or read it without end.
+//! is an error at its `#include` line: NVRTC would block on it or read it without end. So is,
+//! unless the user lifts the limit (`--any-include`), a header outside the `.cu`'s folder,
+//! the toolkit's and the folders the user named, and an include the scan cannot follow (a
+//! macro, `__has_include`, past the limits above): a `.cu` must not read any file the user
+//! can read into NVRTC's messages.
 
 use std::path::{Path, PathBuf};
 use warpsim_kernel::input::{read_text_capped, InputError};
@@ -37,16 +41,77 @@ pub(crate) struct Refused {
     pub off: usize,
     /// The path the name resolves to and why it is refused.
     pub path: PathBuf,
-    pub why: InputError,
+    pub why: Why,
+}
+
+/// Why a header is refused.
+#[derive(Debug)]
+pub(crate) enum Why {
+    /// It cannot be read as a header (not a regular file, too large).
+    Input(InputError),
+    /// It lies outside the folders a `.cu` may include from.
+    Outside,
+    /// The include cannot be followed, so it cannot be checked against them.
+    Unknowable,
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::Input(e) => e.fmt(f),
+            Why::Outside => f.write_str(
+                "it is outside the .cu's folder, the CUDA toolkit's and the --include-path \
+                 folders",
+            ),
+            Why::Unknowable => f.write_str(
+                "what it opens (through a macro or `__has_include`, or past the scan's \
+                 limits) cannot be checked against the folders a .cu may include from",
+            ),
+        }
+    }
+}
+
+impl Why {
+    /// What to do about it.
+    pub(crate) fn help(&self) -> String {
+        match self {
+            Why::Input(e) => e.help(),
+            Why::Outside => "name its folder with --include-path DIR, or allow any file with \
+                             --any-include"
+                .into(),
+            Why::Unknowable => "write the header's name in the #include, or allow any file \
+                                with --any-include"
+                .into(),
+        }
+    }
+}
+
+/// The folders a `.cu` may include from, as they really are (links resolved); `None`: any.
+pub(crate) fn allowed_roots(dirs: &[PathBuf], any: bool) -> Option<Vec<PathBuf>> {
+    (!any).then(|| {
+        dirs.iter()
+            .filter_map(|d| {
+                let d = if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                };
+                std::fs::canonicalize(d).ok()
+            })
+            .collect()
+    })
 }
 
 /// The fingerprint of the files `src` (the `.cu` at `cu`) includes, searched in `search` (in
 /// order); files under one of `toolkit` are keyed by path only. `Ok(None)`: not knowable.
+/// With `allowed` ([`allowed_roots`]), a header outside those folders, or one that cannot be
+/// known, is refused.
 pub(crate) fn scan(
     cu: &Path,
     src: &str,
     search: &[PathBuf],
     toolkit: &[PathBuf],
+    allowed: Option<&[PathBuf]>,
 ) -> Result<Option<String>, Box<Refused>> {
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut key = String::new();
@@ -59,8 +124,20 @@ pub(crate) fn scan(
             .unwrap_or(Path::new("."))
             .to_owned();
         for inc in directives(&text) {
-            let Include::Name { name, angled, off } = inc else {
-                return Ok(None);
+            let (name, angled, off) = match inc {
+                Include::Name { name, angled, off } => (name, angled, off),
+                Include::Unknowable { off } => {
+                    if allowed.is_some() {
+                        return Err(Box::new(Refused {
+                            path: file.clone(),
+                            file,
+                            text,
+                            off,
+                            why: Why::Unknowable,
+                        }));
+                    }
+                    return Ok(None);
+                }
             };
             let mut dirs: Vec<&Path> = Vec::new();
             if !angled {
@@ -82,7 +159,29 @@ pub(crate) fn scan(
                 continue;
             }
             if seen.len() >= MAX_FILES || depth + 1 > MAX_DEPTH {
+                if allowed.is_some() {
+                    return Err(Box::new(Refused {
+                        file,
+                        text,
+                        off,
+                        path,
+                        why: Why::Unknowable,
+                    }));
+                }
                 return Ok(None);
+            }
+            if let Some(roots) = allowed {
+                let inside = std::fs::canonicalize(&path)
+                    .is_ok_and(|real| roots.iter().any(|r| real.starts_with(r)));
+                if !inside {
+                    return Err(Box::new(Refused {
+                        file,
+                        text,
+                        off,
+                        path,
+                        why: Why::Outside,
+                    }));
+                }
             }
             seen.push(path.clone());
             key.push_str(&path.to_string_lossy());
@@ -105,7 +204,7 @@ pub(crate) fn scan(
                         text,
                         off,
                         path,
-                        why,
+                        why: Why::Input(why),
                     }))
                 }
                 // Not UTF-8 or unreadable: NVRTC says what it makes of it; not cached.
@@ -182,8 +281,9 @@ enum Include<'a> {
         angled: bool,
         off: usize,
     },
-    /// An `#include` of a macro, or `__has_include`: what it opens cannot be known here.
-    Unknowable,
+    /// An `#include` of a macro, or `__has_include` (at byte `off`): what it opens cannot be
+    /// known here.
+    Unknowable { off: usize },
 }
 
 /// The includes of `text` outside comments and `#if 0` blocks, in order.
@@ -199,8 +299,10 @@ fn directives(text: &str) -> Vec<Include<'_>> {
         start += line.len();
         let skipping = stack.last().is_some_and(|s| s.0);
         let trimmed = line.trim_start();
-        if !skipping && trimmed.contains("__has_include") {
-            out.push(Include::Unknowable);
+        if !skipping {
+            if let Some(k) = line.find("__has_include") {
+                out.push(Include::Unknowable { off: at + k });
+            }
         }
         let Some(d) = trimmed.strip_prefix('#') else {
             continue;
@@ -234,7 +336,7 @@ fn directives(text: &str) -> Vec<Include<'_>> {
                     Some(b'"') => ('"', '"'),
                     Some(b'<') => ('<', '>'),
                     _ => {
-                        out.push(Include::Unknowable);
+                        out.push(Include::Unknowable { off });
                         continue;
                     }
                 };
@@ -244,7 +346,7 @@ fn directives(text: &str) -> Vec<Include<'_>> {
                         angled: open == '<',
                         off: off + 1,
                     }),
-                    None => out.push(Include::Unknowable),
+                    None => out.push(Include::Unknowable { off }),
                 }
             }
             _ => {}
@@ -303,7 +405,7 @@ mod tests {
                         name.to_owned()
                     }
                 }
-                Include::Unknowable => "?".to_owned(),
+                Include::Unknowable { .. } => "?".to_owned(),
             })
             .collect()
     }
@@ -336,23 +438,41 @@ mod tests {
         let cu = dir.join("k.cu");
         let src = "#include <sub/a.cuh>\n#include \"c.cuh\"\n#include \"gone.cuh\"\n";
         let search = [dir.clone()];
-        let k1 = scan(&cu, src, &search, &[]).unwrap().unwrap();
+        let k1 = scan(&cu, src, &search, &[], None).unwrap().unwrap();
         assert!(k1.contains("missing\0gone.cuh"), "{k1}");
         // b.cuh, found beside a.cuh in the subfolder, changes the key.
         std::fs::write(dir.join("sub/b.cuh"), "B2\n").unwrap();
-        let k2 = scan(&cu, src, &search, &[]).unwrap().unwrap();
+        let k2 = scan(&cu, src, &search, &[], None).unwrap().unwrap();
         assert_ne!(k1, k2);
         // A header under the toolkit is not read.
-        let k3 = scan(&cu, src, &search, &[dir.join("sub")])
+        let k3 = scan(&cu, src, &search, &[dir.join("sub")], None)
             .unwrap()
             .unwrap();
         assert!(k3.contains("toolkit"), "{k3}");
         // A directory where a header should be is refused at its name.
         std::fs::create_dir_all(dir.join("d.cuh")).unwrap();
-        let e = scan(&cu, "\n#include \"d.cuh\"\n", &search, &[]).unwrap_err();
+        let e = scan(&cu, "\n#include \"d.cuh\"\n", &search, &[], None).unwrap_err();
         assert_eq!(e.off, 11);
-        assert!(matches!(e.why, InputError::NotRegular("a directory")));
-        assert_eq!(scan(&cu, "#include X\n", &search, &[]).unwrap(), None);
+        assert!(matches!(
+            e.why,
+            Why::Input(InputError::NotRegular("a directory"))
+        ));
+        assert_eq!(scan(&cu, "#include X\n", &search, &[], None).unwrap(), None);
+        // Limited to the folder's subfolder `sub`: c.cuh (beside the .cu) is outside, an
+        // include of a macro cannot be checked; limited to the folder, all is found.
+        let sub = allowed_roots(&[dir.join("sub")], false).unwrap();
+        let e = scan(&cu, src, &search, &[], Some(&sub)).unwrap_err();
+        assert!(matches!(e.why, Why::Outside), "{:?}", e.why);
+        assert_eq!((e.off, e.path.file_name().unwrap()), (31, "c.cuh".as_ref()));
+        let e = scan(&cu, "\n#include X\n", &search, &[], Some(&sub)).unwrap_err();
+        assert!(
+            matches!(e.why, Why::Unknowable) && e.off == 10,
+            "{:?}",
+            e.why
+        );
+        let all = allowed_roots(&search, false).unwrap();
+        assert_eq!(scan(&cu, src, &search, &[], Some(&all)).unwrap(), Some(k2));
+        assert!(allowed_roots(&search, true).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -397,10 +517,15 @@ mod tests {
             .unwrap();
         }
         let cu = dir.join("k.cu");
+        let search = std::slice::from_ref(&dir);
         assert_eq!(
-            scan(&cu, "#include \"0.h\"\n", std::slice::from_ref(&dir), &[]).unwrap(),
+            scan(&cu, "#include \"0.h\"\n", search, &[], None).unwrap(),
             None
         );
+        // Limited, what the scan cannot follow is refused (NVRTC would open it unchecked).
+        let roots = allowed_roots(search, false).unwrap();
+        let e = scan(&cu, "#include \"0.h\"\n", search, &[], Some(&roots)).unwrap_err();
+        assert!(matches!(e.why, Why::Unknowable), "{:?}", e.why);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -293,6 +293,8 @@ mod tests {
             shared_limit: 48 * 1024,
             merge: true,
             const_types: &[],
+            include_paths: &[],
+            any_include: false,
         }
     }
 

@@ -87,6 +87,11 @@ impl Loader<'_> {
             .map(|a| self.kernel_arg(&a.0))
             .collect::<R<Vec<_>>>()?;
         let file = self.kernel_file(k)?;
+        if let (false, Some(t)) = (cuda, k.include_paths.first()) {
+            let m = "`include_paths` is for `cuda:` kernels: PTX includes nothing";
+            return Err(self.err_text(t, m, Some("remove it".into())));
+        }
+        let include_paths = self.include_paths(k)?;
         let const_types = Self::const_types(p);
         let req = KernelRequest {
             cuda,
@@ -101,6 +106,8 @@ impl Loader<'_> {
             shared_limit: self.opts.shared_limit,
             merge: !self.opts.no_merge,
             const_types: &const_types,
+            include_paths: &include_paths,
+            any_include: self.opts.any_include,
         };
         let code = match warpsim_ptx::frontend(&req) {
             Ok(c) => c,
@@ -144,6 +151,26 @@ impl Loader<'_> {
             ));
         }
         Ok(file.to_string_lossy().into_owned())
+    }
+
+    /// The folders the `.cu` may include from: the launch file's `include_paths` (relative to
+    /// it, each a folder), then `--include-path`'s.
+    fn include_paths(&self, k: &KernelSource) -> R<Vec<String>> {
+        let dir = Path::new(self.path).parent().unwrap_or(Path::new(""));
+        let mut out = Vec::new();
+        for t in &k.include_paths {
+            let d = dir.join(&t.text);
+            if !d.is_dir() {
+                return Err(self.err_text(
+                    t,
+                    format!("no such folder: {}", d.display()),
+                    Some("include folders are named relative to the program file".into()),
+                ));
+            }
+            out.push(d.to_string_lossy().into_owned());
+        }
+        out.extend(self.opts.include_paths.iter().cloned());
+        Ok(out)
     }
 
     /// One argument: a buffer, a buffer plus an element offset, or an integer of defines.

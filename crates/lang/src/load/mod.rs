@@ -69,6 +69,11 @@ pub struct Options {
     /// Most threads a launch may have in all (blocks x threads a block, `--max-threads`): a
     /// larger one is refused while loading rather than run for days.
     pub max_threads: u64,
+    /// CUDA: folders a `.cu` may include from besides its own and the toolkit's
+    /// (`--include-path`).
+    pub include_paths: Vec<String>,
+    /// CUDA: let a `.cu` include any readable file (`--any-include`).
+    pub any_include: bool,
 }
 
 /// The default of [`Options::max_threads`]: 2^32 threads (a grid of 4,194,304 blocks of 1,024).
@@ -83,6 +88,8 @@ impl Default for Options {
             layouts: Vec::new(),
             no_merge: false,
             max_threads: MAX_LAUNCH_THREADS,
+            include_paths: Vec::new(),
+            any_include: false,
         }
     }
 }
