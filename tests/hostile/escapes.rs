@@ -106,3 +106,32 @@ fn usage_errors_quote_arguments_escaped() {
     // Help and version still print, exit 0.
     case(&["--version"], 0, None, "");
 }
+
+/// A string with escapes (`"\t"`, `"\u{41}"`) is shorter than its text in the file: errors
+/// inside it still point at the right column, in the kernel and in the reference, and their
+/// literals are found in order (the Let's "\t1" before the Store's "\t1 + bad").
+#[test]
+fn errors_inside_strings_with_escapes_point_at_the_column() {
+    let body = |stmt: &str| {
+        format!(
+            "Program(\n    name: \"esc\",\n    launch: (grid: [1], block: [32]),\n    buffers: \
+             [(name: \"out\", ty: I32, len: 32, expect: \"\\t\\u{{41}}B + nosuch[i]\")],\n    \
+             body: [Let(\"t\", \"\\t1\"), {stmt}],\n)\n"
+        )
+    };
+    // `bad` in the Store's "\t1 + bad", which follows the Let's "\t1".
+    let p = write("esc1.ron", &body(r#"Store("out[tid.x]", "\t1 + bad")"#));
+    let o = case(&["check", &p], 2, Some(&p), "unknown name `bad`");
+    let want = format!(
+        "esc1.ron:5:{}",
+        1 + "    body: [Let(\"t\", \"\\t1\"), Store(\"out[tid.x]\", \"\\t1 + ".len()
+    );
+    assert!(o.stderr.contains(&want), "{want}: {}", o.stderr);
+    let p = write("esc2.ron", &body(r#"Store("out[tid.x]", "1")"#));
+    let o = case(&["check", &p], 2, Some(&p), "unknown name `AB`");
+    let want = format!(
+        "esc2.ron:4:{}",
+        1 + "    buffers: [(name: \"out\", ty: I32, len: 32, expect: \"\\t".len()
+    );
+    assert!(o.stderr.contains(&want), "{want}: {}", o.stderr);
+}

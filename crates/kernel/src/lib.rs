@@ -42,6 +42,7 @@ pub mod fp16;
 mod frontend;
 pub mod input;
 pub mod ir;
+pub mod literal;
 pub mod narrow;
 mod program;
 

@@ -89,6 +89,9 @@ pub struct Expect {
     pub tolerance: f64,
     /// 1-based source line.
     pub line: u32,
+    /// Byte offset of the expression's text in the launch file, if known (a string with
+    /// escapes is longer there: [`crate::literal::offset`]).
+    pub offset: Option<usize>,
 }
 
 /// A shared array after its defines are resolved, with its place in shared memory.

@@ -26,32 +26,54 @@
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::sync::Arc;
 
 thread_local! {
-    /// The source text being deserialized (start address, length), so that borrowed strings
-    /// can be turned back into byte offsets.
-    static SOURCE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The source text being deserialized, so that borrowed strings can be turned back into
+    /// byte offsets and escaped ones found in it.
+    static SOURCE: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+    /// Where the last string placed in the source ends: an escaped string is looked for
+    /// after it.
+    static AFTER: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Runs `f` with `src` registered as the text that [`Text`] spans point into.
-pub(crate) fn with_source<T>(src: &str, f: impl FnOnce() -> T) -> T {
-    struct Reset((usize, usize));
+pub(crate) fn with_source<T>(src: &Arc<str>, f: impl FnOnce() -> T) -> T {
+    struct Reset(Option<Arc<str>>, usize);
     impl Drop for Reset {
         fn drop(&mut self) {
-            SOURCE.with(|s| s.set(self.0));
+            SOURCE.with(|s| *s.borrow_mut() = self.0.take());
+            AFTER.with(|a| a.set(self.1));
         }
     }
-    let prev = SOURCE.with(|s| s.replace((src.as_ptr() as usize, src.len())));
-    let _reset = Reset(prev);
+    let prev = SOURCE.with(|s| s.replace(Some(src.clone())));
+    let _reset = Reset(prev, AFTER.with(|a| a.replace(0)));
     f()
 }
 
+/// Where a borrowed string stands in the source.
 fn offset_of(s: &str) -> Option<usize> {
-    let (start, len) = SOURCE.with(|c| c.get());
-    let p = s.as_ptr() as usize;
-    (len > 0 && p >= start && p + s.len() <= start + len).then(|| p - start)
+    let off = SOURCE.with(|c| {
+        let src = c.borrow();
+        let src = src.as_deref()?;
+        let (start, p) = (src.as_ptr() as usize, s.as_ptr() as usize);
+        (p >= start && p + s.len() <= start + src.len()).then(|| p - start)
+    })?;
+    AFTER.with(|a| a.set(off + s.len()));
+    Some(off)
+}
+
+/// Where a string the reader unescaped stands in the source: the first literal with those
+/// contents after the last string placed ([`warpsim_kernel::literal::find`]).
+fn offset_of_escaped(v: &str) -> Option<usize> {
+    let (start, end) = SOURCE.with(|c| {
+        let src = c.borrow();
+        warpsim_kernel::literal::find(src.as_deref()?, AFTER.with(Cell::get), v)
+    })?;
+    AFTER.with(|a| a.set(end));
+    Some(start)
 }
 
 /// A string from the program file and where it stands in it.
@@ -59,8 +81,9 @@ fn offset_of(s: &str) -> Option<usize> {
 pub(crate) struct Text {
     /// The string's contents.
     pub text: String,
-    /// Byte offset of the contents in the file (`None` for strings with escapes, and for
-    /// integers written without quotes).
+    /// Byte offset of the contents in the file (`None` for integers written without quotes).
+    /// The contents of a string with escapes are shorter than the file's text: map offsets
+    /// into it with [`warpsim_kernel::literal::offset`].
     pub span: Option<usize>,
 }
 
@@ -70,6 +93,14 @@ impl Text {
         Text {
             text: s.into(),
             span: None,
+        }
+    }
+
+    /// A string the RON reader unescaped, placed in the source if it can be found there.
+    fn escaped(v: &str) -> Self {
+        Text {
+            text: v.to_owned(),
+            span: offset_of_escaped(v),
         }
     }
 }
@@ -95,7 +126,7 @@ impl<'de> Deserialize<'de> for Text {
                 })
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
-                Ok(Text::new(v))
+                Ok(Text::escaped(v))
             }
         }
         d.deserialize_str(V)
@@ -127,7 +158,7 @@ impl<'de> Deserialize<'de> for Operand {
                 }]))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Operand, E> {
-                Ok(Operand::of(vec![Text::new(v)]))
+                Ok(Operand::of(vec![Text::escaped(v)]))
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Operand, A::Error> {
                 let mut parts = Vec::new();
@@ -171,7 +202,7 @@ impl<'de> Deserialize<'de> for Expr {
                 }))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Expr, E> {
-                Ok(Expr(Text::new(v)))
+                Ok(Expr(Text::escaped(v)))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Expr, E> {
                 Ok(Expr(Text::new(v.to_string())))
@@ -327,7 +358,7 @@ impl<'de> Deserialize<'de> for DefineValue {
                 }))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<DefineValue, E> {
-                Ok(DefineValue::Expr(Text::new(v)))
+                Ok(DefineValue::Expr(Text::escaped(v)))
             }
         }
         d.deserialize_any(V)

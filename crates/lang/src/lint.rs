@@ -201,7 +201,7 @@ impl Lint<'_> {
             key,
             offset,
             aligned,
-            at: base + n.start,
+            at: warpsim_kernel::literal::offset(&self.src, base, n.start),
             text: t.text.get(n.start..n.end).unwrap_or("").to_owned(),
         });
     }

@@ -418,15 +418,19 @@ pub(super) fn err_at(
     help: Option<String>,
 ) -> Diag {
     match base {
-        Some(b) => Diag::at(
-            Phase::Verify,
-            &prog.launch_path,
-            &prog.launch_source,
-            b + span.0,
-            (span.1 - span.0).max(1),
-            msg,
-            help,
-        ),
+        Some(b) => {
+            let at = |k| warpsim_kernel::literal::offset(&prog.launch_source, b, k);
+            let (start, end) = (at(span.0), at(span.1));
+            Diag::at(
+                Phase::Verify,
+                &prog.launch_path,
+                &prog.launch_source,
+                start,
+                (end - start).max(1),
+                msg,
+                help,
+            )
+        }
         None => Diag::at_line(
             Phase::Verify,
             &prog.launch_path,
@@ -439,8 +443,12 @@ pub(super) fn err_at(
     }
 }
 
-/// Byte offset of the expect string in the file: its text, searched for from its line.
+/// Byte offset of the expect string in the file: where the loader found it, else its text,
+/// searched for from its line.
 pub(super) fn find_base(prog: &Program, ex: &Expect) -> Option<usize> {
+    if ex.offset.is_some() {
+        return ex.offset;
+    }
     if ex.line == 0 || ex.text.is_empty() {
         return None;
     }

@@ -71,6 +71,7 @@ impl Loader<'_> {
                     node,
                     tolerance,
                     line,
+                    offset: t.span,
                 });
             }
         }

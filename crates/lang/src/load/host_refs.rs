@@ -165,6 +165,7 @@ impl Loader<'_> {
                 node,
                 tolerance: 0.0,
                 line,
+                offset: t.span,
             });
         }
         Ok(())

@@ -324,7 +324,10 @@ impl<'a> Loader<'a> {
     /// An error about a string from the file (the whole string).
     fn err_text(&self, t: &Text, msg: impl Into<String>, help: impl Into<Option<String>>) -> Diag {
         match t.span {
-            Some(off) => self.err_at(off, t.text.len().max(1), msg, help),
+            Some(off) => {
+                let end = warpsim_kernel::literal::offset(&self.src, off, t.text.len());
+                self.err_at(off, (end - off).max(1), msg, help)
+            }
             // A plain integer (`len: 0`) has no span: point at its first occurrence as a
             // token after the cursor (the declaration being checked).
             None => match self.find_token(&t.text) {
@@ -357,7 +360,11 @@ impl<'a> Loader<'a> {
         help: impl Into<Option<String>>,
     ) -> Diag {
         match site.base {
-            Some(b) => self.err_at(b + n.start, (n.end - n.start).max(1), msg, help),
+            Some(b) => {
+                let at = |k| warpsim_kernel::literal::offset(&self.src, b, k);
+                let (start, end) = (at(n.start), at(n.end));
+                self.err_at(start, (end - start).max(1), msg, help)
+            }
             None => self.err_at(site.stmt, 1, msg, help),
         }
     }
@@ -371,7 +378,7 @@ impl<'a> Loader<'a> {
             Ok(n) => Ok((n, site)),
             Err(e) => Err(match t.span {
                 Some(b) => self.err_at(
-                    b + e.at,
+                    warpsim_kernel::literal::offset(&self.src, b, e.at),
                     e.len,
                     format!("syntax error: {}", e.message),
                     None,
