@@ -44,7 +44,15 @@ fn step(s: &str) -> Option<(usize, Option<char>)> {
             (1 + c.len_utf8(), Some(ch))
         }
     })
-    .map(|(n, c)| (n, Some(c.unwrap_or('\u{fffd}'))))
+    .map(|(n, c)| (ceil_char(s, n), Some(c.unwrap_or('\u{fffd}'))))
+}
+
+/// The first character boundary of `s` at or after `n` (a malformed escape such as `\x` before
+/// a multi-byte character must not end inside it).
+fn ceil_char(s: &str, n: usize) -> usize {
+    (n..=s.len())
+        .find(|&k| s.is_char_boundary(k))
+        .unwrap_or(s.len())
 }
 
 /// Byte offset in `src` of byte `k` of the contents of the string literal whose contents
@@ -78,7 +86,7 @@ pub fn find(src: &str, from: usize, v: &str) -> Option<(usize, usize)> {
             }
             at += file;
         }
-        if rest.is_empty() && src[at..].starts_with('"') {
+        if rest.is_empty() && src.get(at..).is_some_and(|r| r.starts_with('"')) {
             return Some((start, at));
         }
     }
@@ -103,6 +111,14 @@ mod tests {
         assert_eq!(&src[offset(src, z, 2)..][..4], "\\x41");
         assert_eq!(&src[offset(src, z, 3)..][..2], "é");
         assert_eq!(&src[offset(src, z, 6)..][..1], "q");
+        // Malformed escapes before multi-byte characters end on a character boundary.
+        for bad in ["\\xé\"", "\\ué\"", "\\u{é\"", "\\"] {
+            for k in 0..6 {
+                let at = offset(bad, 0, k);
+                assert!(at > bad.len() || bad.is_char_boundary(at), "{bad:?} {k}");
+            }
+            let _ = find(bad, 0, "é");
+        }
         // Past the literal: on as if plain.
         assert_eq!(offset(src, z, 100), src.len() + 100 - 8);
     }
