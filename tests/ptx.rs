@@ -64,6 +64,29 @@ fn hand_written_ptx_runs_verified() {
     }
 }
 
+/// `.shared .u32 a;` takes one element (it took none, so two scalars shared byte 0 and the
+/// first store faulted), and `m[2][3]` six (it was refused).
+#[test]
+fn scalar_and_two_dimensional_shared_variables_take_their_bytes() {
+    let out = warpsim()
+        .args([
+            "run",
+            "tests/fixtures/ptx/scalar_shared.ron",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verified"], true);
+    assert_eq!(r["launch"]["shared_bytes"], 32, "{}", r["launch"]);
+}
+
 #[test]
 fn divergent_sides_each_count() {
     let out = warpsim()

@@ -7,6 +7,7 @@ mod cfg;
 mod compare;
 pub(crate) mod constants;
 mod convert;
+mod decl;
 mod half;
 mod local;
 mod narrow;
@@ -989,28 +990,15 @@ pub fn shared_layout(
             .and_then(|a| a.parse::<u32>().ok())
             .unwrap_or(4)
             .max(4);
-        let decl = w.last().cloned().unwrap_or_default();
-        let (name, size) = match decl.split_once('[') {
-            Some((n, s)) => (n.to_owned(), s.trim_end_matches(']').to_owned()),
-            None => (decl.clone(), "0".into()),
-        };
-        let elem: u32 = w
-            .iter()
-            .find_map(|x| match x.as_str() {
-                ".b8" | ".u8" | ".s8" => Some(1),
-                ".b16" | ".u16" | ".s16" | ".f16" => Some(2),
-                ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
-                ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
-                _ => None,
-            })
-            .unwrap_or(1);
-        if w.contains(&".extern".to_owned()) || size.is_empty() {
+        let decl = w.last().map_or("", String::as_str);
+        let (name, count) = decl::name_and_count(decl, "shared variable").map_err(|m| (off, m))?;
+        let name = name.to_owned();
+        let elem = decl::elem_bytes(&w) as u32;
+        let Some(n) = count.filter(|_| !w.iter().any(|x| x == ".extern")) else {
             dynamic.push((name, align));
             continue;
-        }
-        let n: u32 = size
-            .parse()
-            .map_err(|_| (off, format!("shared array size `{size}` is not a number")))?;
+        };
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
         // Sizes and alignments come from the text: added up without overflow, and any
         // total past the limit is refused by the caller.
         let bytes = n.saturating_mul(elem);

@@ -16,6 +16,7 @@
 //! the launch file's `ty` for the symbol, else the scalar's PTX type, else `u32` (or `u8`
 //! when the size is not a multiple of 4).
 
+use super::decl::scalar_bytes;
 use super::Err;
 use warpsim_kernel::{Elem, KernelConst};
 
@@ -56,19 +57,10 @@ pub fn symbols(
             .unwrap_or(".b8");
         let eb = scalar_bytes(ty).unwrap_or(1);
         let last = words.last().copied().unwrap_or("");
-        let (name, count) = match last.split_once('[') {
-            Some((n, c)) => {
-                let c = c.trim_end_matches(']').trim();
-                let n_el = c.parse::<u64>().map_err(|_| {
-                    (
-                        *off,
-                        format!("constant array `{n}[{c}]`: its size is not a number"),
-                    )
-                })?;
-                (n.to_owned(), n_el)
-            }
-            None => (last.to_owned(), 1),
-        };
+        let (name, count) = super::decl::name_and_count(last, "constant").map_err(|m| (*off, m))?;
+        let count =
+            count.ok_or_else(|| (*off, format!("constant array `{last}` without a size")))?;
+        let name = name.to_owned();
         if name.is_empty() || name.starts_with('.') {
             return Err((
                 *off,
@@ -130,17 +122,6 @@ pub fn symbols(
         });
     }
     Ok(out)
-}
-
-/// Bytes of a PTX scalar type.
-fn scalar_bytes(t: &str) -> Option<u64> {
-    Some(match t {
-        ".b8" | ".u8" | ".s8" => 1,
-        ".b16" | ".u16" | ".s16" | ".f16" | ".bf16" => 2,
-        ".b32" | ".u32" | ".s32" | ".f32" => 4,
-        ".b64" | ".u64" | ".s64" | ".f64" => 8,
-        _ => return None,
-    })
 }
 
 /// The element a scalar's PTX type names (none for `.b*`: untyped bits).

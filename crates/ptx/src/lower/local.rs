@@ -73,28 +73,12 @@ impl Locals {
                 None => 4,
             }
             .max(4);
-            let elem: u32 = w
-                .iter()
-                .find_map(|x| match x.as_str() {
-                    ".b8" | ".u8" | ".s8" => Some(1),
-                    ".b16" | ".u16" | ".s16" | ".f16" | ".bf16" => Some(2),
-                    ".b32" | ".u32" | ".s32" | ".f32" => Some(4),
-                    ".b64" | ".u64" | ".s64" | ".f64" => Some(8),
-                    _ => None,
-                })
-                .unwrap_or(1);
-            let decl = w.last().cloned().unwrap_or_default();
-            let decl = decl.trim_end_matches(';');
-            let (name, n) = match decl.split_once('[') {
-                Some((n, s)) => {
-                    let s = s.trim_end_matches(']');
-                    let k: u32 = s
-                        .parse()
-                        .map_err(|_| (off, format!("local array size `{s}` is not a number")))?;
-                    (n.to_owned(), k)
-                }
-                None => (decl.to_owned(), 1),
-            };
+            let elem = super::decl::elem_bytes(w) as u32;
+            let decl = w.last().map_or("", String::as_str);
+            let (name, n) =
+                super::decl::name_and_count(decl, "local variable").map_err(|m| (off, m))?;
+            let n = n.ok_or_else(|| (off, format!("local array `{decl}` without a size")))?;
+            let (name, n) = (name.to_owned(), u32::try_from(n).unwrap_or(u32::MAX));
             let bytes = n.saturating_mul(elem);
             top = top.div_ceil(align).saturating_mul(align);
             l.vars.push((name, top, bytes));
