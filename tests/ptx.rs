@@ -2,7 +2,7 @@
 //! hand-written PTX for divergence, early exit, a loop with two exits and vector accesses runs
 //! verified, and bad launches are refused with exit 2.
 
-use crate::util::{assert_refused, root, warpsim};
+use crate::util::{assert_refused, root, run_verified, warpsim};
 
 /// Every row of kernels.tsv, run from programs/cuda/<row>.ron (NVRTC's PTX of kernels.cu).
 #[test]
@@ -68,22 +68,7 @@ fn hand_written_ptx_runs_verified() {
 /// first store faulted), and `m[2][3]` six (it was refused).
 #[test]
 fn scalar_and_two_dimensional_shared_variables_take_their_bytes() {
-    let out = warpsim()
-        .args([
-            "run",
-            "tests/fixtures/ptx/scalar_shared.ron",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true);
+    let r = run_verified("tests/fixtures/ptx/scalar_shared.ron", &[]);
     assert_eq!(r["launch"]["shared_bytes"], 32, "{}", r["launch"]);
 }
 

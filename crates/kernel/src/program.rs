@@ -76,6 +76,11 @@ impl BufferInfo {
     pub fn words(&self) -> u64 {
         (self.len * self.elem.bytes() as u64).div_ceil(4)
     }
+
+    /// Size in bytes, as allocated (whole 32-bit words).
+    pub fn bytes(&self) -> u64 {
+        self.words().saturating_mul(4)
+    }
 }
 
 /// A buffer's expected contents.

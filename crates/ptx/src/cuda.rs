@@ -112,9 +112,8 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         search.extend(nvrtc::cccl_dir(inc));
     }
     // The user's include folders, searched after the .cu's and before the toolkit's.
-    let user: Vec<std::path::PathBuf> = req.include_paths.iter().map(Into::into).collect();
     let ntool = search.len() - 1;
-    search.splice(1..1, user.iter().cloned());
+    search.splice(1..1, req.include_paths.iter().map(Into::into));
     for d in &search[1..] {
         options.push(format!("--include-path={}", d.display()));
     }

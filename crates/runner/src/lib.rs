@@ -512,7 +512,7 @@ fn reserve_check(prog: &Program) -> Result<(), Diag> {
                 &prog.path,
                 format!(
                     "cannot allocate the {} bytes of buffer `{}`: {e}",
-                    b.words().saturating_mul(4),
+                    b.bytes(),
                     b.name
                 ),
                 Some("use smaller defines, or run on a machine with more memory".into()),
@@ -930,14 +930,14 @@ fn build(
     }
 }
 
-/// A short summary of a loaded program: name, launch, buffers, shared arrays with their
-/// layout, instructions and registers (`warpsim check`).
 /// Compiles the program's references (`init` aside: `check` and `expect`) without running
 /// anything: what `warpsim check` reports, and what [`run`] does before the launch.
 pub fn check_references(prog: &Program) -> Result<(), Diag> {
     warpsim_reference::compile_all(prog)
 }
 
+/// A short summary of a loaded program: name, launch, buffers, shared arrays with their
+/// layout, instructions and registers (`warpsim check`).
 pub fn describe(prog: &Program) -> String {
     use std::fmt::Write;
     let mut o = String::new();
@@ -981,7 +981,7 @@ pub fn describe(prog: &Program) -> String {
             b.name,
             b.elem,
             b.len,
-            b.words() * 4,
+            b.bytes(),
             extra
         );
     }

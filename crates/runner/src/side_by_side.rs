@@ -5,7 +5,7 @@
 
 use crate::{run, Report, RunOptions};
 use std::sync::{Condvar, Mutex};
-use warpsim_kernel::{Diag, Program};
+use warpsim_kernel::{BufferInfo, Diag, Program};
 
 /// The part of `--max-memory` a variant's traces may take: one eighth (half of it for the
 /// blocks being recorded, half for those being replayed).
@@ -31,7 +31,7 @@ impl Gate {
     /// Runs `prog` once its buffers and its share for traces are free (all of the limit at
     /// most: a variant that needs all of it runs alone), with `opts.max_memory` that much.
     pub(crate) fn run(&self, prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
-        let buffers: u64 = prog.buffers.iter().map(|b| b.words() * 4).sum();
+        let buffers: u64 = prog.buffers.iter().map(BufferInfo::bytes).sum();
         let want = buffers.saturating_add(self.cap / TRACE_SHARE).min(self.cap);
         {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());

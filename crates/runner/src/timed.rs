@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use rayon::prelude::*;
 use std::ops::Range;
 use warpsim_exec::{self as exec, Config, Fault, Stats};
-use warpsim_kernel::{Diag, Phase, Program};
+use warpsim_kernel::{BufferInfo, Diag, Phase, Program};
 use warpsim_machine::Gpu;
 use warpsim_timing::{
     scoreboard_regs, static_code, BlockTrace, GlobalsOnly, LaunchShape, Model, Recorder, Timing,
@@ -100,7 +100,7 @@ pub(crate) fn grid(
         shared_bytes: prog.shared_bytes,
         regs_per_thread: regs,
         nregs: scoreboard_regs(&code, prog.nregs),
-        buffer_bytes: prog.buffers.iter().map(|b| b.words() * 4).collect(),
+        buffer_bytes: prog.buffers.iter().map(BufferInfo::bytes).collect(),
     };
     let mut model = Model::new(gpu, &code, launch, topt.timeline.then_some(0)).map_err(|m| {
         Diag::file(
@@ -117,7 +117,7 @@ pub(crate) fn grid(
     let sb = gpu.global.sector_bytes;
     // What the traces may keep: half of what the buffers leave (one chunk is recorded while
     // the one before it is replayed).
-    let buffers: u64 = prog.buffers.iter().map(|b| b.words() * 4).sum();
+    let buffers: u64 = prog.buffers.iter().map(BufferInfo::bytes).sum();
     let budget = TraceBudget::new(max_memory.saturating_sub(buffers) / 2);
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.

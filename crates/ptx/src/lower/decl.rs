@@ -30,7 +30,7 @@ pub(super) fn name_and_count<'a>(
     what: &str,
 ) -> Result<(&'a str, Option<u64>), String> {
     let word = word.trim().trim_end_matches(';').trim_end();
-    let Some((name, mut rest)) = word.split_once('[').map(|(n, _)| (n, &word[n.len()..])) else {
+    let Some((name, mut rest)) = word.find('[').map(|i| word.split_at(i)) else {
         return Ok((word, Some(1)));
     };
     let mut count = Some(1u64);
