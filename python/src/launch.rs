@@ -146,6 +146,7 @@ fn program_text(
     grid: [u32; 3],
     block: [u32; 3],
     shared_mem: u32,
+    include_paths: &[String],
 ) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut defines: Vec<String> = macros
@@ -172,10 +173,16 @@ fn program_text(
         }
     }
     let macro_names: Vec<String> = macros.iter().map(|(k, _)| q(k)).collect();
+    let includes = if cuda && !include_paths.is_empty() {
+        let dirs: Vec<String> = include_paths.iter().map(|d| q(d)).collect();
+        format!(", include_paths: [{}]", dirs.join(", "))
+    } else {
+        String::new()
+    };
     format!(
         "Program(\n    name: {},\n    defines: {{ {} }},\n    launch: (grid: {grid:?}, block: \
          {block:?}, dynamic_shared: {shared_mem}),\n    buffers: [{}],\n    {}: (file: {}, \
-         kernel: {}, args: [{}]),\n    macros: [{}],\n)\n",
+         kernel: {}, args: [{}]{}),\n    macros: [{}],\n)\n",
         q(kernel),
         defines.join(", "),
         buffers.join(", "),
@@ -183,6 +190,7 @@ fn program_text(
         q(file_name),
         q(kernel),
         names.join(", "),
+        includes,
         macro_names.join(", "),
     )
 }
@@ -198,6 +206,8 @@ struct Launch {
     shared_mem: u32,
     args: Vec<Arg>,
     opts: Opts,
+    /// Folders the `.cu` may include from (`-I DIR` options), absolute.
+    include_paths: Vec<String>,
 }
 
 impl Launch {
@@ -246,6 +256,8 @@ impl Launch {
             shared_limit: machine.shared_limit(),
             merge: true,
             const_types: &[],
+            include_paths: &self.include_paths,
+            any_include: false,
         };
         let types = warpsim_ptx::param_types(&req).map_err(|e| kernel_error(&self.file, e))?;
         if types.len() != self.args.len() {
@@ -276,6 +288,7 @@ impl Launch {
             self.grid,
             self.block,
             self.shared_mem,
+            &self.include_paths,
         );
         let prog_path = dir.join(format!("{file_name}.launch.ron"));
         let prog = warpsim_lang::load_str(
@@ -303,6 +316,7 @@ pub(crate) fn launch(
     shared_mem: u32,
     args: Vec<PyArg<'_>>,
     opts: Opts,
+    include_paths: Vec<String>,
 ) -> PyResult<NativeReport> {
     let mut copied = Vec::new();
     let mut words = Vec::new();
@@ -336,6 +350,7 @@ pub(crate) fn launch(
         shared_mem,
         args: copied,
         opts,
+        include_paths,
     };
     let (result, words) = detached(py, move || {
         let mut words = words;

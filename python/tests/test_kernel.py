@@ -107,3 +107,24 @@ def test_the_example_runs(root, nvrtc):
     lines = p.stdout.splitlines()
     assert lines[0].startswith("PAD=0: 63488 load bank conflicts"), lines
     assert lines[1].startswith("PAD=1: 0 load bank conflicts"), lines
+
+
+def test_include_folders_come_from_dash_i(nvrtc, tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "scale.h").write_text("#define SCALE 3.0f\n")
+    code = r"""
+    #include "scale.h"
+    extern "C" __global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }
+    """
+    x = np.ones(32, np.float32)
+    # A header outside the source's folder and the toolkit's is refused at its line...
+    with pytest.raises(warpsim.LoadError, match="scale.h"):
+        warpsim.RawKernel(code, "scale")(1, 32, (x,), timing=False)
+    # ... and found in a folder named with -I.
+    for opts in ((f"-I{inc}",), ("-I", str(inc)), (f"--include-path={inc}",)):
+        x = np.ones(32, np.float32)
+        warpsim.RawKernel(code, "scale", options=opts)(1, 32, (x,), timing=False)
+        np.testing.assert_array_equal(x, np.full(32, 3.0, np.float32))
+    with pytest.raises(ValueError, match="is not a folder"):
+        warpsim.RawKernel(code, "scale", options=(f"-I{tmp_path / 'none'}",))

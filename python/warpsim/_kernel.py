@@ -30,26 +30,33 @@ _DEFAULT_OPTIONS = {"-std=c++17", "--std=c++17", "-lineinfo", "--generate-line-i
 
 
 def _macros(options):
-    """``-DNAME=VALUE`` options as (name, int) pairs; any other option is a ValueError."""
-    out = []
+    """``-DNAME=VALUE`` options as (name, int) pairs and ``-I DIR`` options as absolute folder
+    names; any other option is a ValueError."""
+    out, dirs = [], []
     opts = list(options)
     i = 0
     while i < len(opts):
         o = str(opts[i])
-        if o in ("-D", "--define-macro") and i + 1 < len(opts):
+        if o in ("-D", "--define-macro", "-I", "--include-path") and i + 1 < len(opts):
             i += 1
-            o = "-D" + str(opts[i])
+            o = ("-D" if o in ("-D", "--define-macro") else "-I") + str(opts[i])
         m = re.fullmatch(r"(?:-D|--define-macro=)([A-Za-z_]\w*)=(-?(?:0[xX][0-9a-fA-F]+|\d+))", o)
+        inc = re.fullmatch(r"(?:-I|--include-path=)(.+)", o)
         if m:
             out.append((m.group(1), int(m.group(2), 0)))
+        elif inc:
+            d = os.path.abspath(os.path.expanduser(inc.group(1)))
+            if not os.path.isdir(d):
+                raise ValueError(f"option {o!r}: {d} is not a folder")
+            dirs.append(d)
         elif o not in _DEFAULT_OPTIONS:
             raise ValueError(
                 f"option {o!r} is not supported: warpsim compiles with NVRTC's "
                 "--gpu-architecture=compute_90 -lineinfo -std=c++17 and takes -DNAME=VALUE "
-                "macros with integer values"
+                "macros with integer values and -I DIR include folders"
             )
         i += 1
-    return out
+    return out, dirs
 
 
 def _dim3(v, what):
@@ -110,7 +117,8 @@ class RawModule:
     """A CUDA (``code``, or a ``.cu`` ``path``) or PTX (``ptx``, or a ``.ptx`` ``path``)
     module, as CuPy's ``RawModule``; ``get_function(name)`` gives a kernel to call.
 
-    ``options``: ``-DNAME=VALUE`` macros (others are refused); ``name_expressions``: accepted
+    ``options``: ``-DNAME=VALUE`` macros and ``-I DIR`` folders the source may include from
+    (besides its own folder and the toolkit's; others are refused); ``name_expressions``: accepted
     for CuPy's sake (each kernel's name expression, ``"reduce<256>"``, is compiled when it is
     first called).
     """
@@ -124,7 +132,7 @@ class RawModule:
             raise ValueError("jitify is not supported (NVRTC compiles the source as it is)")
         self.options = tuple(options)
         self.name_expressions = tuple(name_expressions)
-        self._macros = _macros(self.options)
+        self._macros, self._include_paths = _macros(self.options)
         if path is not None:
             self.file = os.path.abspath(os.fspath(path))
             if not os.path.isfile(self.file):
@@ -183,5 +191,6 @@ class RawKernel:
             int(shared_mem),
             [_arg(i, a) for i, a in enumerate(args)],
             o,
+            m._include_paths,
         )
         return Report(native)
