@@ -126,3 +126,63 @@ fn divergent_constant_loads_replay_per_distinct_address() {
         "D = 32 costs {per_step:.1} cycles a step more than D = 1 ({one} → {all})"
     );
 }
+
+/// A chain whose address every lane shares is on the uniform datapath (`ULDC`, spec C-2/C-4):
+/// its result comes 17 cycles after issue where an `LDC`'s comes after 28, so each step of
+/// `uchain` is 11 cycles shorter than the same step of `chain` (the address arithmetic is the
+/// same in both).
+#[test]
+fn uniform_constant_loads_take_the_uniform_datapath() {
+    if !crate::nvrtc::nvrtc("uniform_constant_loads_take_the_uniform_datapath") {
+        return;
+    }
+    let per_step = |file: &str| {
+        let at = |steps: u32| {
+            let (code, r, err) = run(file, &["--define", &format!("STEPS={steps}")]);
+            assert_eq!(code, Some(0), "{err}");
+            assert_eq!(r["verified"], true, "{}", r["verification"]);
+            r["timing"]["elapsed_cycles"].as_f64().unwrap()
+        };
+        (at(512) - at(256)) / 256.0
+    };
+    let (ldc, uldc) = (per_step("chain.ron"), per_step("uchain.ron"));
+    assert!(
+        (ldc - uldc - 11.0).abs() <= 1.5,
+        "an LDC step {ldc:.1} cycles, a ULDC step {uldc:.1}: 11 apart on the H200"
+    );
+}
+
+/// Two words of an 8-aligned pair read one after the other are one `ULDC.64`: one instruction
+/// fewer than two words across a pair boundary.
+#[test]
+fn an_aligned_pair_of_uniform_constant_words_is_one_load() {
+    if !crate::nvrtc::nvrtc("an_aligned_pair_of_uniform_constant_words_is_one_load") {
+        return;
+    }
+    let issued = |across: &str| {
+        let (code, r, err) = run("pairs.ron", &["--define", &format!("ACROSS={across}")]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(r["verified"], true, "{}", r["verification"]);
+        r["timing"]["issued_warp_instructions"].as_u64().unwrap()
+    };
+    assert_eq!(issued("1"), issued("0") + 1);
+}
+
+/// A constant line's first touch in a launch comes from memory (spec C-3/C-4: both constant
+/// caches start each launch cold): the loads wait for it as `imc_miss` (a `ULDC`) or
+/// `short_scoreboard` (an `LDC`), about the global model's DRAM latency once.
+#[test]
+fn a_constant_line_touched_first_waits_for_memory() {
+    if !crate::nvrtc::nvrtc("a_constant_line_touched_first_waits_for_memory") {
+        return;
+    }
+    let (code, r, err) = run("uchain.ron", &["--define", "STEPS=256"]);
+    assert_eq!(code, Some(0), "{err}");
+    let t = &r["timing"];
+    let waited =
+        t["stalls"]["imc_miss"].as_f64().unwrap() * t["issued_warp_instructions"].as_f64().unwrap();
+    assert!(
+        (650.0..800.0).contains(&waited),
+        "one warp waited {waited:.0} cycles for its first constant line"
+    );
+}

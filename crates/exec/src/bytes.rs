@@ -238,9 +238,10 @@ pub(super) fn global_lanes(cx: &Ctx, m: &Mem, r: &[Lanes], active: u32) -> (u16,
 
 /// How many distinct byte addresses the active lanes of a byte-addressed constant load read
 /// (the H200's `LDC` makes one constant-cache request per distinct address:
-/// `calibration/probes/cuda_coverage`, spec C-3). For the timing hook.
+/// `calibration/probes/cuda_coverage`, spec C-3), and the first active lane's byte in its
+/// buffer. For the timing hook.
 #[inline]
-pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> u32 {
+pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> (u32, u32) {
     let a = m.idx[0].0 as usize;
     let (lo, hi, off) = (&r[a], &r[a + 1], &r[m.idx[1].0 as usize]);
     let mut seen = [0u64; WARP];
@@ -255,5 +256,7 @@ pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> u32 {
             n += 1;
         }
     }
-    n as u32
+    // (The byte in the buffer: below the buffer number's bits, `Mem::GLOBAL_BASE_SHIFT`.)
+    let first = (seen[0] & ((1u64 << Mem::GLOBAL_BASE_SHIFT) - 1)).min(u32::MAX as u64) as u32;
+    (n as u32, first)
 }

@@ -18,6 +18,10 @@ pub trait Hook {
     /// The local access (PTX `.local`) just issued by warp `w`: each lane's byte offset in
     /// its own local memory `offset` (meaningful in `active` lanes), `bytes` per lane.
     fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32);
+    /// The constant load (`ld.const`) just issued by warp `w`: its active lanes read
+    /// `distinct` different addresses, the first active lane byte `first` of constant buffer
+    /// `buffer`.
+    fn constant(&mut self, w: usize, buffer: u16, distinct: u32, first: u32);
 }
 
 /// No hook: the executor as it runs without a timing model.
@@ -31,4 +35,6 @@ impl Hook for () {
     fn global(&mut self, _: usize, _: u16, _: &[u32; 32], _: u32, _: u32) {}
     #[inline(always)]
     fn local(&mut self, _: usize, _: &[u32; 32], _: u32, _: u32) {}
+    #[inline(always)]
+    fn constant(&mut self, _: usize, _: u16, _: u32, _: u32) {}
 }

@@ -31,6 +31,7 @@ mod sim;
 mod swizzle;
 mod timeline;
 mod trace;
+mod uniform;
 mod unroll;
 
 pub use reason::{Reason, ALL as REASONS, N_REASONS};

@@ -37,10 +37,13 @@ pub enum Reason {
     DispatchStall,
     /// Not modelled (0).
     Misc,
+    /// Waiting for a uniform constant load (`ULDC`) whose line the SM's immediate constant
+    /// cache does not hold yet (its first touch in the launch).
+    ImcMiss,
 }
 
 /// How many reasons.
-pub const N_REASONS: usize = 14;
+pub const N_REASONS: usize = 15;
 
 /// Every reason, in Nsight's report order (the order of the JSON `stalls` object).
 pub const ALL: [Reason; N_REASONS] = [
@@ -58,6 +61,7 @@ pub const ALL: [Reason; N_REASONS] = [
     Reason::BranchResolving,
     Reason::DispatchStall,
     Reason::Misc,
+    Reason::ImcMiss,
 ];
 
 impl Reason {
@@ -78,6 +82,7 @@ impl Reason {
             Reason::BranchResolving => "branch_resolving",
             Reason::DispatchStall => "dispatch_stall",
             Reason::Misc => "misc",
+            Reason::ImcMiss => "imc_miss",
         }
     }
 
@@ -99,6 +104,7 @@ impl Reason {
             Reason::BranchResolving => "stall_branch_resolving",
             Reason::DispatchStall => "stall_dispatch",
             Reason::Misc => "stall_misc",
+            Reason::ImcMiss => "stall_imc",
         }
     }
 
@@ -120,6 +126,7 @@ impl Reason {
             Reason::BranchResolving => "stall_branch_resolving (Not Issued)",
             Reason::DispatchStall => "stall_dispatch (Not Issued)",
             Reason::Misc => "stall_misc (Not Issued)",
+            Reason::ImcMiss => "stall_imc (Not Issued)",
         })
     }
 

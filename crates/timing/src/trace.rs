@@ -31,6 +31,10 @@ pub enum Class {
     /// the SM's constant cache one request per distinct address of the warp
     /// (`short_scoreboard` on its result; `calibration/probes/cuda_coverage`, spec C-3).
     ConstLd,
+    /// A constant-memory load whose address is the same in every lane (`ULDC`, the uniform
+    /// datapath: `uniform.rs`): issued as an integer instruction, its result ready 17 cycles
+    /// later (`sim/cycle.rs`, spec C-4).
+    UniformConstLd,
     /// A global store.
     GlobalSt,
     /// Ifs and loop tests: the warp waits `branch_resolving` before its next issue.
@@ -155,6 +159,7 @@ pub fn static_code(prog: &Program) -> Vec<StaticInst> {
         }
     }
     contract(prog, &mut code);
+    crate::uniform::mark(prog, &mut code, &constant);
     crate::unroll::mark_counted_loops(prog, &mut code, &constant);
     let loops = crate::swizzle::constant_loops(prog, &code);
     let deps = crate::swizzle::static_deps(prog, &code, &loops);
@@ -387,6 +392,11 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     }
 }
 
+/// Bytes of a constant-memory line as the timing model tracks first touches: the second-level
+/// constant cache's line (`calibration/probes/cuda_coverage`, spec C-3: every 4th step of a
+/// 64-byte chain opens one).
+pub const CONST_LINE_BYTES: u64 = 256;
+
 /// The pseudo-buffer of local memory in sector ids ([`WarpTrace::sectors`]): above every
 /// real buffer's number.
 pub const LOCAL_BUFFER: u16 = u16::MAX;
@@ -414,13 +424,15 @@ pub struct Ev {
     /// The instruction.
     pub pc: u32,
     /// Shared access: its wavefronts. Global access: how many sectors it touched (they follow
-    /// in [`WarpTrace::sectors`]).
+    /// in [`WarpTrace::sectors`]). Constant load: its distinct addresses.
     pub a: u16,
     /// Shared access: its wavefronts without conflicts (one per busy phase). Global access,
     /// in sampled timing: how many sectors of the blocks it stands for follow its own
-    /// ([`BlockTrace::take_shadows`]).
+    /// ([`BlockTrace::take_shadows`]). Constant load: the 256-byte line of its first active
+    /// lane's address in its buffer ([`CONST_LINE_BYTES`]).
     pub b: u16,
-    /// Global access: where its sectors start in [`WarpTrace::sectors`].
+    /// Global access: where its sectors start in [`WarpTrace::sectors`]. Constant load: its
+    /// buffer.
     pub s: u32,
 }
 
@@ -757,6 +769,16 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// The constant load warp `w` just issued: `distinct` addresses, the first active lane's
+    /// at byte `first` of buffer `buf`.
+    pub fn constant(&mut self, w: usize, buf: u16, distinct: u32, first: u32) {
+        if let Some(e) = self.block.warps.get_mut(w).and_then(|t| t.ev.last_mut()) {
+            e.a = distinct.min(u16::MAX as u32) as u16;
+            e.b = (first as u64 / CONST_LINE_BYTES).min(u16::MAX as u64) as u16;
+            e.s = buf as u32;
+        }
+    }
+
     /// The global access warp `w` just issued: buffer `buf`, element index per lane `idx`,
     /// `bytes` per element access, active lanes `active`.
     pub fn global(&mut self, w: usize, buf: u16, idx: &[u32; 32], bytes: u32, active: u32) {
@@ -937,6 +959,10 @@ impl warpsim_exec::Hook for Recorder<'_> {
     fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
         Recorder::local(self, w, offset, bytes, active);
     }
+    #[inline]
+    fn constant(&mut self, w: usize, buffer: u16, distinct: u32, first: u32) {
+        Recorder::constant(self, w, buffer, distinct, first);
+    }
 }
 
 /// The executor's hook for a block that sampled timing does not simulate: of its warps'
@@ -967,4 +993,6 @@ impl warpsim_exec::Hook for GlobalsOnly<'_, '_> {
     fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32) {
         self.0.local(w, offset, bytes, active);
     }
+    #[inline]
+    fn constant(&mut self, _: usize, _: u16, _: u32, _: u32) {}
 }

@@ -4,6 +4,16 @@
 use super::pick::next_inst;
 use super::*;
 
+/// Cycles from a `ULDC`'s issue to its uniform register when its line is in the SM's
+/// immediate constant cache (H200: `calibration/probes/cuda_coverage`, `const_imm.tsv`: a
+/// dependent FFMA pair fed by one `ULDC.64` every two FFMAs takes 22.3-23.2 cycles against
+/// 8.2 with immediates, 1 + L + 4 = 22.3: spec C-4).
+pub(super) const ULDC_LATENCY: u64 = 17;
+/// A `ULDC` of a line touched first in the launch waits for it ([`super::const_line`]) less
+/// this: launch 1 after `cudaMemcpyToSymbol` (the line in L2, 285 cycles away) paid 282
+/// cycles more than the launches after it (`const_imm.tsv`, spec C-4).
+const ULDC_MISS_LESS: u64 = 3;
+
 /// Books `[w.since, t)` to the warp's state at its pc, and puts it in `reason` from `t`.
 #[inline]
 pub(super) fn switch(cx: &mut Cx, smi: u32, slot: u32, w: &mut Warp, t: u64, reason: Reason) {
@@ -307,6 +317,16 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     } else {
         super::queue::Entered::Nothing
     };
+    // A `ULDC`'s result: after its latency, or its line's arrival (a first touch).
+    let uniform = (si.class == Class::UniformConstLd).then(|| {
+        let hit = t + ULDC_LATENCY;
+        let line = super::const_line(sm, gpu, ev, t) + ULDC_LATENCY - ULDC_MISS_LESS;
+        if line > hit {
+            (line, Reason::ImcMiss)
+        } else {
+            (hit, Reason::Wait)
+        }
+    });
     let w = &mut sm.warps[s as usize];
     let mut min_next = t + 1;
     let mut min_reason = Reason::NotSelected;
@@ -340,6 +360,11 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
         Class::Int | Class::Fp32 | Class::Free => write(w, t + lat.alu as u64, Reason::Wait),
         Class::Fp64 => write(w, t + lat.fp64 as u64, Reason::Wait),
         Class::Slow => write(w, t + lat.slow as u64, Reason::Wait),
+        Class::UniformConstLd => {
+            if let Some((at, why)) = uniform {
+                write(w, at, why);
+            }
+        }
         Class::Branch => {
             write(w, t + lat.alu as u64, Reason::Wait);
             min_next = t + lat.branch.max(1) as u64;

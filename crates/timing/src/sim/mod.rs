@@ -14,7 +14,7 @@
 
 use crate::reason::{Cycles, Reason, N_REASONS};
 use crate::trace::{BlockTrace, Class, Ev, StaticInst};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use warpsim_machine::Gpu;
 
@@ -265,9 +265,22 @@ enum Pipe {
     Slow = 3,
 }
 
+/// When constant line `ev` (a constant load's event: buffer `s`, line `b`) is on the SM for a
+/// request at cycle `t`: its first touch in the launch brings it from memory, which the
+/// requests of other warps for it wait for too (spec C-3/C-4 of
+/// `calibration/probes/cuda_coverage`: both constant caches start each launch cold; a line's
+/// first load adds about the global model's latency of where it is, here DRAM: Nsight flushes
+/// the caches before each profiled launch, as the model assumes for global buffers).
+fn const_line(sm: &mut Sm, gpu: &Gpu, ev: Ev, t: u64) -> u64 {
+    let key = (ev.s.min(u16::MAX as u32) << 16) | ev.b as u32;
+    *sm.const_lines
+        .entry(key)
+        .or_insert(t + gpu.global.dram as u64)
+}
+
 fn pipe_of(c: Class) -> Option<Pipe> {
     match c {
-        Class::Int | Class::Branch => Some(Pipe::Int),
+        Class::Int | Class::Branch | Class::UniformConstLd => Some(Pipe::Int),
         Class::Fp32 => Some(Pipe::Fp32),
         Class::Fp64 => Some(Pipe::Fp64),
         Class::Slow => Some(Pipe::Slow),
@@ -302,6 +315,9 @@ struct Sm {
     mem_last: u64,
     /// When the SM's constant cache is free for the next `LDC`'s requests (queue.rs).
     idc_free: u64,
+    /// Constant-memory lines this SM has touched in the launch (buffer << 16 | 256-byte
+    /// line) and the cycle each arrives from memory ([`const_line`]).
+    const_lines: HashMap<u32, u64>,
     /// The SM-wide stage of the memory queue: departures to come, in order, each with whether
     /// it is a shared instruction ([`queue`]).
     stage: VecDeque<(u64, bool)>,
@@ -525,6 +541,7 @@ impl<'a> Sim<'a> {
                 turns: land::Turns::new(gpu.shared.servers as usize),
                 mem_last: 0,
                 idc_free: 0,
+                const_lines: HashMap::new(),
                 stage: VecDeque::new(),
                 pending: 0,
                 turn: 0,

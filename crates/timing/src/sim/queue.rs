@@ -112,15 +112,20 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
         }
         Class::ConstLd => {
             // The constant cache serves the warp's D distinct addresses one after the other:
-            // the first after LDC_HIT cycles, each further one LDC_REPLAY later (hits; spec
-            // C-3). In order through the stage, on its own unit.
+            // the data after LDC_HIT cycles, each further address LDC_REPLAY later (hits;
+            // spec C-3), each request holding the cache IDC_REQUEST cycles. In order through
+            // the stage, on its own unit.
+            // A line touched first in the launch comes from memory (`const_line`): the data
+            // then follows LDC_MISS_LESS cycles after it.
             let n = (ev.a as u64).max(1);
             let d = t.max(sm.mem_last).max(sm.idc_free);
-            sm.idc_free = d + n * LDC_REPLAY;
+            sm.idc_free = d + n * IDC_REQUEST;
             sm.mem_last = d;
             sm.stage.push_back((d, true));
             sm.sp[p].memq.push_back((d, true));
-            Entered::Load(d + LDC_HIT + (n - 1) * LDC_REPLAY, Reason::ShortScoreboard)
+            let hit = d + LDC_HIT + (n - 1) * LDC_REPLAY;
+            let line = super::const_line(sm, gpu, ev, d) + LDC_MISS_MORE;
+            Entered::Load(hit.max(line), Reason::ShortScoreboard)
         }
         _ => global(cx, sm, p, s, ev, si, t),
     }
@@ -129,10 +134,21 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
 /// Cycles from an `LDC`'s issue to its data when its one address hits the SM's constant
 /// cache (H200: `calibration/probes/cuda_coverage`, `const_lat.tsv`, D = 1: 28).
 const LDC_HIT: u64 = 28;
-/// Cycles each further distinct address of an `LDC` adds (the same table: 28 + 11(D - 1)
-/// for D = 1 … 32, to 0.1 cycle). Misses of the 2 KiB cache (98 + 81(D - 1)) are not
-/// modelled: every request is priced as a hit.
+/// Cycles each further distinct address of an `LDC` adds to its latency (the same table:
+/// 28 + 11(D - 1) for D = 1 … 32, to 0.1 cycle, on dependent chains). Misses of the 2 KiB
+/// cache (98 + 81(D - 1)) are not modelled beyond a line's first touch in the launch (the
+/// first active lane's line): every other request is priced as a hit.
 const LDC_REPLAY: u64 = 11;
+/// Cycles from a first-touched constant line's arrival ([`super::const_line`]: the global
+/// model's latency) to an `LDC`'s data: a line's first load adds that latency less 67 to a
+/// second-level hit's 98 (spec C-3: 324 - 107 = 217 = 285 - 68 with the line in L2, 752 - 107
+/// = 645 = 710 - 65 from DRAM), so 98 - 67.
+const LDC_MISS_MORE: u64 = 31;
+/// Cycles one request (one distinct address) holds the SM's constant cache: its hit
+/// throughput (spec C-3, "5. Call 2": 2.01 cycles per warp-level `LDC` at D = 1 with 8+
+/// warps, 2.0 x D; Nsight's `idc__request_cycles_active` 2.0 per request). Measured on an H100
+/// 80GB HBM3 (no H200 could be started for that call; the same GH100 SM).
+const IDC_REQUEST: u64 = 2;
 
 /// [`enter`] for a global load or store.
 fn global(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, si: Dec, t: u64) -> Entered {
