@@ -186,3 +186,53 @@ fn a_constant_line_touched_first_waits_for_memory() {
         "one warp waited {waited:.0} cycles for its first constant line"
     );
 }
+
+/// The report's constant block (spec C-5): a per-lane chain is `LDC`s whose replays are one
+/// per further distinct address (the H200's `sm__idc_divergent_instruction_replays`), a uniform
+/// chain `ULDC`s, a pair one `ULDC.64`; each row names its instruction.
+#[test]
+fn the_report_counts_constant_loads_as_nsight_does() {
+    if !crate::nvrtc::nvrtc("the_report_counts_constant_loads_as_nsight_does") {
+        return;
+    }
+    let block = |file: &str, define: &str| {
+        let (code, r, err) = run(file, &["--define", define, "--no-timing"]);
+        assert_eq!(code, Some(0), "{err}");
+        let rows: Vec<String> = r["per_instruction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["space"] == "const")
+            .map(|i| i["instruction"].as_str().unwrap().to_string())
+            .collect();
+        (r["constant"].clone(), rows)
+    };
+    // 256 steps of 32 distinct addresses: 256 LDCs, each divergent, 31 replays each.
+    let (c, rows) = block("chain.ron", "STRIDE=1");
+    assert_eq!(c["ldc_instructions"], 256, "{c}");
+    assert_eq!(c["ldc_divergent"], 256, "{c}");
+    assert_eq!(c["ldc_replays"], 256 * 31, "{c}");
+    assert_eq!(c["idc_requests"], 256 * 32, "{c}");
+    assert_eq!(c["uldc_instructions"], 0, "{c}");
+    assert!(rows.iter().all(|n| n == "LDC"), "{rows:?}");
+    let (c, _) = block("chain.ron", "STRIDE=0");
+    assert_eq!(
+        (c["ldc_divergent"].as_u64(), c["ldc_replays"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let (c, rows) = block("uchain.ron", "STEPS=256");
+    assert_eq!(
+        (
+            c["ldc_instructions"].as_u64(),
+            c["uldc_instructions"].as_u64()
+        ),
+        (Some(0), Some(256))
+    );
+    assert!(rows.iter().all(|n| n == "ULDC"), "{rows:?}");
+    let (c, rows) = block("pairs.ron", "ACROSS=0");
+    assert_eq!(c["uldc_instructions"], 1, "{c}");
+    assert_eq!(rows, ["ULDC.64", "ULDC.64 (pair)"]);
+    let (c, rows) = block("pairs.ron", "ACROSS=1");
+    assert_eq!(c["uldc_instructions"], 2, "{c}");
+    assert_eq!(rows, ["ULDC", "ULDC"]);
+}

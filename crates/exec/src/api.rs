@@ -106,6 +106,11 @@ pub struct PcStats {
     /// `cp.async`: `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts` (the hardware
     /// counter; the Source page's are in `conflicts`).
     pub copy_hw_conflicts: u64,
+    /// Constant loads: the distinct addresses of each execution, summed (an `LDC`'s
+    /// constant-cache requests).
+    pub const_requests: u64,
+    /// Constant loads: executions whose lanes read more than one address.
+    pub const_divergent: u64,
 }
 
 /// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
@@ -193,6 +198,8 @@ impl Stats {
             a.copy_sectors += b.copy_sectors;
             a.copy_hw_wavefronts += b.copy_hw_wavefronts;
             a.copy_hw_conflicts += b.copy_hw_conflicts;
+            a.const_requests += b.const_requests;
+            a.const_divergent += b.const_divergent;
         }
         if self.per_bank.len() < other.per_bank.len() {
             self.per_bank.resize(other.per_bank.len(), 0);

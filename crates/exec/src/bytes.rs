@@ -35,8 +35,15 @@ pub(super) fn access<const V3: bool>(
     }
     match m.space {
         Space::Shared => shared::<V3>(cx, at, m, store, r, ps),
-        // (A constant symbol is a read-only buffer: the checks refuse stores to it.)
-        Space::Global | Space::Const => global(cx, at, m, store, r),
+        Space::Global => global(cx, at, m, store, r),
+        // (A constant symbol is a read-only buffer: the checks refuse stores to it.) Its
+        // distinct addresses, for the report, before the load may overwrite them.
+        Space::Const => {
+            let (d, _) = const_distinct(m, r, at.active);
+            ps.const_requests += d as u64;
+            ps.const_divergent += u64::from(d > 1);
+            global(cx, at, m, store, r)
+        }
         Space::Local => super::local::access(cx, at, m, store, r),
     }
 }

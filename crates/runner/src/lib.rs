@@ -41,6 +41,7 @@ use warpsim_machine::Machine;
 use warpsim_reference::Verdict;
 use warpsim_smem::{Geometry, Op};
 
+mod constant;
 pub mod experiment;
 pub mod fuzz_limits;
 mod progress;
@@ -53,6 +54,7 @@ mod time_report;
 mod timed;
 pub mod verify_budget;
 
+pub use constant::ConstantTotals;
 pub use progress::Progress;
 pub use race::{RaceAccess, RaceReport};
 pub use table::TableStyle;
@@ -233,9 +235,14 @@ pub struct InstReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub atomic: Option<String>,
     /// A warp-wide matrix access or asynchronous copy: its PTX name (`ldmatrix.x4.trans`,
-    /// `stmatrix.x2`, `cp.async.ca`); `width` is then a row's (16) or a lane's copy bytes.
+    /// `stmatrix.x2`, `cp.async.ca`); `width` is then a row's (16) or a lane's copy bytes. A
+    /// constant load: the SASS instruction the timing model takes it for (`LDC`, `ULDC`,
+    /// `ULDC.64`, `ULDC.64 (pair)` for a pair's second word: see [`ConstantTotals`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
+    /// An `LDC`: its constant-cache requests, one per distinct address of each execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
     /// A shared compare-and-swap loop's loads: (wavefronts, bank conflicts, trips).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loop_loads: Option<[u64; 3]>,
@@ -371,6 +378,7 @@ fn atomic_row(
             }
         )),
         instruction: None,
+        requests: None,
         loop_loads: looped.then_some([ps.loop_load_wavefronts, ps.loop_load_conflicts, ps.atoms]),
         per_bank: None,
         first_access: None,
@@ -441,6 +449,9 @@ pub struct Report {
     pub geometry: Geometry,
     /// Shared-memory counters.
     pub shared: SharedTotals,
+    /// Constant-memory counters (absent when the kernel reads no constant memory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constant: Option<ConstantTotals>,
     /// Modelled warp-cycles stalled on the shared-memory pipe: `mio_throttle` plus
     /// `short_scoreboard` (waiting for shared loads), summed over all warps (0 without
     /// timing). The conflict counts are in `shared`.
@@ -884,6 +895,7 @@ fn build(
                 .then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
             atomic: None,
             instruction: None,
+            requests: None,
             loop_loads: None,
             per_bank: if priced {
                 inst_banks(stats, pc, geom.banks as usize)
@@ -916,6 +928,7 @@ fn build(
         geometry: geom,
         stall_cycles: timing.as_ref().map_or(0, |t| t.detail.shared_stall_cycles),
         shared,
+        constant: constant::totals(prog, stats, &mut per_instruction),
         per_instruction,
         per_bank: stats.per_bank.clone(),
         verified,

@@ -183,6 +183,17 @@ impl Report {
         } else if s.ldgsts_instructions == 0 {
             let _ = writeln!(o, "no shared-memory accesses");
         }
+        if let Some(c) = &self.constant {
+            let _ = writeln!(
+                o,
+                "constant memory: {} LDC ({} divergent, {} replays, {} cache requests), {} ULDC",
+                c.ldc_instructions,
+                c.ldc_divergent,
+                c.ldc_replays,
+                c.idc_requests,
+                c.uldc_instructions
+            );
+        }
         o.push('\n');
 
         o.push_str(&crate::time_report::section(self, &style));

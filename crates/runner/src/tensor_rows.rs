@@ -75,6 +75,7 @@ pub(crate) fn row(
         conflict_degree: (ideal > 0).then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
         atomic: None,
         instruction: Some(name),
+        requests: None,
         loop_loads: None,
         per_bank: None,
         first_access: None,
