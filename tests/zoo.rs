@@ -147,3 +147,30 @@ fn zoo_kernels_match_the_h200() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The CUDA samples' `reduce6` shuffles from lanes outside its member mask (its last warp's
+/// offsets start at 16 for 8 members): undefined in CUDA, 0 on the H200 (spec S of
+/// calibration/probes/cuda_coverage), and what warpsim gives, so the sum verifies — with a
+/// warning at the shuffle's line saying so. `reduce3`, without such shuffles, warns of
+/// nothing.
+#[test]
+fn a_shuffle_from_outside_its_mask_is_a_warning_at_its_line() {
+    if !nvrtc("a_shuffle_from_outside_its_mask_is_a_warning_at_its_line") {
+        return;
+    }
+    let r = crate::util::run_verified("programs/cuda/zoo/reduce6_i32.ron", &[]);
+    let w = r["warnings"].as_array().expect("a warnings list");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0]["line"], 94, "{w:?}");
+    let m = w[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("does not execute it") && m.contains("gives 0, as the H200"),
+        "{m}"
+    );
+    assert!(
+        w[0]["text"].as_str().unwrap().contains("__shfl_down_sync"),
+        "{w:?}"
+    );
+    let r = crate::util::run_verified("programs/cuda/zoo/reduce3_f32.ron", &[]);
+    assert!(r.get("warnings").is_none(), "{}", r["warnings"]);
+}

@@ -111,6 +111,9 @@ pub struct PcStats {
     pub const_requests: u64,
     /// Constant loads: executions whose lanes read more than one address.
     pub const_divergent: u64,
+    /// Shuffles: lanes that read a lane not executing the shuffle (outside the member mask or
+    /// inactive: undefined in CUDA; they get 0, as on the H200).
+    pub shfl_outside: u64,
 }
 
 /// One execution of a shared-memory instruction, kept to show which banks its lanes hit.
@@ -200,6 +203,7 @@ impl Stats {
             a.copy_hw_conflicts += b.copy_hw_conflicts;
             a.const_requests += b.const_requests;
             a.const_divergent += b.const_divergent;
+            a.shfl_outside += b.shfl_outside;
         }
         if self.per_bank.len() < other.per_bank.len() {
             self.per_bank.resize(other.per_bank.len(), 0);

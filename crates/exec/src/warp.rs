@@ -409,7 +409,7 @@ fn execute<const V3: bool>(
         | Match { .. }
         | Vote { .. }
         | ActiveMask { .. }
-        | SyncWarp { .. } => warpops::execute(cx, at, warp.live, r, inst)?,
+        | SyncWarp { .. } => warpops::execute(cx, at, warp.live, r, inst, ps)?,
 
         Break { n } => return jump::leave(cx, at, warp, frames, jump::How::Break, n),
         Continue { n } => return jump::leave(cx, at, warp, frames, jump::How::Continue, n),

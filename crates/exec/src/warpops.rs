@@ -41,6 +41,7 @@ use super::fault::{Fault, FaultKind, MaskError};
 use super::lanes::{nonzero, per_lane, put};
 use super::warp::At;
 use super::Lanes;
+use super::PcStats;
 use warpsim_kernel::ir::{Inst, Reg, ShflMode, VoteMode};
 
 /// Executes warp-level instruction `inst` (one arm of the warp loop for all of them, out of
@@ -53,6 +54,7 @@ pub(super) fn execute(
     live: u32,
     r: &mut [Lanes],
     inst: Inst,
+    ps: &mut PcStats,
 ) -> Result<(), Fault> {
     match inst {
         Inst::Shfl {
@@ -67,7 +69,9 @@ pub(super) fn execute(
             let seg = 32u32.wrapping_sub(width as u32) & 31;
             let clamp = if mode == ShflMode::Up { 0 } else { 31 };
             let c = [seg << 8 | clamp; 32];
-            shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, false)
+            let outside = shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, false)?;
+            ps.shfl_outside += outside as u64;
+            Ok(())
         }
         Inst::ShflC {
             dst,
@@ -79,7 +83,9 @@ pub(super) fn execute(
             pred,
         } => {
             let c = r[c.0 as usize];
-            shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, pred)
+            let outside = shfl(cx, at, live, r, (dst, mask, a, b), &c, mode, pred)?;
+            ps.shfl_outside += outside as u64;
+            Ok(())
         }
         Inst::Redux { op, dst, mask, a } => {
             let ms = members(cx, at, live, r, mask, "reduce_sync")?;
@@ -301,7 +307,8 @@ fn mask_fault(
 /// `dst = a` of lane `j` (see the module's table), for the active lanes; `c` is PTX's
 /// clamp and segment operand per lane; with `pred`, `dst` = whether `j` was in range.
 /// A source lane in range that is not active here (not executing this shuffle) gives 0, as
-/// on the H200 (calibration/probes/cuda_coverage, spec S-2).
+/// on the H200 (calibration/probes/cuda_coverage, spec S-2); returns how many lanes read one
+/// (undefined in CUDA: the report warns).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn shfl(
@@ -313,12 +320,12 @@ fn shfl(
     c: &Lanes,
     mode: ShflMode,
     pred: bool,
-) -> Result<(), Fault> {
+) -> Result<u32, Fault> {
     members(cx, at, live, r, mask, shfl_name(mode))?;
     let src = r[a.0 as usize];
     let bs = r[b.0 as usize];
     let active = at.active;
-    let v: Lanes = per_lane(|l| {
+    let source = |l: usize| {
         let (lane, bval) = (l as u32, bs[l] & 31);
         let (clamp, seg) = (c[l] & 31, (c[l] >> 8) & 31);
         let min = lane & seg;
@@ -332,15 +339,30 @@ fn shfl(
             ShflMode::Down => (lane + bval, lane + bval <= max),
             ShflMode::Xor => (lane ^ bval, lane ^ bval <= max),
         };
+        (j & 31, ok)
+    };
+    let v: Lanes = per_lane(|l| {
+        let (j, ok) = source(l);
         match (pred, ok) {
             (true, _) => ok as u32,
             (false, false) => src[l],
-            (false, true) if active >> (j & 31) & 1 != 0 => src[(j & 31) as usize],
+            (false, true) if active >> j & 1 != 0 => src[j as usize],
             (false, true) => 0,
         }
     });
     put(&mut r[dst.0 as usize], v, at.active);
-    Ok(())
+    // Lanes that read a lane not executing the shuffle (none when every lane does).
+    let mut outside = 0;
+    if !pred && active != u32::MAX {
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let (j, ok) = source(l);
+            outside += u32::from(ok && active >> j & 1 == 0);
+        }
+    }
+    Ok(outside)
 }
 
 /// `dst = ` the vote `mode` of `a != 0` over the active lanes.

@@ -411,6 +411,44 @@ fn first_access_report(
     })
 }
 
+/// Something the kernel did that CUDA leaves undefined, run as the H200 runs it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WarningReport {
+    /// 1-based line of the instruction in the program file.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// The source it implements.
+    pub text: String,
+    /// What happened and what to change.
+    pub message: String,
+}
+
+/// The warnings of a run: shuffles that read lanes not executing them.
+fn warnings(prog: &Program, stats: &Stats) -> Vec<WarningReport> {
+    stats
+        .per_pc
+        .iter()
+        .enumerate()
+        .filter(|(_, ps)| ps.shfl_outside > 0)
+        .map(|(pc, ps)| {
+            let info = prog.info.get(pc);
+            WarningReport {
+                line: info.map_or(0, |i| i.line),
+                col: info.map_or(0, |i| i.col),
+                text: info.map_or_else(String::new, |i| i.text.clone()),
+                message: format!(
+                    "this shuffle read a lane that does not execute it {} times (a source lane \
+                     outside the member mask, or not active): CUDA leaves the value undefined; \
+                     warpsim gives 0, as the H200 does. Shuffle only from lanes in the mask \
+                     (for a partial warp, offsets below the number of members)",
+                    ps.shfl_outside
+                ),
+            }
+        })
+        .collect()
+}
+
 /// How the emulator did.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Emulator {
@@ -468,6 +506,10 @@ pub struct Report {
     /// Shared-memory races, one per kind and pair of instructions (null without
     /// `--racecheck`).
     pub races: Option<Vec<RaceReport>>,
+    /// What the kernel did that CUDA leaves undefined and warpsim ran as the H200 does (absent
+    /// when nothing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<WarningReport>,
     /// The timing model's estimate (null with `--no-timing`).
     pub timing: Option<Timing>,
     /// With timing: the source lines warps waited at longest (the table shows them).
@@ -934,6 +976,7 @@ fn build(
         verified,
         verification,
         races: None,
+        warnings: warnings(prog, stats),
         line_stalls: timing
             .as_ref()
             .map(|t| time_report::line_stalls(prog, t, 8))

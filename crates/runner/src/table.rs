@@ -262,6 +262,14 @@ impl Report {
         }
 
         o.push_str(&crate::race::section(self.races.as_deref()));
+        for w in &self.warnings {
+            let _ = writeln!(
+                o,
+                "warning: {}:{}:{}: {}",
+                self.file, w.line, w.col, w.message
+            );
+            let _ = writeln!(o, "  {}\n", w.text);
+        }
 
         // Verification.
         match self.verified {
