@@ -147,6 +147,7 @@ fn program_text(
     block: [u32; 3],
     shared_mem: u32,
     include_paths: &[String],
+    constants: &[(String, Elem, Vec<u8>)],
 ) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut defines: Vec<String> = macros
@@ -172,6 +173,36 @@ fn program_text(
             },
         }
     }
+    // A constant symbol's values, written as `cudaMemcpyToSymbol` before the launch would:
+    // bit for bit, as unsigned units of the element's size (8-byte elements as two words;
+    // the symbol has no type of its own).
+    let mut fills = Vec::new();
+    for (name, elem, bytes) in constants {
+        let unit = match elem.bytes() {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        };
+        let ty = ["U8", "U16", "U32"][unit / 2];
+        let values: Vec<String> = bytes
+            .chunks(unit)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                format!("\"{:#x}\"", u32::from_le_bytes(b))
+            })
+            .collect();
+        fills.push(format!(
+            "(name: {}, ty: {ty}, init: Values([{}]))",
+            q(name),
+            values.join(", ")
+        ));
+    }
+    let constants = if fills.is_empty() {
+        String::new()
+    } else {
+        format!("    constants: [{}],\n", fills.join(", "))
+    };
     let macro_names: Vec<String> = macros.iter().map(|(k, _)| q(k)).collect();
     let includes = if cuda && !include_paths.is_empty() {
         let dirs: Vec<String> = include_paths.iter().map(|d| q(d)).collect();
@@ -182,7 +213,7 @@ fn program_text(
     format!(
         "Program(\n    name: {},\n    defines: {{ {} }},\n    launch: (grid: {grid:?}, block: \
          {block:?}, dynamic_shared: {shared_mem}),\n    buffers: [{}],\n    {}: (file: {}, \
-         kernel: {}, args: [{}]{}),\n    macros: [{}],\n)\n",
+         kernel: {}, args: [{}]{}),\n{}    macros: [{}],\n)\n",
         q(kernel),
         defines.join(", "),
         buffers.join(", "),
@@ -191,6 +222,7 @@ fn program_text(
         q(kernel),
         names.join(", "),
         includes,
+        constants,
         macro_names.join(", "),
     )
 }
@@ -208,6 +240,8 @@ struct Launch {
     opts: Opts,
     /// Folders the `.cu` may include from (`-I DIR` options), absolute.
     include_paths: Vec<String>,
+    /// Constant symbols to fill: name, element type, bytes.
+    constants: Vec<(String, Elem, Vec<u8>)>,
 }
 
 impl Launch {
@@ -289,6 +323,7 @@ impl Launch {
             self.block,
             self.shared_mem,
             &self.include_paths,
+            &self.constants,
         );
         let prog_path = dir.join(format!("{file_name}.launch.ron"));
         let prog = warpsim_lang::load_str(
@@ -317,6 +352,7 @@ pub(crate) fn launch(
     args: Vec<PyArg<'_>>,
     opts: Opts,
     include_paths: Vec<String>,
+    constants: Vec<PyArg<'_>>,
 ) -> PyResult<NativeReport> {
     let mut copied = Vec::new();
     let mut words = Vec::new();
@@ -340,6 +376,17 @@ pub(crate) fn launch(
             _ => Arg::Scalar(Scalar::Float(obj.extract()?)),
         });
     }
+    let mut fills = Vec::new();
+    for (name, elem, obj) in &constants {
+        let arr: PyReadwriteArray1<'_, u8> = obj.extract()?;
+        let bytes = arr
+            .as_slice()
+            .map_err(|e| errors::Error::new_err(format!("constant {name}: {e}")))?;
+        let elem = elem_of(elem).ok_or_else(|| {
+            errors::Error::new_err(format!("constant {name}: no element type {elem}"))
+        })?;
+        fills.push((name.clone(), elem, bytes.to_vec()));
+    }
     let l = Launch {
         cuda,
         file,
@@ -351,6 +398,7 @@ pub(crate) fn launch(
         args: copied,
         opts,
         include_paths,
+        constants: fills,
     };
     let (result, words) = detached(py, move || {
         let mut words = words;

@@ -128,3 +128,25 @@ def test_include_folders_come_from_dash_i(nvrtc, tmp_path):
         np.testing.assert_array_equal(x, np.full(32, 3.0, np.float32))
     with pytest.raises(ValueError, match="is not a folder"):
         warpsim.RawKernel(code, "scale", options=(f"-I{tmp_path / 'none'}",))
+
+
+def test_constant_symbols_keep_their_initialisers_and_take_fills(nvrtc):
+    code = r"""
+    __constant__ float c_scale[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    __constant__ int c_off;
+    extern "C" __global__ void apply(float* x) {
+        int i = threadIdx.x;
+        x[i] = x[i] * c_scale[i % 4] + (float)c_off;
+    }
+    """
+    k = warpsim.RawKernel(code, "apply")
+    x = np.ones(32, np.float32)
+    rep = k(1, 32, (x,), timing=False)
+    np.testing.assert_array_equal(x, np.tile(np.float32([1, 2, 3, 4]), 8))
+    assert rep.to_dict()["constant"]["ldc_instructions"] == 1
+    x = np.ones(32, np.float32)
+    k(1, 32, (x,), constants={"c_scale": np.float32([5, 6, 7, 8]), "c_off": np.int32([10])},
+      timing=False)
+    np.testing.assert_array_equal(x, np.tile(np.float32([15, 16, 17, 18]), 8))
+    with pytest.raises(warpsim.LoadError, match="c_nope"):
+        k(1, 32, (x,), constants={"c_nope": np.float32([1])}, timing=False)

@@ -160,7 +160,10 @@ class RawKernel:
 
     ``args``: NumPy arrays (C-contiguous, writable) are the device buffers, copied in and
     written back with the kernel's writes; numbers are typed from the kernel's parameters (a
-    ``float`` parameter given ``1`` gets 1.0f). ``options``: see ``warpsim.OPTIONS``.
+    ``float`` parameter given ``1`` gets 1.0f). ``constants``: ``{"c_filter": array}`` fills
+    ``__constant__`` symbols before the launch, as ``cudaMemcpyToSymbol`` would: the array's
+    bytes from the symbol's start (its other bytes keep the module's initialiser).
+    ``options``: see ``warpsim.OPTIONS``.
     """
 
     def __init__(self, code, name, options=(), backend="nvrtc", *, jitify=False):
@@ -178,9 +181,18 @@ class RawKernel:
         k.options = module.options
         return k
 
-    def __call__(self, grid, block, args, shared_mem=0, **options):
+    def __call__(self, grid, block, args, shared_mem=0, constants=None, **options):
         o = resolve(options)
         m = self._module
+        fills = []
+        for name, a in dict(constants or {}).items():
+            a = np.ascontiguousarray(a).reshape(-1)
+            if a.dtype not in DTYPES:
+                names = ", ".join(str(d) for d in DTYPES)
+                raise TypeError(f"constant {name!r}: warpsim has no {a.dtype} values; use one of {names}")
+            if a.size == 0:
+                raise ValueError(f"constant {name!r}: the array is empty")
+            fills.append((str(name), DTYPES[a.dtype], a.copy().view(np.uint8)))
         native = _native.launch(
             m.cuda,
             m.file,
@@ -192,5 +204,6 @@ class RawKernel:
             [_arg(i, a) for i, a in enumerate(args)],
             o,
             m._include_paths,
+            fills,
         )
         return Report(native)

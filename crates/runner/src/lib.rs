@@ -599,7 +599,10 @@ pub fn run_with_buffers(
     opts: &RunOptions,
     buffers: &mut [Vec<u32>],
 ) -> Result<Report, Diag> {
-    if buffers.len() != prog.buffers.len() {
+    // (The constant symbols' buffers come last; without words they hold what the module and
+    // the launch file's `constants:` put in them.)
+    let plain = prog.buffers.iter().filter(|b| b.constant.is_none()).count();
+    if buffers.len() != prog.buffers.len() && buffers.len() != plain {
         return Err(Diag::file(
             Phase::Check,
             &prog.path,
@@ -608,7 +611,10 @@ pub fn run_with_buffers(
                 buffers.len(),
                 prog.buffers.len()
             ),
-            Some("give one list of words per buffer, in the program's order".into()),
+            Some(format!(
+                "give one list of words per buffer, in the program's order (or for its first \
+                 {plain}, those that are not constant symbols)"
+            )),
         ));
     }
     run_io(prog, opts, Some(buffers))
@@ -663,8 +669,8 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
     };
     let mut initial = Vec::with_capacity(prog.buffers.len());
     for (k, b) in prog.buffers.iter().enumerate() {
-        match (global.buffers.get(k), io.as_deref()) {
-            (Some(_), Some(given)) => global.write(k, given.get(k).map_or(&[][..], |w| &w[..])),
+        match (global.buffers.get(k), io.as_deref().and_then(|g| g.get(k))) {
+            (Some(_), Some(given)) => global.write(k, given),
             (Some(dst), None) => exec::fill_buffer(b, dst),
             (None, _) => {}
         }
@@ -743,7 +749,10 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
             .map_err(|d| budget.explain(d, opts.max_steps))?
     } else {
         if let Some(io) = io {
-            io.clone_from_slice(&global.into_words());
+            // (The constant symbols' buffers, last, need not be given: nothing writes them.)
+            for (d, w) in io.iter_mut().zip(global.into_words()) {
+                *d = w;
+            }
         }
         Vec::new()
     };
