@@ -236,3 +236,43 @@ fn the_report_counts_constant_loads_as_nsight_does() {
     assert_eq!(c["uldc_instructions"], 2, "{c}");
     assert_eq!(rows, ["ULDC", "ULDC"]);
 }
+
+/// The SM's 2 KiB constant cache (4-way x 8 sets of 64-byte lines, LRU; spec C-3): a chase
+/// over 2 KiB hits it after its first lap (28 cycles a load), over 4 KiB at a 64-byte step
+/// misses it every time (98: 70 more), at a 32-byte step every other time (63: 35 more), as
+/// the H200's `const_lat.tsv` (`calibration/probes/cuda_coverage/fixtures/const_h200.tsv`).
+#[test]
+fn the_constant_cache_holds_two_kib() {
+    if !crate::nvrtc::nvrtc("the_constant_cache_holds_two_kib") {
+        return;
+    }
+    let per_step = |words: u32, step: u32| {
+        let at = |steps: u32| {
+            let (code, r, err) = run(
+                "chase.ron",
+                &[
+                    "--define",
+                    &format!("WORDS={words}"),
+                    "--define",
+                    &format!("STEP={step}"),
+                    "--define",
+                    &format!("STEPS={steps}"),
+                ],
+            );
+            assert_eq!(code, Some(0), "{err}");
+            assert_eq!(r["verified"], true, "{}", r["verification"]);
+            r["timing"]["elapsed_cycles"].as_f64().unwrap()
+        };
+        (at(2048) - at(1024)) / 1024.0
+    };
+    let fits = per_step(512, 16);
+    let (miss, half) = (per_step(1024, 16) - fits, per_step(1024, 8) - fits);
+    assert!(
+        (miss - 70.0).abs() <= 2.0,
+        "a miss costs {miss:.1} cycles more than a hit"
+    );
+    assert!(
+        (half - 35.0).abs() <= 2.0,
+        "half misses cost {half:.1} cycles more"
+    );
+}

@@ -39,7 +39,7 @@ pub(super) fn access<const V3: bool>(
         // (A constant symbol is a read-only buffer: the checks refuse stores to it.) Its
         // distinct addresses, for the report, before the load may overwrite them.
         Space::Const => {
-            let (d, _) = const_distinct(m, r, at.active);
+            let (_, d) = const_distinct(m, r, at.active);
             ps.const_requests += d as u64;
             ps.const_divergent += u64::from(d > 1);
             global(cx, at, m, store, r)
@@ -243,12 +243,12 @@ pub(super) fn global_lanes(cx: &Ctx, m: &Mem, r: &[Lanes], active: u32) -> (u16,
     (k as u16, idx, width)
 }
 
-/// How many distinct byte addresses the active lanes of a byte-addressed constant load read
-/// (the H200's `LDC` makes one constant-cache request per distinct address:
-/// `calibration/probes/cuda_coverage`, spec C-3), and the first active lane's byte in its
-/// buffer. For the timing hook.
+/// The distinct byte addresses the active lanes of a byte-addressed constant load read, as
+/// byte offsets in its buffer, the first active lane's first (the H200's `LDC` makes one
+/// constant-cache request per distinct address: `calibration/probes/cuda_coverage`, spec C-3),
+/// and how many. For the report and the timing hook.
 #[inline]
-pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> (u32, u32) {
+pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> ([u32; WARP], usize) {
     let a = m.idx[0].0 as usize;
     let (lo, hi, off) = (&r[a], &r[a + 1], &r[m.idx[1].0 as usize]);
     let mut seen = [0u64; WARP];
@@ -264,6 +264,6 @@ pub(super) fn const_distinct(m: &Mem, r: &[Lanes], active: u32) -> (u32, u32) {
         }
     }
     // (The byte in the buffer: below the buffer number's bits, `Mem::GLOBAL_BASE_SHIFT`.)
-    let first = (seen[0] & ((1u64 << Mem::GLOBAL_BASE_SHIFT) - 1)).min(u32::MAX as u64) as u32;
-    (n as u32, first)
+    let byte = |p: u64| (p & ((1u64 << Mem::GLOBAL_BASE_SHIFT) - 1)).min(u32::MAX as u64) as u32;
+    (seen.map(byte), n)
 }

@@ -18,10 +18,9 @@ pub trait Hook {
     /// The local access (PTX `.local`) just issued by warp `w`: each lane's byte offset in
     /// its own local memory `offset` (meaningful in `active` lanes), `bytes` per lane.
     fn local(&mut self, w: usize, offset: &[u32; 32], bytes: u32, active: u32);
-    /// The constant load (`ld.const`) just issued by warp `w`: its active lanes read
-    /// `distinct` different addresses, the first active lane byte `first` of constant buffer
-    /// `buffer`.
-    fn constant(&mut self, w: usize, buffer: u16, distinct: u32, first: u32);
+    /// The constant load (`ld.const`) just issued by warp `w`: the distinct byte offsets its
+    /// active lanes read in constant buffer `buffer`, the first active lane's first.
+    fn constant(&mut self, w: usize, buffer: u16, offsets: &[u32]);
 }
 
 /// No hook: the executor as it runs without a timing model.
@@ -36,5 +35,5 @@ impl Hook for () {
     #[inline(always)]
     fn local(&mut self, _: usize, _: &[u32; 32], _: u32, _: u32) {}
     #[inline(always)]
-    fn constant(&mut self, _: usize, _: u16, _: u32, _: u32) {}
+    fn constant(&mut self, _: usize, _: u16, _: &[u32]) {}
 }

@@ -208,8 +208,8 @@ fn observe_issue<H: Hook>(
     }
     if m.space == Space::Const {
         // An `LDC`: the timing model wants its distinct addresses, not its sectors.
-        let (d, first) = super::bytes::const_distinct(&m, r, at.active);
-        hook.constant(at.w, m.array, d, first);
+        let (offsets, n) = super::bytes::const_distinct(&m, r, at.active);
+        hook.constant(at.w, m.array, &offsets[..n]);
         return None;
     }
     if m.space == Space::Local {

@@ -392,10 +392,11 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     }
 }
 
-/// Bytes of a constant-memory line as the timing model tracks first touches: the second-level
-/// constant cache's line (`calibration/probes/cuda_coverage`, spec C-3: every 4th step of a
-/// 64-byte chain opens one).
-pub const CONST_LINE_BYTES: u64 = 256;
+/// A constant line's id: the 64-byte line in its buffer, 1,024 lines (64 KiB, the most a
+/// module's constant symbols may take) a buffer.
+pub fn const_line_id(buf: u16, offset: u32) -> u16 {
+    ((buf as u32 % 64) << 10 | (offset / 64).min(1023)) as u16
+}
 
 /// The pseudo-buffer of local memory in sector ids ([`WarpTrace::sectors`]): above every
 /// real buffer's number.
@@ -424,15 +425,16 @@ pub struct Ev {
     /// The instruction.
     pub pc: u32,
     /// Shared access: its wavefronts. Global access: how many sectors it touched (they follow
-    /// in [`WarpTrace::sectors`]). Constant load: its distinct addresses.
+    /// in [`WarpTrace::sectors`]). Constant load: its distinct addresses (low 6 bits) and
+    /// the number of its lines outside the window of `s` (above).
     pub a: u16,
     /// Shared access: its wavefronts without conflicts (one per busy phase). Global access,
     /// in sampled timing: how many sectors of the blocks it stands for follow its own
-    /// ([`BlockTrace::take_shadows`]). Constant load: the 256-byte line of its first active
-    /// lane's address in its buffer ([`CONST_LINE_BYTES`]).
+    /// ([`BlockTrace::take_shadows`]). Constant load: the 64-byte line of its first active
+    /// lane's address ([`const_line_id`]).
     pub b: u16,
     /// Global access: where its sectors start in [`WarpTrace::sectors`]. Constant load: its
-    /// buffer.
+    /// other lines, a bit each for lines `b - 15 ..= b + 16`.
     pub s: u32,
 }
 
@@ -769,14 +771,34 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// The constant load warp `w` just issued: `distinct` addresses, the first active lane's
-    /// at byte `first` of buffer `buf`.
-    pub fn constant(&mut self, w: usize, buf: u16, distinct: u32, first: u32) {
-        if let Some(e) = self.block.warps.get_mut(w).and_then(|t| t.ev.last_mut()) {
-            e.a = distinct.min(u16::MAX as u32) as u16;
-            e.b = (first as u64 / CONST_LINE_BYTES).min(u16::MAX as u64) as u16;
-            e.s = buf as u32;
+    /// The constant load warp `w` just issued: the distinct byte offsets its lanes read in
+    /// buffer `buf`, the first active lane's first.
+    pub fn constant(&mut self, w: usize, buf: u16, offsets: &[u32]) {
+        let Some(e) = self.block.warps.get_mut(w).and_then(|t| t.ev.last_mut()) else {
+            return;
+        };
+        let Some(&first) = offsets.first() else {
+            return;
+        };
+        let line0 = const_line_id(buf, first);
+        let (mut mask, mut outside) = (0u32, 0u16);
+        let mut lines = [0u16; 32];
+        let mut n = 0;
+        for &o in &offsets[1..] {
+            let line = const_line_id(buf, o);
+            if line == line0 || lines[..n].contains(&line) {
+                continue;
+            }
+            lines[n] = line;
+            n += 1;
+            match line as i32 - line0 as i32 + 15 {
+                r @ 0..32 => mask |= 1u32 << r,
+                _ => outside += 1,
+            }
         }
+        e.a = offsets.len().min(63) as u16 | outside.min(1023) << 6;
+        e.b = line0;
+        e.s = mask;
     }
 
     /// The global access warp `w` just issued: buffer `buf`, element index per lane `idx`,
@@ -960,8 +982,8 @@ impl warpsim_exec::Hook for Recorder<'_> {
         Recorder::local(self, w, offset, bytes, active);
     }
     #[inline]
-    fn constant(&mut self, w: usize, buffer: u16, distinct: u32, first: u32) {
-        Recorder::constant(self, w, buffer, distinct, first);
+    fn constant(&mut self, w: usize, buffer: u16, offsets: &[u32]) {
+        Recorder::constant(self, w, buffer, offsets);
     }
 }
 
@@ -994,5 +1016,5 @@ impl warpsim_exec::Hook for GlobalsOnly<'_, '_> {
         self.0.local(w, offset, bytes, active);
     }
     #[inline]
-    fn constant(&mut self, _: usize, _: u16, _: u32, _: u32) {}
+    fn constant(&mut self, _: usize, _: u16, _: &[u32]) {}
 }

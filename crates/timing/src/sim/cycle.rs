@@ -320,7 +320,7 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     // A `ULDC`'s result: after its latency, or its line's arrival (a first touch).
     let uniform = (si.class == Class::UniformConstLd).then(|| {
         let hit = t + ULDC_LATENCY;
-        let line = super::const_line(sm, gpu, ev, t) + ULDC_LATENCY - ULDC_MISS_LESS;
+        let line = super::const_line(sm, gpu, ev.b, t) + ULDC_LATENCY - ULDC_MISS_LESS;
         if line > hit {
             (line, Reason::ImcMiss)
         } else {

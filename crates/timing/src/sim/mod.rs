@@ -265,17 +265,34 @@ enum Pipe {
     Slow = 3,
 }
 
-/// When constant line `ev` (a constant load's event: buffer `s`, line `b`) is on the SM for a
-/// request at cycle `t`: its first touch in the launch brings it from memory, which the
-/// requests of other warps for it wait for too (spec C-3/C-4 of
+/// When constant line `line` ([`crate::trace::const_line_id`]) is on the SM for a request at
+/// cycle `t`: its first touch in the launch brings its 256 bytes from memory, which the
+/// requests of other warps for them wait for too (spec C-3/C-4 of
 /// `calibration/probes/cuda_coverage`: both constant caches start each launch cold; a line's
 /// first load adds about the global model's latency of where it is, here DRAM: Nsight flushes
 /// the caches before each profiled launch, as the model assumes for global buffers).
-fn const_line(sm: &mut Sm, gpu: &Gpu, ev: Ev, t: u64) -> u64 {
-    let key = (ev.s.min(u16::MAX as u32) << 16) | ev.b as u32;
+fn const_line(sm: &mut Sm, gpu: &Gpu, line: u16, t: u64) -> u64 {
     *sm.const_lines
-        .entry(key)
+        .entry(line as u32 / 4)
         .or_insert(t + gpu.global.dram as u64)
+}
+
+/// Ways and sets of the SM's indexed constant cache: 2 KiB of 64-byte lines, 4-way x 8 sets,
+/// LRU (`calibration/probes/cuda_coverage`, spec C-3: 4-way x 8 and 2-way x 16 both predict
+/// all 98 latency rows; N lines of one set cycled hit for N <= 4 and all miss for N >= 5).
+const IDC_WAYS: usize = 4;
+const IDC_SETS: usize = 8;
+
+/// Looks constant line `line` up in the SM's indexed constant cache and makes it the
+/// most recently used of its set: whether it was there.
+fn idc_lookup(sm: &mut Sm, line: u16) -> bool {
+    let tag = line as u32 + 1;
+    let set = &mut sm.idc[line as usize % IDC_SETS];
+    let at = set.iter().position(|&x| x == tag);
+    let end = at.unwrap_or(IDC_WAYS - 1);
+    set.copy_within(0..end, 1);
+    set[0] = tag;
+    at.is_some()
 }
 
 fn pipe_of(c: Class) -> Option<Pipe> {
@@ -315,9 +332,13 @@ struct Sm {
     mem_last: u64,
     /// When the SM's constant cache is free for the next `LDC`'s requests (queue.rs).
     idc_free: u64,
-    /// Constant-memory lines this SM has touched in the launch (buffer << 16 | 256-byte
-    /// line) and the cycle each arrives from memory ([`const_line`]).
+    /// Constant-memory 256-byte lines this SM has touched in the launch and the cycle each
+    /// arrives from memory ([`const_line`]).
     const_lines: HashMap<u32, u64>,
+    /// The SM's indexed constant cache (`LDC`'s): per set, its ways' lines
+    /// ([`crate::trace::const_line_id`] plus 1; 0: empty), most recently used first
+    /// ([`idc_lookup`]).
+    idc: [[u32; IDC_WAYS]; IDC_SETS],
     /// The SM-wide stage of the memory queue: departures to come, in order, each with whether
     /// it is a shared instruction ([`queue`]).
     stage: VecDeque<(u64, bool)>,
@@ -542,6 +563,7 @@ impl<'a> Sim<'a> {
                 mem_last: 0,
                 idc_free: 0,
                 const_lines: HashMap::new(),
+                idc: [[0; IDC_WAYS]; IDC_SETS],
                 stage: VecDeque::new(),
                 pending: 0,
                 turn: 0,

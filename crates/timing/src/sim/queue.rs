@@ -117,15 +117,41 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
             // the stage, on its own unit.
             // A line touched first in the launch comes from memory (`const_line`): the data
             // then follows LDC_MISS_LESS cycles after it.
-            let n = (ev.a as u64).max(1);
+            // Each distinct address is a request, served one after the other (spec C-3): the
+            // first after LDC_HIT cycles if its line is in the 2 KiB cache, LDC_MISS if the
+            // second level has it; each further one LDC_REPLAY more if its line hits (or was
+            // just fetched), LDC_MISS_REPLAY if it misses. A line touched first in the launch
+            // comes from memory (`const_line`): the data then follows LDC_MISS_MORE after it.
             let d = t.max(sm.mem_last).max(sm.idc_free);
-            sm.idc_free = d + n * IDC_REQUEST;
+            let n = (ev.a & 63).max(1) as u64;
+            let outside = (ev.a >> 6) as u64;
+            let first = super::idc_lookup(sm, ev.b);
+            let mut arrive = super::const_line(sm, gpu, ev.b, d);
+            let mut missed = outside + u64::from(!first);
+            let mut others = outside;
+            let mut bits = ev.s;
+            while bits != 0 {
+                let r = bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                let Ok(line) = u16::try_from(ev.b as i32 - 15 + r) else {
+                    continue;
+                };
+                others += 1;
+                missed += u64::from(!super::idc_lookup(sm, line));
+                arrive = arrive.max(super::const_line(sm, gpu, line, d));
+            }
+            let other_missed = missed - u64::from(!first);
+            let same_line = (n - 1).saturating_sub(others);
+            let served = d
+                + if first { LDC_HIT } else { LDC_MISS }
+                + other_missed * LDC_MISS_REPLAY
+                + (others - other_missed + same_line) * LDC_REPLAY;
+            sm.idc_free = d + (n - missed.min(n)) * IDC_REQUEST + missed.min(n) * IDC_REQUEST_MISS;
             sm.mem_last = d;
             sm.stage.push_back((d, true));
             sm.sp[p].memq.push_back((d, true));
-            let hit = d + LDC_HIT + (n - 1) * LDC_REPLAY;
-            let line = super::const_line(sm, gpu, ev, d) + LDC_MISS_MORE;
-            Entered::Load(hit.max(line), Reason::ShortScoreboard)
+            let line = arrive + LDC_MISS_MORE;
+            Entered::Load(served.max(line), Reason::ShortScoreboard)
         }
         _ => global(cx, sm, p, s, ev, si, t),
     }
@@ -135,10 +161,17 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
 /// cache (H200: `calibration/probes/cuda_coverage`, `const_lat.tsv`, D = 1: 28).
 const LDC_HIT: u64 = 28;
 /// Cycles each further distinct address of an `LDC` adds to its latency (the same table:
-/// 28 + 11(D - 1) for D = 1 … 32, to 0.1 cycle, on dependent chains). Misses of the 2 KiB
-/// cache (98 + 81(D - 1)) are not modelled beyond a line's first touch in the launch (the
-/// first active lane's line): every other request is priced as a hit.
+/// 28 + 11(D - 1) for D = 1 … 32, to 0.1 cycle, on dependent chains).
 const LDC_REPLAY: u64 = 11;
+/// Cycles from an `LDC`'s issue to its data when its line misses the 2 KiB cache and hits
+/// the second level (`const_lat.tsv`: a uniform chain over 3-64 KiB at a 64-byte stride, 98).
+const LDC_MISS: u64 = 98;
+/// Cycles each further distinct address adds when the lines miss (98 + 81(D - 1): D = 16 at
+/// 256 bytes 1,313, D = 32 at 128 and 256 bytes 2,609).
+const LDC_MISS_REPLAY: u64 = 81;
+/// Cycles a missing request holds the cache (`idc__request_cycles_active` / requests = 3.99
+/// when all miss: spec C-3).
+const IDC_REQUEST_MISS: u64 = 4;
 /// Cycles from a first-touched constant line's arrival ([`super::const_line`]: the global
 /// model's latency) to an `LDC`'s data: a line's first load adds that latency less 67 to a
 /// second-level hit's 98 (spec C-3: 324 - 107 = 217 = 285 - 68 with the line in L2, 752 - 107
