@@ -5,8 +5,10 @@
 // full wave (132 x 1024 threads: 8 warps a sub-partition). run.sh checks the SASS holds what
 // each mode is for (cuobjdump -sass) and measures cycles and instructions with ncu.
 //   ./int_pipes MODE     MODE 0..7 (below); prints the checksum
+#ifndef __CUDACC_RTC__
 #include <cstdio>
 #include <cstdlib>
+#endif
 
 #define STEPS 256
 
@@ -26,14 +28,15 @@ __global__ void k(unsigned* out, unsigned a, unsigned b, float fa) {
 #pragma unroll
         for (int c = 0; c < 8; ++c) {
             const bool odd = c & 1;
+            // (asm volatile: NVVM may not fold a chain of adds or xors into one.)
             if (MODE == 0 || (MODE == 3 && odd) || (MODE == 5 && odd) || (MODE == 6 && !odd))
-                x[c] = x[c] + a + c;                  // IADD3 (three operands)
+                asm volatile("add.u32 %0, %0, %1;" : "+r"(x[c]) : "r"(a));           // IADD3
             else if (MODE == 1 || (MODE == 3 && !odd) || (MODE == 4 && !odd))
-                x[c] = x[c] * a + b;                  // IMAD
+                asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x[c]) : "r"(a), "r"(b)); // IMAD
             else if (MODE == 2 || (MODE == 4 && odd) || (MODE == 6 && odd))
-                x[c] = (x[c] ^ a) & (b | c);          // LOP3
+                asm volatile("xor.b32 %0, %0, %1;" : "+r"(x[c]) : "r"(a));           // LOP3
             else
-                f[c] = f[c] * fa + 1.0f;              // FFMA
+                asm volatile("fma.rn.f32 %0, %0, %1, 0f3F800000;" : "+f"(f[c]) : "f"(fa)); // FFMA
         }
     }
     unsigned r = 0;
@@ -42,6 +45,7 @@ __global__ void k(unsigned* out, unsigned a, unsigned b, float fa) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = r;
 }
 
+#ifndef __CUDACC_RTC__
 int main(int argc, char** argv) {
     int mode = argc > 1 ? atoi(argv[1]) : 0;
     unsigned* d;
@@ -56,3 +60,4 @@ int main(int argc, char** argv) {
     printf("mode %d checksum %08x\n", mode, h[0] ^ h[1] ^ h[2] ^ h[3]);
     return 0;
 }
+#endif
