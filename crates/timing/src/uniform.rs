@@ -74,7 +74,7 @@ pub(crate) fn mark(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Re
         };
         for (pc, s) in code.iter().enumerate() {
             let Some((d, w)) = s.dst else { continue };
-            let per_lane = per_lane(&prog.code[pc])
+            let per_lane = prog.code.get(pc).is_none_or(per_lane)
                 || s.srcs
                     .iter()
                     .any(|&(r, w)| varying[span(r, w, n)].contains(&true));
@@ -91,7 +91,8 @@ pub(crate) fn mark(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Re
             if !divergent {
                 continue;
             }
-            for s in &code[g.lo.min(code.len())..g.hi.min(code.len())] {
+            let hi = g.hi.min(code.len());
+            for s in &code[g.lo.min(hi)..hi] {
                 let Some((d, w)) = s.dst else { continue };
                 let (first, last) = reads.get(d as usize).copied().unwrap_or((0, usize::MAX));
                 if g.loop_ || first < g.lo || last >= g.hi {
