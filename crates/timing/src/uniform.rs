@@ -37,8 +37,7 @@ struct Region {
 }
 
 /// Turns each [`Class::ConstLd`] of `code` whose address is warp-uniform into
-/// [`Class::UniformConstLd`].
-/// `constant`: whether a register holds the value it starts with for the whole run.
+/// [`Class::UniformConstLd`], and pairs them ([`pair`]). `constant`: whether a register holds the value it starts with for the whole run.
 pub(crate) fn mark(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool) {
     if !code.iter().any(|s| s.class == Class::ConstLd) {
         return;
@@ -74,11 +73,11 @@ pub(crate) fn mark(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Re
         };
         for (pc, s) in code.iter().enumerate() {
             let Some((d, w)) = s.dst else { continue };
-            let per_lane = prog.code.get(pc).is_none_or(per_lane)
+            let varies = prog.code.get(pc).is_none_or(per_lane)
                 || s.srcs
                     .iter()
                     .any(|&(r, w)| varying[span(r, w, n)].contains(&true));
-            if per_lane {
+            if varies {
                 set(d, w, &mut varying);
             }
         }
@@ -112,7 +111,7 @@ pub(crate) fn mark(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Re
         let uniform = s
             .srcs
             .iter()
-            .all(|&(r, w)| (r as usize..(r as usize + w as usize).min(n)).all(|k| !varying[k]));
+            .all(|&(r, w)| !varying[span(r, w, n)].contains(&true));
         if uniform {
             s.class = Class::UniformConstLd;
         }
