@@ -143,8 +143,11 @@ fn warp_instructions_of_issue_37_run_verified() {
     // shfl37: a run-time width (c in a register), the predicate, and a read outside the mask
     // (0, as on the H200); redux37: redux.sync and match.sync; clock37: the clocks.
     // args37: arguments typed by the kernel's PTX parameters. more37: mul24/mad24, sad, lop3,
-    // %lanemask_*, elect.sync, ldu and prefetch (hand-computed lanes: more37.ptx).
-    for k in ["shfl37", "redux37", "clock37", "args37", "more37"] {
+    // %lanemask_*, elect.sync, ldu and prefetch (hand-computed lanes: more37.ptx). hints37:
+    // createpolicy, ld/st with .L2::cache_hint, discard.
+    for k in [
+        "shfl37", "redux37", "clock37", "args37", "more37", "hints37",
+    ] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = crate::util::run(&["run", &path, "--format", "json", "--no-timing"]);
         let err = String::from_utf8_lossy(&out.stderr);

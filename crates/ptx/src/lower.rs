@@ -442,6 +442,15 @@ impl Lower<'_> {
         let pair_cvt = name == "cvt" && op.contains("x2.");
         // (`setp.CMP.and.TYPE p, a, b, c` combines with a predicate: lower/compare.rs counts.)
         let combined = name == "setp" && args.len() == 4;
+        // (`ld`/`st` with `.L2::cache_hint` take the cache policy as a last operand, which
+        // warpsim drops: the timing model has no L2 eviction priorities.)
+        let hinted = parts.contains(&"L2::cache_hint") && matches!(name, "ld" | "st");
+        let args = if hinted && args.len() == 3 {
+            &args[..2]
+        } else {
+            args
+        };
+        let i = Instr(off, op, parts, args);
         if let Some(n) = operands(name).filter(|&n| n != args.len() && !pair_cvt && !combined) {
             return Err((
                 off,
@@ -465,6 +474,18 @@ impl Lower<'_> {
             // `prefetch`/`prefetchu`/`applypriority`: cache hints; no value changes, and the
             // timing model does not model caches.
             "prefetch" | "prefetchu" | "applypriority" if args.len() == 1 => return Ok(()),
+            // `createpolicy`: a cache policy, which `.L2::cache_hint` accesses take as an extra
+            // operand and warpsim's ignore (no L2 eviction priorities in the timing model): any
+            // value will do, 0.
+            "createpolicy" if args.len() >= 2 && parts.last() == Some(&"b64") => {
+                let dst = self.reg(args[0].trim(), off)?.0;
+                let zero = self.konst(0, 2);
+                self.emit(Inst::Mov64 { dst, a: zero });
+                return Ok(());
+            }
+            // `discard.global.L2 [a], 128`: the line's contents become undefined; keeping them
+            // is one of the values allowed.
+            "discard" if args.len() == 2 => return Ok(()),
             "bar" | "barrier" => {
                 self.emit(Inst::Barrier);
                 return Ok(());

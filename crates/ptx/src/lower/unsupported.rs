@@ -24,7 +24,9 @@ pub(super) fn instruction(name: &str, op: &str) -> Option<String> {
         "pmevent" => "a performance-monitor event",
         "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" => "a texture or surface access",
         "fence" | "membar" => "a memory fence",
-        "prefetch" | "prefetchu" | "applypriority" | "discard" | "createpolicy" => "a cache hint",
+        "prefetch" | "prefetchu" | "applypriority" | "discard" | "createpolicy" => {
+            "a cache hint in a form warpsim does not know"
+        }
         "call" => "a call that was not inlined",
         _ => "an instruction warpsim does not model",
     };
