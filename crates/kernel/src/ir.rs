@@ -882,6 +882,33 @@ impl Inst {
         done
     }
 
+    /// Whether it ends straight-line code: a branch, a loop's bookkeeping, a jump out of a
+    /// loop or the kernel, a reconvergence point or a barrier.
+    pub fn breaks_straight_line(&self) -> bool {
+        use Inst::*;
+        matches!(
+            self,
+            Barrier
+                | BarrierRed { .. }
+                | If { .. }
+                | Else { .. }
+                | EndIf
+                | LoopStart
+                | LoopTest { .. }
+                | LoopBack { .. }
+                | ForTest { .. }
+                | ForNext { .. }
+                | LoopEnd
+                | Break { .. }
+                | Continue { .. }
+                | Return { .. }
+                | Branch { .. }
+                | Jump { .. }
+                | Join
+                | Ret
+        )
+    }
+
     /// Whether this is an atomic: its operand and operation.
     pub fn atomic(&self) -> Option<(Mem, warpsim_smem::AtomOp)> {
         match *self {

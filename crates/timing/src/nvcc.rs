@@ -136,26 +136,9 @@ fn fold_offsets(
     };
     let body = head_pc as usize + 1..next;
     // Straight-line code only: no barrier, branch or inner loop.
-    let straight = prog.code[body.clone()].iter().all(|i| {
-        !matches!(
-            i,
-            Inst::Barrier
-                | Inst::BarrierRed { .. }
-                | Inst::If { .. }
-                | Inst::Else { .. }
-                | Inst::EndIf
-                | Inst::LoopStart
-                | Inst::LoopTest { .. }
-                | Inst::LoopBack { .. }
-                | Inst::ForTest { .. }
-                | Inst::ForNext { .. }
-                | Inst::Branch { .. }
-                | Inst::Jump { .. }
-                | Inst::Break { .. }
-                | Inst::Continue { .. }
-                | Inst::Return { .. }
-        )
-    });
+    let straight = prog.code[body.clone()]
+        .iter()
+        .all(|i| !i.breaks_straight_line());
     if !straight || start >= body.start {
         return;
     }

@@ -158,20 +158,7 @@ fn pair(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool)
                     _ => prev = a,
                 }
             }
-            Inst::If { .. }
-            | Inst::Else { .. }
-            | Inst::EndIf
-            | Inst::LoopStart
-            | Inst::LoopTest { .. }
-            | Inst::LoopBack { .. }
-            | Inst::ForTest { .. }
-            | Inst::ForNext { .. }
-            | Inst::LoopEnd
-            | Inst::Barrier
-            | Inst::Branch { .. }
-            | Inst::Jump { .. }
-            | Inst::Join
-            | Inst::Ret => prev = None,
+            i if i.breaks_straight_line() => prev = None,
             _ => {}
         }
     }
