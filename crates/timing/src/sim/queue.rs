@@ -111,12 +111,13 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
             }
         }
         Class::ConstLd => {
-            // In order through the stage, on the constant cache's own unit. Each distinct address is a request, served one after the other (spec C-3): the
-            // first after LDC_HIT cycles if its line is in the 2 KiB cache, LDC_MISS if the
-            // second level has it; each further one LDC_REPLAY more if its line hits (or was
-            // just fetched), LDC_MISS_REPLAY if it misses. A line touched first in the launch
-            // comes from memory (`const_line`): the data then follows LDC_MISS_MORE after it.
-            // Each request holds the cache IDC_REQUEST cycles (IDC_REQUEST_MISS a miss).
+            // In order through the stage, on the constant cache's own unit. Each distinct
+            // address is a request, served one after the other (spec C-3): the first after
+            // LDC_HIT cycles if its line is in the 2 KiB cache, LDC_MISS if the second level
+            // has it; each further one LDC_REPLAY more if its line hits (or was just fetched),
+            // LDC_MISS_REPLAY if it misses. A line touched first in the launch comes from
+            // memory (`const_line`): the data then follows LDC_MISS_MORE after it. Each
+            // request holds the cache IDC_REQUEST cycles (IDC_REQUEST_MISS a miss).
             let d = t.max(sm.mem_last).max(sm.idc_free);
             let n = (ev.a & 63).max(1) as u64;
             let outside = (ev.a >> 6) as u64;
