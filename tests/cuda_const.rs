@@ -196,7 +196,11 @@ fn the_report_counts_constant_loads_as_nsight_does() {
         return;
     }
     let block = |file: &str, define: &str| {
-        let (code, r, err) = run(file, &["--define", define, "--no-timing"]);
+        let mut args = vec!["--no-timing"];
+        if !define.is_empty() {
+            args.extend(["--define", define]);
+        }
+        let (code, r, err) = run(file, &args);
         assert_eq!(code, Some(0), "{err}");
         let rows: Vec<String> = r["per_instruction"]
             .as_array()
@@ -235,6 +239,11 @@ fn the_report_counts_constant_loads_as_nsight_does() {
     let (c, rows) = block("pairs.ron", "ACROSS=1");
     assert_eq!(c["uldc_instructions"], 2, "{c}");
     assert_eq!(rows, ["ULDC", "ULDC"]);
+    // A pair of the bank across two symbols (ptxas lays them out in order: c_filter's last
+    // word and c_n share bytes 16-23).
+    let (c, rows) = block("bank_pair.ron", "");
+    assert_eq!(c["uldc_instructions"], 1, "{c}");
+    assert_eq!(rows, ["ULDC.64", "ULDC.64 (pair)"]);
 }
 
 /// The SM's 2 KiB constant cache (4-way x 8 sets of 64-byte lines, LRU; spec C-3): a chase

@@ -46,12 +46,7 @@ pub(crate) fn totals(
         let name = match code.get(row.pc).map(|c| c.class) {
             Some(Class::UniformConstLd) => {
                 t.uldc_instructions += ps.executions;
-                // A pair's second word is the next constant load, not issued (`Free`).
-                let next = (row.pc + 1..prog.code.len()).find(|&pc| is_const_load(prog, pc));
-                let pair = next
-                    .and_then(|pc| code.get(pc))
-                    .map(|c| c.class == Class::Free);
-                if pair == Some(true) {
+                if code.get(row.pc).and_then(|c| c.pair).is_some() {
                     "ULDC.64"
                 } else {
                     "ULDC"
@@ -70,10 +65,4 @@ pub(crate) fn totals(
         row.instruction = Some(name.to_string());
     }
     Some(t)
-}
-
-/// Whether the instruction at `pc` is an `ld.const`.
-fn is_const_load(prog: &Program, pc: usize) -> bool {
-    use warpsim_kernel::ir::{Inst, Space};
-    matches!(prog.code.get(pc), Some(Inst::Load(m)) if m.space == Space::Const)
 }

@@ -84,6 +84,9 @@ pub struct StaticInst {
     /// One of the kernel prologue's instructions (`nvcc`), issued before a warp's
     /// first.
     pub prologue: bool,
+    /// A `ULDC` that loads the other word of its 8-byte pair too (`ULDC.64`): that load's pc,
+    /// which is not issued (`uniform.rs`).
+    pub pair: Option<u32>,
 }
 
 /// Where a constant loop (one the GPU's compiler unrolls) starts a run of trips, or steps.
@@ -109,6 +112,7 @@ impl StaticInst {
             mark: None,
             once: None,
             prologue: false,
+            pair: None,
         }
     }
 }

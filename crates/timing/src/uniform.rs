@@ -13,13 +13,12 @@
 //! loop whose exit test is varying, or inside a forward branch and read outside it (lanes
 //! arrive with different values). Iterated to a fixed point.
 //!
-//! Two `ULDC`s one after the other (no other constant load or branch between them) of the
-//! two 4-byte words of an 8-aligned pair are one `ULDC.64` (`const.sass.gz`: 672 `ULDC.64` of
-//! `c[0x3][imm]`; ptxas then feeds both values from one uniform register pair): the second is
-//! not issued.
+//! Two `ULDC`s in the same straight-line code of the two 4-byte words of an 8-aligned pair of
+//! the constant bank are one `ULDC.64` (`const.sass.gz`: 672 `ULDC.64` of `c[0x3][imm]`; ptxas
+//! then feeds both values from one uniform register pair): the second is not issued.
 
 use crate::trace::{Class, StaticInst};
-use warpsim_kernel::ir::{Inst, Reg, Space, Special};
+use warpsim_kernel::ir::{Inst, Mem, Reg, Space, Special};
 use warpsim_kernel::{Program, RegInit};
 
 /// Most rounds of the fixed point; past them every constant load stays an `LDC` (a program
@@ -130,7 +129,19 @@ fn pair(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool)
             _ => None,
         })
     };
-    // The address of a 4-byte `ld.const` whose address is known before the run.
+    // Where each constant symbol sits in the constant bank: ptxas lays the module's symbols
+    // out in order, each at its alignment (hornerConst's SASS in calibration/draws/
+    // cuda_kernels1: `c_poly` at 0x4dc, after 1,244 bytes of the symbols declared before it).
+    let mut bank = vec![None; prog.buffers.len()];
+    let mut at = 0u64;
+    for (k, b) in prog.buffers.iter().enumerate() {
+        if b.constant.is_some() {
+            at = at.next_multiple_of(if b.elem.bytes() == 8 { 8 } else { 4 });
+            bank[k] = Some(at);
+            at += b.bytes();
+        }
+    }
+    // The bank address of a 4-byte `ld.const` whose address is known before the run.
     let address = |inst: &Inst| -> Option<u64> {
         let Inst::Load(m) = *inst else { return None };
         let four = prog.buffers.get(m.array as usize)?.elem.bytes() == 4;
@@ -140,25 +151,33 @@ fn pair(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool)
         let lo = value(m.idx[0])?;
         let hi = value(Reg(m.idx[0].0.checked_add(1)?))?;
         let off = value(m.idx[1])? as i32 as i64;
-        Some((lo as u64 | (hi as u64) << 32).wrapping_add(off as u64))
+        let p = (lo as u64 | (hi as u64) << 32).wrapping_add(off as u64);
+        let k = (p >> Mem::GLOBAL_BASE_SHIFT).checked_sub(1)? as usize;
+        Some((*bank.get(k)?)? + (p & ((1 << Mem::GLOBAL_BASE_SHIFT) - 1)))
     };
-    let mut prev: Option<u64> = None;
+    // The words of the current straight-line code whose pair's other word is not loaded yet,
+    // with their loads' pcs.
+    let mut open: Vec<(u64, usize)> = Vec::new();
     for (pc, inst) in prog.code.iter().enumerate() {
         match inst {
             Inst::Load(m) if m.space == Space::Const => {
-                let a = (code[pc].class == Class::UniformConstLd)
+                let Some(a) = (code[pc].class == Class::UniformConstLd)
                     .then(|| address(inst))
-                    .flatten();
-                match (prev, a) {
-                    (Some(p), Some(a)) if p ^ a == 4 && p.min(a) % 8 == 0 => {
-                        code[pc].class = Class::Free;
-                        code[pc].srcs.clear();
-                        prev = None;
-                    }
-                    _ => prev = a,
+                    .flatten()
+                else {
+                    continue;
+                };
+                if let Some(i) = open.iter().position(|&(w, _)| w ^ a == 4) {
+                    // The other word of its pair was loaded: one `ULDC.64` loads both.
+                    code[pc].class = Class::Free;
+                    code[pc].srcs.clear();
+                    code[open[i].1].pair = Some(pc as u32);
+                    open.swap_remove(i);
+                } else if !open.iter().any(|&(w, _)| w == a) {
+                    open.push((a, pc));
                 }
             }
-            i if i.breaks_straight_line() => prev = None,
+            i if i.breaks_straight_line() => open.clear(),
             _ => {}
         }
     }
