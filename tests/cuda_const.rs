@@ -21,6 +21,14 @@ fn run(file: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
     (out.status.code(), v, err)
 }
 
+/// `run` that must exit 0 and verify: the report.
+fn verified(file: &str, extra: &[&str]) -> serde_json::Value {
+    let (code, r, err) = run(file, extra);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(r["verified"], true, "{}", r["verification"]);
+    r
+}
+
 #[test]
 fn constants_are_initialised_filled_and_read_by_expect() {
     if !crate::nvrtc::nvrtc("constants_are_initialised_filled_and_read_by_expect") {
@@ -114,9 +122,7 @@ fn divergent_constant_loads_replay_per_distinct_address() {
         return;
     }
     let cycles = |stride: &str| {
-        let (code, r, err) = run("chain.ron", &["--define", &format!("STRIDE={stride}")]);
-        assert_eq!(code, Some(0), "{err}");
-        assert_eq!(r["verified"], true, "{}", r["verification"]);
+        let r = verified("chain.ron", &["--define", &format!("STRIDE={stride}")]);
         r["timing"]["elapsed_cycles"].as_f64().unwrap()
     };
     let (one, all) = (cycles("0"), cycles("1"));
@@ -138,9 +144,7 @@ fn uniform_constant_loads_take_the_uniform_datapath() {
     }
     let per_step = |file: &str| {
         let at = |steps: u32| {
-            let (code, r, err) = run(file, &["--define", &format!("STEPS={steps}")]);
-            assert_eq!(code, Some(0), "{err}");
-            assert_eq!(r["verified"], true, "{}", r["verification"]);
+            let r = verified(file, &["--define", &format!("STEPS={steps}")]);
             r["timing"]["elapsed_cycles"].as_f64().unwrap()
         };
         (at(512) - at(256)) / 256.0
@@ -152,17 +156,15 @@ fn uniform_constant_loads_take_the_uniform_datapath() {
     );
 }
 
-/// Two words of an 8-aligned pair read one after the other are one `ULDC.64`: one instruction
-/// fewer than two words across a pair boundary.
+/// Two words of an 8-byte pair of the constant bank in the same straight-line code are one
+/// `ULDC.64`: one instruction fewer than two words across a pair boundary.
 #[test]
 fn an_aligned_pair_of_uniform_constant_words_is_one_load() {
     if !crate::nvrtc::nvrtc("an_aligned_pair_of_uniform_constant_words_is_one_load") {
         return;
     }
     let issued = |across: &str| {
-        let (code, r, err) = run("pairs.ron", &["--define", &format!("ACROSS={across}")]);
-        assert_eq!(code, Some(0), "{err}");
-        assert_eq!(r["verified"], true, "{}", r["verification"]);
+        let r = verified("pairs.ron", &["--define", &format!("ACROSS={across}")]);
         r["timing"]["issued_warp_instructions"].as_u64().unwrap()
     };
     assert_eq!(issued("1"), issued("0") + 1);
@@ -257,7 +259,7 @@ fn the_constant_cache_holds_two_kib() {
     }
     let per_step = |words: u32, step: u32| {
         let at = |steps: u32| {
-            let (code, r, err) = run(
+            let r = verified(
                 "chase.ron",
                 &[
                     "--define",
@@ -268,8 +270,6 @@ fn the_constant_cache_holds_two_kib() {
                     &format!("STEPS={steps}"),
                 ],
             );
-            assert_eq!(code, Some(0), "{err}");
-            assert_eq!(r["verified"], true, "{}", r["verification"]);
             r["timing"]["elapsed_cycles"].as_f64().unwrap()
         };
         (at(2048) - at(1024)) / 1024.0
