@@ -38,7 +38,7 @@ pub use reason::{Reason, ALL as REASONS, N_REASONS};
 pub use sim::{LaunchShape, Outcome, Sim, Span};
 pub use timeline::chrome_trace;
 pub use trace::{
-    scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, LoopMark, Recorder,
+    scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, IntPipe, LoopMark, Recorder,
     StaticInst, TraceBudget, WarpTrace,
 };
 use warpsim_machine::Gpu;

@@ -32,7 +32,7 @@
 //! Programs from the PTX front end are left alone: their code already is nvcc's (explicit
 //! address arithmetic, moves of special registers, byte-addressed accesses).
 
-use crate::trace::{Class, Regs, StaticInst};
+use crate::trace::{Class, IntPipe, Regs, StaticInst};
 use warpsim_kernel::ir::{Inst, Mem, Reg, Space};
 use warpsim_kernel::{Program, RegInit};
 
@@ -340,6 +340,9 @@ fn addresses(
         let idx: Vec<Regs> = code[pc].srcs[..rank].to_vec();
         for _ in 0..n {
             let mut a = StaticInst::new(Class::Int, None, &idx);
+            if m.space == Space::Global {
+                a.int_pipe = IntPipe::Fma; // IMAD.WIDE
+            }
             a.serves = Some(pc as u32);
             code.push(a);
         }

@@ -23,7 +23,7 @@
 //! registers (sgemm4x4 at 71) recomputes hoistable addresses every trip (calibration/README.md,
 //! section 9, third draw).
 
-use crate::trace::{Class, Regs, StaticInst};
+use crate::trace::{Class, IntPipe, Regs, StaticInst};
 use warpsim_kernel::ir::{Inst, Space};
 use warpsim_kernel::Program;
 
@@ -75,6 +75,11 @@ pub(crate) fn address(prog: &Program, code: &mut Vec<StaticInst>, deps: &[Option
         for k in 0..n {
             let srcs = if k == 0 { idx.clone() } else { vec![(x, 1)] };
             let mut a = StaticInst::new(Class::Int, Some((x, 1)), &srcs);
+            // The XOR (`LOP3`), mask and shift on the ALU; the address (`LEA` or `IMAD`) on
+            // either integer pipe.
+            if k + 1 < n {
+                a.int_pipe = IntPipe::Alu;
+            }
             a.serves = Some(pc as u32);
             code.push(a);
         }

@@ -877,13 +877,15 @@ fn a_hoisted_load_does_not_hold_the_reader_it_passed() {
 #[test]
 fn a_sector_on_its_way_from_dram_is_waited_for() {
     let g = bare();
-    let code = vec![
+    let mut code = vec![
         StaticInst::new(Class::GlobalLd, Some((1, 1)), &[(0, 1)]),
         StaticInst::new(Class::Int, Some((2, 1)), &[(1, 1)]),
         StaticInst::new(Class::Exit, None, &[]),
     ];
+    code[1].int_pipe = IntPipe::Alu;
     let warp = |delay: usize| {
-        // `delay` independent adds first (one per 2 cycles), then the load and its use.
+        // `delay` independent logic instructions first (the ALU: one per 2 cycles), then the
+        // load and its use.
         let mut evs: Vec<Ev> = (0..delay).map(|_| ev(1, 0, 0)).collect();
         evs.extend([ev(0, 1, 1), ev(1, 0, 0), ev(2, 0, 0)]);
         WarpTrace {
@@ -1130,4 +1132,61 @@ fn blocks_not_simulated_record_their_global_accesses_only() {
     assert_eq!(light.warps[0].sectors, full.warps[0].sectors);
     assert_eq!(light.warps[0].ev.len(), 2);
     assert!(full.warps[0].ev.len() > 2);
+}
+
+/// Cycles a warp instruction a sub-partition when 8 warps a sub-partition each issue 200
+/// independent instructions, alternating between `a` and `b`
+/// (`calibration/probes/int_pipes`: two integer pipes, each one per 2 cycles, side by side).
+fn pipe_rate(a: (Class, IntPipe), b: (Class, IntPipe)) -> f64 {
+    let g = bare();
+    let inst = |(class, pipe): (Class, IntPipe), dst: u16| {
+        let mut s = StaticInst::new(class, Some((dst, 1)), &[]);
+        s.int_pipe = pipe;
+        s
+    };
+    let code = vec![
+        inst(a, 1),
+        inst(b, 2),
+        StaticInst::new(Class::Exit, None, &[]),
+    ];
+    let n = 200;
+    let warp = || {
+        let mut ev_: Vec<Ev> = (0..n).map(|i| ev((i % 2) as u32, 0, 0)).collect();
+        ev_.push(ev(2, 0, 0));
+        WarpTrace {
+            ev: ev_,
+            sectors: Vec::new(),
+        }
+    };
+    let t = run_code(
+        &g,
+        &code,
+        vec![block((0..32).map(|_| warp()).collect())],
+        1024,
+    );
+    t.elapsed_cycles as f64 / (8 * n) as f64
+}
+
+#[test]
+fn adds_take_either_integer_pipe_multiplies_and_logic_one() {
+    use Class::{Fp32, Int};
+    let add = (Int, IntPipe::Either);
+    let (alu, imad) = ((Int, IntPipe::Alu), (Int, IntPipe::Fma));
+    let ffma = (Fp32, IntPipe::Either);
+    let near = |x: f64, want: f64| (x - want).abs() < 0.05 * want;
+    let r = pipe_rate(add, add);
+    assert!(near(r, 1.0), "adds: {r}");
+    let r = pipe_rate(alu, alu);
+    assert!(near(r, 2.0), "logic: {r}");
+    let r = pipe_rate(imad, imad);
+    assert!(near(r, 2.0), "multiplies: {r}");
+    let r = pipe_rate(alu, imad);
+    assert!(near(r, 1.0), "logic beside multiplies: {r}");
+    let r = pipe_rate(ffma, ffma);
+    assert!(near(r, 1.0), "f32: {r}");
+    // An IMAD takes the heavy FMA half: f32 beside it has the lite half alone.
+    let r = pipe_rate(ffma, imad);
+    assert!(near(r, 1.0), "f32 beside multiplies: {r}");
+    let r = pipe_rate(add, ffma);
+    assert!(near(r, 1.0), "adds beside f32: {r}");
 }

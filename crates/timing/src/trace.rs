@@ -50,6 +50,21 @@ pub enum Class {
     Free,
 }
 
+/// The integer pipes an integer instruction ([`Class::Int`]) may issue to
+/// (`calibration/probes/int_pipes`): ptxas compiles an add, a subtract, a move or a shift left
+/// to `IADD3`/`LEA` (the ALU) or to `IMAD` (the FMA pipe's heavy half), balancing the two;
+/// multiplies only to `IMAD`; logic, other shifts, compares, selects and bit operations only
+/// to the ALU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntPipe {
+    /// The ALU or the FMA pipe's heavy half, whichever is free.
+    Either,
+    /// The ALU only.
+    Alu,
+    /// The FMA pipe's heavy half only (`IMAD`, `IMAD.WIDE`, `IMAD.HI`).
+    Fma,
+}
+
 /// A register range: first register and how many.
 pub type Regs = (u16, u8);
 
@@ -58,6 +73,8 @@ pub type Regs = (u16, u8);
 pub struct StaticInst {
     /// Its class.
     pub class: Class,
+    /// Of an integer instruction, the pipes it may issue to.
+    pub int_pipe: IntPipe,
     /// Registers it writes.
     pub dst: Option<Regs>,
     /// Registers it reads (at most 4 ranges).
@@ -103,6 +120,7 @@ impl StaticInst {
     pub fn new(class: Class, dst: Option<Regs>, srcs: &[Regs]) -> Self {
         StaticInst {
             class,
+            int_pipe: IntPipe::Either,
             dst,
             srcs: srcs.to_vec(),
             unroll: None,
@@ -237,6 +255,26 @@ fn contract(prog: &Program, code: &mut [StaticInst]) {
     }
 }
 
+/// The integer pipes of `inst` (see [`IntPipe`]).
+fn int_pipe(inst: &Inst) -> IntPipe {
+    use warpsim_kernel::{ir::Op64, BitOp};
+    use Inst::*;
+    match *inst {
+        Add { .. } | Sub { .. } | Mov { .. } | Mov64 { .. } | Shl { .. } => IntPipe::Either,
+        Add64 { .. } | Sub64 { .. } => IntPipe::Either,
+        Mul { .. } | Mad { .. } | Mul64 { .. } | MulWide { .. } => IntPipe::Fma,
+        Int64 {
+            op: Op64::MulHiS | Op64::MulHiU,
+            ..
+        } => IntPipe::Fma,
+        Bits {
+            op: BitOp::MadHi { .. },
+            ..
+        } => IntPipe::Fma,
+        _ => IntPipe::Alu,
+    }
+}
+
 fn r1(r: Reg) -> Regs {
     (r.0, 1)
 }
@@ -308,7 +346,9 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             _ => Class::Int,
         };
         let srcs: Vec<Regs> = ops.srcs().iter().map(|&(r, n)| (r.0, n)).collect();
-        return StaticInst::new(class, Some((ops.dst.0 .0, ops.dst.1)), &srcs);
+        let mut si = StaticInst::new(class, Some((ops.dst.0 .0, ops.dst.1)), &srcs);
+        si.int_pipe = int_pipe(inst);
+        return si;
     }
     match *inst {
         Load(m) | Store(m) => {

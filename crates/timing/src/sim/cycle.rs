@@ -196,17 +196,15 @@ fn scan(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &Mq) -> bool {
             next = next.min(ready);
             continue;
         };
-        let class = cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class);
+        let dec = cx.dec.get(ev.pc as usize);
         let sp = &sm.sp[p];
-        let hold = match class {
+        let hold = match dec.map_or(Class::Int, |c| c.class) {
             Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::ConstLd => {
                 mq.hold(sp, true, t)
             }
             Class::GlobalLd | Class::GlobalSt => mq.hold(sp, false, t),
-            c => match pipe_of(c) {
-                Some(k) if sp.pipe_ok[k as usize] > t => {
-                    Some((Reason::MathPipeThrottle, sp.pipe_ok[k as usize]))
-                }
+            _ => match dec.and_then(|c| c.pipes) {
+                Some(k) if k.free(sp) > t => Some((Reason::MathPipeThrottle, k.free(sp))),
                 _ => None,
             },
         };
@@ -351,10 +349,8 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
         }
     };
     let lat = &gpu.latency;
-    if let Some(k) = pipe_of(si.class) {
-        let rate = &gpu.issue;
-        let every = [rate.int, rate.fp32, rate.fp64, rate.slow][k as usize] as u64;
-        sm.sp[p].pipe_ok[k as usize] = t + every.max(1);
+    if let Some(k) = si.pipes {
+        k.take(&mut sm.sp[p], t, &gpu.issue);
     }
     match si.class {
         Class::Int | Class::Fp32 | Class::Free => write(w, t + lat.alu as u64, Reason::Wait),

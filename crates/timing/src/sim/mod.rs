@@ -13,7 +13,7 @@
 //! feeding an in-order stage in turn) and [`pick`] chooses a warp's next instruction.
 
 use crate::reason::{Cycles, Reason, N_REASONS};
-use crate::trace::{BlockTrace, Class, Ev, StaticInst};
+use crate::trace::{BlockTrace, Class, Ev, IntPipe, StaticInst};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use warpsim_machine::Gpu;
@@ -250,19 +250,89 @@ struct Sp {
     /// The first cycle it may send another memory instruction.
     mem_ok: u64,
     /// The first cycle each arithmetic pipe takes another instruction ([`Pipe`]).
-    pipe_ok: [u64; 4],
+    pipe_ok: [u64; N_PIPES],
     next: u64,
     /// The fast path's sets of its warps ([`sched`]), bit `slot / sub_partitions`.
     sets: sched::Sets,
 }
 
-/// The arithmetic pipes of a sub-partition.
+/// The arithmetic pipes of a sub-partition (`calibration/probes/int_pipes`): the ALU, the two
+/// halves of the FMA pipe (integer multiplies on the heavy one only, f32 on either: one f32
+/// instruction a cycle between them), f64, and the slow pipe (division, conversions, special
+/// functions). Each takes an instruction every few cycles ([`Pipes::interval`]).
 #[derive(Clone, Copy)]
 enum Pipe {
+    Alu = 0,
+    FmaHeavy = 1,
+    FmaLite = 2,
+    Fp64 = 3,
+    Slow = 4,
+}
+
+const N_PIPES: usize = 5;
+
+/// The pipes an instruction may issue to, in the order it takes a free one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pipes {
+    /// An add or move: the ALU or the heavy FMA half, as ptxas balances them.
     Int = 0,
-    Fp32 = 1,
-    Fp64 = 2,
-    Slow = 3,
+    Alu = 1,
+    Imad = 2,
+    /// f32: the lite FMA half, else the heavy one.
+    Fp32 = 3,
+    Fp64 = 4,
+    Slow = 5,
+}
+
+/// How many [`Pipes`] there are.
+const N_PIPE_SETS: usize = 6;
+
+impl Pipes {
+    fn choices(self) -> &'static [Pipe] {
+        match self {
+            Pipes::Int => &[Pipe::Alu, Pipe::FmaHeavy],
+            Pipes::Alu => &[Pipe::Alu],
+            Pipes::Imad => &[Pipe::FmaHeavy],
+            Pipes::Fp32 => &[Pipe::FmaLite, Pipe::FmaHeavy],
+            Pipes::Fp64 => &[Pipe::Fp64],
+            Pipes::Slow => &[Pipe::Slow],
+        }
+    }
+
+    /// Cycles the pipe it takes is busy: `issue.int` for an integer instruction on either
+    /// integer pipe, twice `issue.fp32` for an f32 one on an FMA half (the two halves give
+    /// one a `fp32` cycles).
+    fn interval(self, rate: &warpsim_machine::IssueRate) -> u64 {
+        let every = match self {
+            Pipes::Int | Pipes::Alu | Pipes::Imad => rate.int as u64,
+            Pipes::Fp32 => 2 * rate.fp32 as u64,
+            Pipes::Fp64 => rate.fp64 as u64,
+            Pipes::Slow => rate.slow as u64,
+        };
+        every.max(1)
+    }
+
+    /// The first cycle one of them takes an instruction.
+    #[inline]
+    fn free(self, sp: &Sp) -> u64 {
+        self.choices()
+            .iter()
+            .map(|&k| sp.pipe_ok[k as usize])
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Books an instruction issued at `t` on the first of them that is free then.
+    #[inline]
+    fn take(self, sp: &mut Sp, t: u64, rate: &warpsim_machine::IssueRate) {
+        let choices = self.choices();
+        let k = choices
+            .iter()
+            .copied()
+            .find(|&k| sp.pipe_ok[k as usize] <= t)
+            .unwrap_or(choices[0]);
+        sp.pipe_ok[k as usize] = t + self.interval(rate);
+    }
 }
 
 /// When constant line `line` ([`crate::trace::const_line_id`]) is on the SM for a request at
@@ -295,12 +365,17 @@ fn idc_lookup(sm: &mut Sm, line: u16) -> bool {
     at.is_some()
 }
 
-fn pipe_of(c: Class) -> Option<Pipe> {
+fn pipes_of(c: Class, int: IntPipe) -> Option<Pipes> {
     match c {
-        Class::Int | Class::Branch | Class::UniformConstLd => Some(Pipe::Int),
-        Class::Fp32 => Some(Pipe::Fp32),
-        Class::Fp64 => Some(Pipe::Fp64),
-        Class::Slow => Some(Pipe::Slow),
+        Class::Int => Some(match int {
+            IntPipe::Either => Pipes::Int,
+            IntPipe::Alu => Pipes::Alu,
+            IntPipe::Fma => Pipes::Imad,
+        }),
+        Class::Branch | Class::UniformConstLd => Some(Pipes::Int),
+        Class::Fp32 => Some(Pipes::Fp32),
+        Class::Fp64 => Some(Pipes::Fp64),
+        Class::Slow => Some(Pipes::Slow),
         _ => None,
     }
 }
@@ -373,6 +448,8 @@ struct Sm {
 #[derive(Clone, Copy, Debug)]
 struct Dec {
     class: Class,
+    /// The pipes it issues to (`None`: none of the arithmetic pipes).
+    pipes: Option<Pipes>,
     /// Registers it writes (`n == 0`: none).
     dst: (u16, u8),
     /// Its sources: `srcs[from..from + n]`.
@@ -391,6 +468,7 @@ fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<u32>) {
             }
             Dec {
                 class: si.class,
+                pipes: pipes_of(si.class, si.int_pipe),
                 dst: si.dst.unwrap_or((0, 0)),
                 from,
                 n: srcs.len() as u32 - from,

@@ -14,16 +14,27 @@ use super::cycle::{issue, retire, switch_untimed, Mq};
 use super::*;
 
 /// The units a due warp's next instruction may be held by: the memory queue (shared, then
-/// global: their throttles have different names), then the arithmetic pipes ([`Pipe`]).
-const UNITS: usize = 6;
+/// global: their throttles have different names), then the sets of arithmetic pipes
+/// ([`Pipes`]).
+const UNITS: usize = 2 + N_PIPE_SETS;
 
-/// The unit of class `c` (`None`: never held).
+/// The [`Pipes`] by number.
+const PIPE_SETS: [Pipes; N_PIPE_SETS] = [
+    Pipes::Int,
+    Pipes::Alu,
+    Pipes::Imad,
+    Pipes::Fp32,
+    Pipes::Fp64,
+    Pipes::Slow,
+];
+
+/// The unit of instruction `d` (`None`: never held).
 #[inline]
-fn unit(c: Class) -> Option<usize> {
-    match c {
+fn unit(d: &Dec) -> Option<usize> {
+    match d.class {
         Class::SharedLd | Class::SharedSt | Class::Shuffle | Class::ConstLd => Some(0),
         Class::GlobalLd | Class::GlobalSt => Some(1),
-        c => pipe_of(c).map(|k| 2 + k as usize),
+        _ => d.pipes.map(|k| 2 + k as usize),
     }
 }
 
@@ -250,10 +261,8 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
             match w.state {
                 St::Run => {
                     sets.due |= 1 << l;
-                    let class = w.ev().map_or(Class::Int, |ev| {
-                        cx.dec.get(ev.pc as usize).map_or(Class::Int, |c| c.class)
-                    });
-                    if let Some(u) = unit(class) {
+                    let dec = w.ev().and_then(|ev| cx.dec.get(ev.pc as usize));
+                    if let Some(u) = dec.and_then(unit) {
                         sets.unit[u] |= 1 << l;
                         sets.units |= 1 << u;
                     }
@@ -293,8 +302,8 @@ pub(super) fn visit(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, t: u64, mq: &M
         }
         let hold = if u < 2 {
             mq.hold(sp, u == 0, t)
-        } else if sp.pipe_ok[u - 2] > t {
-            Some((Reason::MathPipeThrottle, sp.pipe_ok[u - 2]))
+        } else if PIPE_SETS[u - 2].free(sp) > t {
+            Some((Reason::MathPipeThrottle, PIPE_SETS[u - 2].free(sp)))
         } else {
             None
         };
