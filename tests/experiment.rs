@@ -221,9 +221,10 @@ fn advisor_finds_pad_1_and_the_xor_swizzle_for_the_transpose() {
     assert!(best
         .iter()
         .all(|c| c["array_stall_cycles"] == 0 && c["verified"] == true));
-    // Pad 1 first: as fast as any, fewest words among the fastest. The swizzle wastes no
-    // words but issues its XOR and address instructions, so it comes after the paddings (on
-    // the H200 too: 4,409 SM-active cycles at N=1024 against the padded 4,022).
+    // Pad 1 first: as fast as any within the model's resolution, fewest instructions, then
+    // fewest words among those. The swizzle wastes no words but issues its XOR and address
+    // instructions, so it comes after the paddings (on the H200 too: 4,103 SM-active cycles
+    // in the median of five runs at N=1024 against the padded 4,010).
     assert_eq!(
         (best[0]["pad"].clone(), best[0]["swizzle"].clone()),
         (1.into(), 0.into())
@@ -234,7 +235,16 @@ fn advisor_finds_pad_1_and_the_xor_swizzle_for_the_transpose() {
         .find(|c| c["pad"] == 0 && c["swizzle"] == 1)
         .expect("the swizzle removes the conflicts");
     assert_eq!(swz["wasted_words"], 0);
-    assert!(swz["elapsed_cycles"].as_u64() >= best[0]["elapsed_cycles"].as_u64());
+    // As fast within the model's resolution (NO_GAIN), but it issues more instructions.
+    let (e_swz, e_pad) = (
+        swz["elapsed_cycles"].as_f64().unwrap(),
+        best[0]["elapsed_cycles"].as_f64().unwrap(),
+    );
+    assert!((e_swz - e_pad).abs() <= e_pad * 0.02, "{e_swz} vs {e_pad}");
+    assert!(
+        swz["issued_warp_instructions"].as_u64().unwrap()
+            > best[0]["issued_warp_instructions"].as_u64().unwrap()
+    );
     let text = warpsim()
         .args(["advise", "programs/transpose.ron", "-D", "N=128"])
         .output()
