@@ -292,7 +292,7 @@ fn cuda_errors_exit_2_with_the_reason() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(".ptx:"), "{err}");
         assert!(err.contains("k.cu:"), "{err}");
-        assert!(err.contains("fns.b32"), "{err}");
+        assert!(err.contains("pmevent"), "{err}");
         assert!(err.contains("docs/src/ptx-coverage.md"), "{err}");
     }
 }

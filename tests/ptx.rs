@@ -89,7 +89,7 @@ fn bad_launches_exit_2_with_the_reason() {
     for (k, want) in [
         (
             "unsupported",
-            "bad.ptx:9:2: PTX instruction `fns.b32` is not supported",
+            "bad.ptx:9:2: PTX instruction `pmevent` is not supported",
         ),
         ("no_kernel", "no kernel `nothing`"),
         (

@@ -144,9 +144,9 @@ fn warp_instructions_of_issue_37_run_verified() {
     // (0, as on the H200); redux37: redux.sync and match.sync; clock37: the clocks.
     // args37: arguments typed by the kernel's PTX parameters. more37: mul24/mad24, sad, lop3,
     // %lanemask_*, elect.sync, ldu and prefetch (hand-computed lanes: more37.ptx). hints37:
-    // createpolicy, ld/st with .L2::cache_hint, discard.
+    // createpolicy, ld/st with .L2::cache_hint, discard. fns37: fns.b32 (fns37.ptx).
     for k in [
-        "shfl37", "redux37", "clock37", "args37", "more37", "hints37",
+        "shfl37", "redux37", "clock37", "args37", "more37", "hints37", "fns37",
     ] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = crate::util::run(&["run", &path, "--format", "json", "--no-timing"]);
@@ -173,7 +173,7 @@ fn a_refused_instruction_names_the_coverage_table() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("bad.ptx:9:2"), "{err}");
-    assert!(err.contains("`fns.b32` is not supported"), "{err}");
+    assert!(err.contains("`pmevent` is not supported"), "{err}");
     assert!(err.contains("docs/src/ptx-coverage.md"), "{err}");
 }
 
@@ -240,6 +240,32 @@ fn lop3_mul24_and_sad_by_hand() {
         BitOp::Sad { signed: false }.eval(u64::from(-5i32 as u32), 5, 0, 0),
         0xffff_fff6
     );
+}
+
+#[test]
+fn fns_by_hand() {
+    use warpsim_kernel::BitOp;
+    let f = |mask: u32, base: u32, off: i32| {
+        BitOp::Fns.eval(u64::from(mask), u64::from(base), u64::from(off as u32), 0) as u32
+    };
+    // The PTX ISA's examples.
+    assert_eq!(f(0xaaaa_aaaa, 3, 1), 3);
+    assert_eq!(f(0xaaaa_aaaa, 3, -1), 3);
+    assert_eq!(f(0xaaaa_aaaa, 2, 1), 3);
+    assert_eq!(f(0xaaaa_aaaa, 2, -1), 1);
+    // The third set bit from 4 upwards in 0b1011_0110: bits 4, 5, 7.
+    assert_eq!(f(0b1011_0110, 4, 3), 7);
+    assert_eq!(f(0b1011_0110, 4, 4), u32::MAX);
+    // Downwards from 31 in 1 << 0: the first set bit is 0; none for the second.
+    assert_eq!(f(1, 31, -1), 0);
+    assert_eq!(f(1, 31, -2), u32::MAX);
+    // Offset 0: base itself, or none. An offset of i32::MIN is a count, not an overflow.
+    assert_eq!(f(0x10, 4, 0), 4);
+    assert_eq!(f(0x10, 5, 0), u32::MAX);
+    assert_eq!(f(u32::MAX, 31, i32::MIN), u32::MAX);
+    // A base above 31 (undefined in the PTX ISA): none.
+    assert_eq!(f(u32::MAX, 32, 1), u32::MAX);
+    assert_eq!(f(u32::MAX, 40, 0), u32::MAX);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! the PTX ISA text's, except where ptxas's code departs from it (`bfe.u64`, `bfe.s64` and
 //! `bfi.b64` take the whole 32-bit position and length, saturated, not `& 0xff`;
 //! `mad.hi.sat.s32` does not saturate). The docs' PTX coverage table lists both. `lop3`,
-//! `mul24`/`mad24` and `sad` follow the PTX ISA's definitions (not yet measured).
+//! `mul24`/`mad24`, `sad` and `fns` follow the PTX ISA's definitions (not yet measured).
 
 /// One operation: `dst = op(a, b, c, d)`; [`BitOp::widths`] says how many 32-bit registers
 /// each operand spans (a 64-bit value is a register pair, low word first).
@@ -113,6 +113,11 @@ pub enum BitOp {
         /// `.s32`.
         signed: bool,
     },
+    /// `fns.b32 d, mask, base, offset`: the position of the `|offset|`-th set bit of `mask`
+    /// counting from bit `base` (itself included) upwards (`offset > 0`) or downwards
+    /// (`offset < 0`); for `offset == 0`, `base` if that bit is set; `0xffffffff` when there is
+    /// none (and for a `base` above 31, which the PTX ISA leaves undefined).
+    Fns,
 }
 
 /// `prmt`'s modes other than the default (which is [`PtxOp::Prmt`](crate::PtxOp::Prmt)).
@@ -231,7 +236,7 @@ impl BitOp {
             Testp { wide, .. } => (1, [1 + wide as u8, 0, 0, 0]),
             Cnot | Ftz => (1, [1, 0, 0, 0]),
             Szext { .. } | Bmsk { .. } | Mul24 { add: false, .. } => (1, [1, 1, 0, 0]),
-            Mul24 { add: true, .. } | Sad { .. } => (1, [1, 1, 1, 0]),
+            Mul24 { add: true, .. } | Sad { .. } | Fns => (1, [1, 1, 1, 0]),
             Lop3 => (1, [1, 1, 1, 1]),
         }
     }
@@ -424,10 +429,32 @@ impl BitOp {
                 };
                 u64::from(c32.wrapping_add(diff))
             }
+            Fns => u64::from(fns(a32, b32, c32 as i32)),
         };
         match self.widths().0 {
             2 => v,
             _ => v & u64::from(u32::MAX),
         }
     }
+}
+
+/// `fns.b32` as the PTX ISA's pseudo-code defines it (see [`BitOp::Fns`]).
+fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    let set = |p: i64| (0..32).contains(&p) && mask >> p & 1 == 1;
+    if offset == 0 {
+        return if set(i64::from(base)) { base } else { u32::MAX };
+    }
+    let step = offset.signum() as i64;
+    let mut count = i64::from(offset).abs();
+    let mut pos = i64::from(base);
+    while (0..32).contains(&pos) {
+        if set(pos) {
+            count -= 1;
+            if count == 0 {
+                return pos as u32;
+            }
+        }
+        pos += step;
+    }
+    u32::MAX
 }

@@ -1,6 +1,6 @@
 //! PTX's bit and integer instructions of [`BitOp`]: `bfi`, `bfe.u64`/`.s64`, `prmt`'s modes,
 //! `mad.hi` (32 and 64 bits, `.sat.s32`), `clz`/`brev`/`popc`/`bfind` on `.b64`, `testp`,
-//! `shf`, `cnot`, `szext`, `bmsk`, `dp4a`, `dp2a`, `lop3`, `mul24`/`mad24` and `sad`: each one
+//! `shf`, `cnot`, `szext`, `bmsk`, `dp4a`, `dp2a`, `lop3`, `mul24`/`mad24`, `sad` and `fns`: each one
 //! [`Inst::Bits`].
 
 use super::{Err, Instr, Lower};
@@ -75,6 +75,7 @@ pub(super) fn bit_op(parts: &[&str]) -> Option<BitOp> {
             add: m == "mad24",
         },
         ["sad", t] => BitOp::Sad { signed: signed(t)? },
+        ["fns", "b32"] => BitOp::Fns,
         _ => return None,
     })
 }
