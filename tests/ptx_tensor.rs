@@ -185,6 +185,36 @@ fn ldsm_tile_through_nvrtc() {
 }
 
 #[test]
+fn a_cache_hint_copy_runs_as_the_plain_one() {
+    // `.L2::cache_hint` with its policy operand (any 64-bit register; `createpolicy` makes
+    // one): the policy is dropped, so every result, count and modelled cycle is the plain
+    // copy's.
+    let ptx = std::fs::read_to_string(root().join("tests/fixtures/ptx/ldsm_tile.ptx")).unwrap();
+    let hinted = ptx
+        .replace(
+            "cp.async.cg.shared.global [%r14], [%rd13], 16, 16;",
+            "cp.async.cg.shared.global.L2::cache_hint [%r14], [%rd13], 16, 16, %rd70;",
+        )
+        .replace(
+            "cp.async.cg.shared.global [%r15], [%rd14], 16, 16;",
+            "cp.async.cg.shared.global.L2::cache_hint [%r15], [%rd14], 16, %rd70;",
+        );
+    assert_ne!(hinted, ptx);
+    scratch("ldsm_tile_hint.ptx", &hinted);
+    let ron = std::fs::read_to_string(root().join("tests/fixtures/ptx/ldsm_tile_xor.ron")).unwrap();
+    let path = scratch(
+        "ldsm_tile_hint.ron",
+        &ron.replace("\"ldsm_tile.ptx\"", "\"ldsm_tile_hint.ptx\""),
+    );
+    let plain = run_json_code(&["run", "tests/fixtures/ptx/ldsm_tile_xor.ron"], 0);
+    let hint = run_json_code(&["run", path.to_str().unwrap()], 0);
+    assert_eq!(hint["verified"], true);
+    for k in ["shared", "per_bank", "stall_cycles", "timing"] {
+        assert_eq!(hint[k], plain[k], "{k}");
+    }
+}
+
+#[test]
 fn reading_a_tile_before_its_copy_completes_is_an_async_race() {
     // The same PTX with `wait_group 2` for `wait_group 1`: the tile read may still be in
     // flight.
@@ -233,10 +263,10 @@ fn malformed_matrix_and_copy_forms_are_refused_at_their_line() {
             "`.x3`",
         ),
         (
-            "width",
+            "policy",
             "cp.async.cg.shared.global [%r",
             "cp.async.ca.shared.global.L2::cache_hint [%r",
-            "`.L2::cache_hint`",
+            "takes a cache policy as its last operand",
         ),
         (
             "wait",

@@ -6,7 +6,8 @@
 //!   `stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared[::cta].b16 [a], {r..}` →
 //!   [`Inst::Matrix`];
 //! * `cp.async.{ca,cg}.shared[::cta].global[.L2::{64,128,256}B] [d], [s], n[, size]` →
-//!   [`Inst::CpAsync`] (a `cache_hint` operand or `.ignore-src` predicate is refused);
+//!   [`Inst::CpAsync`] (a `cache_hint` policy operand is dropped; an `.ignore-src` predicate is
+//!   refused);
 //! * `cp.async.commit_group`, `cp.async.wait_group n`, `cp.async.wait_all`.
 //!
 //! Addresses may carry a constant displacement (`[%r1+16]`): it is added first.
@@ -180,13 +181,14 @@ impl Lower<'_> {
         let Instr(off, op, _, args) = i;
         for p in rest {
             match *p {
-                "shared" | "shared::cta" | "global" | "L2::64B" | "L2::128B" | "L2::256B" => {}
+                "shared" | "shared::cta" | "global" | "L2::64B" | "L2::128B" | "L2::256B"
+                | "L2::cache_hint" => {}
                 other => {
                     return Err((
                         off,
                         format!(
                             "PTX instruction `{op}` is not supported: `.{other}` (warpsim runs \
-                             cp.async.{{ca,cg}}.shared.global[.L2::NB] [dst], [src], n[, src-size])"
+                             cp.async.{{ca,cg}}.shared.global[.L2::NB][.L2::cache_hint] [dst], [src], n[, src-size][, policy])"
                         ),
                     ))
                 }
@@ -198,6 +200,21 @@ impl Lower<'_> {
                 format!("PTX instruction `{op}` needs .shared and .global"),
             ));
         }
+        // `.L2::cache_hint` takes the cache policy as a last operand, which warpsim drops as it
+        // does for `ld`/`st` (the timing model has no L2 eviction priorities).
+        let args = match args {
+            _ if !rest.contains(&"L2::cache_hint") => args,
+            [kept @ .., _policy] if kept.len() >= 3 => kept,
+            _ => {
+                return Err((
+                    off,
+                    format!(
+                        "PTX instruction `{op}` takes a cache policy as its last operand \
+                         ([dst], [src], n[, src-size], policy)"
+                    ),
+                ))
+            }
+        };
         let (d, s, n, size) = match args {
             [d, s, n] => (d, s, n, None),
             [d, s, n, z] => (d, s, n, Some(z)),
