@@ -269,6 +269,33 @@ fn fns_by_hand() {
 }
 
 #[test]
+fn fns_is_what_the_hardware_returns() {
+    // Every base and offset -34..34 over 12 masks, measured on an H100 (sm_90, as the H200):
+    // tests/fixtures/fns_h100.txt, from calibration/probes/fns.
+    use warpsim_kernel::BitOp;
+    let text =
+        std::fs::read_to_string(crate::util::root().join("tests/fixtures/fns_h100.txt")).unwrap();
+    let pos = "abcdefghijklmnopqrstuvwxyzABCDEF";
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split(' ').collect();
+        let (mask, base) = (
+            u32::from_str_radix(f[0], 16).unwrap(),
+            f[1].parse::<u32>().unwrap(),
+        );
+        for (k, c) in f[2].chars().enumerate() {
+            let off = k as i32 - 34;
+            let want = pos.find(c).map_or(u32::MAX, |p| p as u32);
+            let got =
+                BitOp::Fns.eval(u64::from(mask), u64::from(base), u64::from(off as u32), 0) as u32;
+            assert_eq!(got, want, "mask {mask:08x} base {base} offset {off}");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 12 * 32 * 69);
+}
+
+#[test]
 fn an_expect_error_of_a_ptx_launch_points_into_the_launch_file() {
     let out = crate::util::run(&["run", "tests/fixtures/ptx/bad_expect37.ron", "--no-timing"]);
     let err = String::from_utf8_lossy(&out.stderr);
