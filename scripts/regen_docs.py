@@ -104,6 +104,13 @@ def main():
     ws = os.path.join(ROOT, "target/release/warpsim")
     if argv and not argv[0].endswith(".md"):
         ws = os.path.abspath(argv.pop(0))
+    if nv:
+        # Without NVRTC every `console,nvrtc` block would become the "NVRTC not found" error.
+        probe = subprocess.run([ws, "check", "programs/cuda/transpose_n1024_tile32x32.cu.ron"],
+                               capture_output=True, text=True, cwd=ROOT)
+        if probe.returncode != 0:
+            sys.exit("regen_docs: --nvrtc, but warpsim cannot compile a shipped CUDA program "
+                     "(set WARPSIM_NVRTC or install nvidia-cuda-nvrtc-cu12): nothing written")
     cache = tempfile.mkdtemp(prefix="regen_docs_")
     env = dict(os.environ, NO_COLOR="1", WARPSIM_CACHE=cache)
     changed_total = 0
