@@ -132,6 +132,8 @@ def source_page(path, n):
         reasons = [h for h in hdr if h.startswith("stall_") and "(Not Issued)" not in h]
         ins = []
         for r in body:
+            if len(r) < len(hdr):  # a row cut off (the source-page stage timed out)
+                continue
             src = r[ix["Source"]].strip()
             src = re.sub(r"^@!?U?P\w+\s+", "", src)
             op = src.split()[0] if src else "?"
