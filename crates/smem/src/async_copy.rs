@@ -21,8 +21,12 @@
 //! copy is the one done); the rest fall into groups of equal (source 128-byte line,
 //! destination 128-byte line, destination 16-byte chunk ^ source chunk), one wavefront a group.
 //! Bank conflicts are 0 and no hardware counter sees them. With a src-size operand (`.ZFILL`)
-//! the Source page adds a zero-fill store priced as `.ca`'s destination side over all active
-//! lanes; the hardware counters see that store only for the lanes that read less than 16 bytes.
+//! the Source page adds a zero-fill store priced as the whole `.ca` copy of the active lanes at
+//! full width (destination and source side, whatever each lane's src-size, even 0), whose bank
+//! conflicts are that copy's in a phase where some lane reads and its destination side's in a
+//! phase where none does (`calibration/probes/ldgsts_tma3`: 78 of 78 `.cg.z` launches; which
+//! of "the phase" or "the warp" decides is not separated there). The hardware counters see
+//! that store only for the lanes that read less than 16 bytes.
 //!
 //! Sectors ("L2 Theoretical Sectors Global"): the distinct 32-byte sectors read (`.cg`: per
 //! group, summed). Tags ("L1 Tag Requests Global"): the distinct 128-byte lines read.
@@ -256,7 +260,23 @@ pub fn async_copy_cost(
     };
     c.sectors = group_sectors(kept);
     if kind.zfill {
-        let mut zwf = 0;
+        // The zero-fill store on the Source page: the whole `.ca` copy of the active lanes at
+        // full width, whatever each lane's src-size (ldgsts_tma3: 78 of 78); its conflicts are
+        // that copy's where a lane of the phase reads, the destination side's where none does.
+        let full = [w; WARP];
+        let active = |l: usize| mask >> l & 1 != 0;
+        let (mut zwf, mut zbusy) = (0, 0);
+        for pm in phase_masks.clone() {
+            let ca = dest_cost(geom, w, dst, pm)
+                .max(source_cost(src, &full, pm))
+                .max(sectors(src, pm, &active).div_ceil(4));
+            zwf += ca;
+            zbusy += if (0..WARP).any(|l| pm >> l & 1 != 0 && reads(l)) {
+                ca
+            } else {
+                dest_cost(geom, w, dst, pm)
+            };
+        }
         let mut fill = 0u32;
         for (l, &n) in size.iter().enumerate() {
             if mask >> l & 1 != 0 && n < w {
@@ -265,7 +285,6 @@ pub fn async_copy_cost(
         }
         let (mut hw_wf, mut hw_ideal) = (0, 0);
         for pm in phase_masks {
-            zwf += dest_cost(geom, w, dst, pm);
             let fl = pm & fill;
             if fl != 0 {
                 let sp = group_sectors(fl & kept);
@@ -274,7 +293,7 @@ pub fn async_copy_cost(
             }
         }
         c.wavefronts += zwf;
-        c.conflicts = zwf - c.ideal;
+        c.conflicts = zbusy - c.ideal;
         c.hw_wavefronts = hw_wf;
         c.hw_conflicts = hw_wf - hw_ideal;
     }

@@ -375,3 +375,65 @@ fn async_copy_errors() {
     // No active lane: nothing.
     assert_eq!(copy("ca.4", &[-1; 32], &s, None), Ok(CopyCost::default()));
 }
+
+/// The launches of `calibration/probes/ldgsts_tma3` (on an H100, the same SM) whose Source-page
+/// counters the rule does not give, each with why; every other of the 270 is exact.
+const LDGSTS_TMA3_MISSES: [&str; 19] = [
+    // `.ca` with random sources: a phase conflicted on both sides costs more (draw1's open
+    // part; one 8-byte launch costs less), and the `.cg.z` zero-fill store priced as that
+    // `.ca` copy with it.
+    "n_ca16_stride2_random",
+    "n_ca16_random_random",
+    "z_ca16z_stride2_random_half",
+    "z_ca16z_random_random_half",
+    "z_ca4z_random_random_half",
+    "z_ca4z_stride2_random_half",
+    "z_ca4z_contig_random_half",
+    "z_ca8z_contig_random_half",
+    "z_ca8z_stride2_random_half",
+    "z_cg16z_stride2_random_half",
+    "z_cg16z_random_random_half",
+    "z_cg16z_stride2_random_zero",
+    "z_cg16z_random_random_zero",
+    "z_cg16z_stride2_random_full",
+    "z_cg16z_random_random_full",
+    // `.cg` with random destinations and coalesced sources: one group more than the rule.
+    "n_cg16_random_coal",
+    "z_cg16z_random_coal_half",
+    "z_cg16z_random_coal_zero",
+    "z_cg16z_random_coal_full",
+];
+
+#[test]
+fn every_ldgsts_launch_of_ldgsts_tma3() {
+    let text = h200::fixture("tensor_smem/ldgsts_tma3.tsv");
+    let (mut exact, mut missed, mut unexpected) = (0, Vec::new(), Vec::new());
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (name, k) = (f[0], copy_kind(f[1]));
+        let (dst, mask) = h200::lanes(&f[2].split(' ').collect::<Vec<_>>());
+        let num = |s: &str| -> Vec<u64> { s.split(' ').map(|v| v.parse().unwrap()).collect() };
+        let src: [u64; WARP] = num(f[3]).try_into().unwrap();
+        let size: [u32; WARP] = std::array::from_fn(|l| num(f[4])[l] as u32);
+        let lanes = CopyLanes {
+            dst: &dst,
+            src: &src,
+            size: &size,
+            mask,
+        };
+        let c = async_copy_cost(&G, k, lanes).unwrap();
+        let (wf, bc): (u32, u32) = (f[5].parse().unwrap(), f[6].parse().unwrap());
+        let right = (c.wavefronts, c.conflicts) == (wf, bc);
+        match (right, LDGSTS_TMA3_MISSES.contains(&name)) {
+            (true, false) => exact += 1,
+            (false, true) => missed.push(name),
+            (true, true) => unexpected.push(format!("{name}: now exact, take it off the list")),
+            (false, false) => unexpected.push(format!(
+                "{name}: measured {wf}/{bc}, rule {}/{}",
+                c.wavefronts, c.conflicts
+            )),
+        }
+    }
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    assert_eq!((exact, missed.len()), (251, 19));
+}
