@@ -91,9 +91,10 @@ fn unsupported_ptx_is_named_as_such() {
     let cases = [
         // (cp.async, ldmatrix and stmatrix run: their forms warpsim does not take.)
         (
-            "cp.async.ca.shared.global.L2::cache_hint [%rd5], [%rd2], 16, %rd4;",
-            "`.L2::cache_hint`",
+            "cp.async.ca.shared.global.L2::cache_hint [%rd5], [%rd2], 16;",
+            "takes a cache policy as its last operand",
         ),
+        ("cp.async.ca.shared.global.L2::evict_last [%rd5], [%rd2], 16;", "`.L2::evict_last`"),
         ("cp.async.wait_group %r1;", "one constant from 0 to 255"),
         ("cp.async.cg.shared.global [%rd5], [%rd2], 8;", "copies 16 bytes a lane"),
         (
