@@ -185,6 +185,21 @@ fn ldsm_tile_through_nvrtc() {
 }
 
 #[test]
+fn the_bank_heat_map_counts_the_copies_and_the_matrix_loads() {
+    // 64 ldmatrix.x4 read 4 matrices x 8 rows x 4 words = 128 words each; 64 cp.async.cg
+    // write 32 lanes x 4 words each: 8,192 words each, spread evenly by the XOR layout.
+    let r = run_json_code(&["run", "tests/fixtures/ptx/ldsm_tile_xor.ron"], 0);
+    assert_eq!(r["shared"]["ldgsts_instructions"], 64);
+    let banks: Vec<u64> = r["per_bank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(banks, vec![512; 32]);
+}
+
+#[test]
 fn a_cache_hint_copy_runs_as_the_plain_one() {
     // `.L2::cache_hint` with its policy operand (any 64-bit register; `createpolicy` makes
     // one): the policy is dropped, so every result, count and modelled cycle is the plain

@@ -210,7 +210,7 @@ impl<'a> Validated<'a> {
         let mut shared_pcs = Vec::new();
         for (pc, i) in prog.code.iter().enumerate() {
             if matches!(i.mem(), Some((m, _)) if m.space == Space::Shared)
-                || matches!(i, Inst::Matrix(_))
+                || matches!(i, Inst::Matrix(_) | Inst::CpAsync(_))
             {
                 bank_row[pc] = shared_pcs.len();
                 shared_pcs.push(pc);

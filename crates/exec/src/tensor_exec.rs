@@ -264,13 +264,15 @@ pub(super) fn cp_async(
         size: &size,
         mask: at.active,
     };
-    let cost = warpsim_smem::async_copy_cost(&cx.cfg.geometry, kind, lanes).map_err(|e| {
-        cx.fault(
-            at.pc,
-            FaultKind::Unpriceable(format!("cannot price this cp.async: {e}")),
-            None,
-        )
-    })?;
+    let counts = &mut cx.pc_bank[cx.bank_row[at.pc]];
+    let cost = warpsim_smem::async_copy_cost_counting(&cx.cfg.geometry, kind, lanes, counts)
+        .map_err(|e| {
+            cx.fault(
+                at.pc,
+                FaultKind::Unpriceable(format!("cannot price this cp.async: {e}")),
+                None,
+            )
+        })?;
     ps.wavefronts += cost.wavefronts as u64;
     ps.conflicts += cost.conflicts as u64;
     ps.copy_sectors += cost.sectors as u64;

@@ -300,6 +300,37 @@ pub fn async_copy_cost(
     Ok(c)
 }
 
+/// [`async_copy_cost`], also adding to `counts` the words each bank served: the distinct
+/// shared words the active lanes write (what the heat map of a report shows).
+pub fn async_copy_cost_counting(
+    geom: &Geometry,
+    kind: AsyncCopy,
+    lanes: CopyLanes<'_>,
+    counts: &mut BankCounts,
+) -> Result<CopyCost, CopyError> {
+    let c = async_copy_cost(geom, kind, lanes)?;
+    if counts.each.len() < geom.banks as usize {
+        counts.each.resize(geom.banks as usize, 0);
+    }
+    let shift = geom.bank_bytes.trailing_zeros();
+    let mut words = [0u32; 4 * WARP];
+    let mut n = 0;
+    for l in (0..WARP).filter(|&l| lanes.mask >> l & 1 != 0) {
+        for word in lanes.dst[l] >> shift..=(lanes.dst[l] + kind.width - 1) >> shift {
+            words[n] = word;
+            n += 1;
+        }
+    }
+    let words = &mut words[..n];
+    words.sort_unstable();
+    for (i, &w) in words.iter().enumerate() {
+        if i == 0 || w != words[i - 1] {
+            counts.add((w % geom.banks) as usize, 1);
+        }
+    }
+    Ok(c)
+}
+
 /// The lanes `p0 … p0+g-1` as a mask.
 fn span(p0: usize, g: usize) -> u32 {
     let m = if g >= WARP { u32::MAX } else { (1u32 << g) - 1 };

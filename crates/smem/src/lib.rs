@@ -57,7 +57,9 @@ mod price;
 mod slow;
 
 pub use analysis::*;
-pub use async_copy::{async_copy_cost, AsyncCopy, CopyCost, CopyError, CopyLanes};
+pub use async_copy::{
+    async_copy_cost, async_copy_cost_counting, AsyncCopy, CopyCost, CopyError, CopyLanes,
+};
 pub use atomic::{
     analyze_atomic, atomic_cost, atomic_cost_each, atomic_cost_with, AccessKind, AtomAnalysis,
     AtomCost, AtomOp, AtomPhase, AtomTy, Atomic, AtomicError, Form, LoopData, Trip, Versions,
