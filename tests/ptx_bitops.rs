@@ -270,7 +270,7 @@ fn fns_by_hand() {
 
 #[test]
 fn fns_is_what_the_hardware_returns() {
-    // Every base and offset -34..34 over 12 masks, measured on an H100 (sm_90, as the H200):
+    // Every base and offset -34..34 over 12 masks, measured on an H100 and an H200 (the same):
     // tests/fixtures/fns_h100.txt, from calibration/probes/fns.
     use warpsim_kernel::BitOp;
     let text =
