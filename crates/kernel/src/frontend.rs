@@ -80,6 +80,9 @@ pub struct KernelConst {
     pub bytes: Vec<u8>,
     /// Byte offset of the declaration in the PTX.
     pub off: usize,
+    /// A device variable (PTX `.global`, CUDA `__device__`): writable, outside the constant
+    /// bank.
+    pub device: bool,
 }
 
 /// The kernel, lowered.

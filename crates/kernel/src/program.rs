@@ -32,8 +32,10 @@ pub struct BufferInfo {
     pub check: Option<Expect>,
     /// 1-based source line of its declaration.
     pub line: u32,
-    /// A `__constant__` symbol's buffer (PTX `.const`): its initial contents, which replace
-    /// `init`; read-only (`crate::ir::Space::Const` loads only). `None`: a global buffer.
+    /// A module symbol's buffer: a `__constant__` symbol (PTX `.const`; read-only,
+    /// `crate::ir::Space::Const` loads only) or a `__device__` variable (PTX `.global`,
+    /// [`ConstData::device`]): its initial contents, which replace `init`. `None`: a launch
+    /// buffer.
     pub constant: Option<ConstData>,
 }
 
@@ -46,6 +48,9 @@ pub struct ConstData {
     pub bytes: Vec<u8>,
     /// The fills, applied in order.
     pub fills: Vec<ConstFill>,
+    /// A device variable's (PTX `.global`, CUDA `__device__`): written like a global buffer,
+    /// not in the constant bank.
+    pub device: bool,
 }
 
 /// One fill of a constant symbol: `len` elements of `elem` from byte `offset`.

@@ -928,7 +928,7 @@ impl Lower<'_> {
     }
 
     /// The element of buffer `b`: the launch's, or a constant symbol's.
-    fn buffer_elem(&self, b: u16) -> Option<Elem> {
+    pub(super) fn buffer_elem(&self, b: u16) -> Option<Elem> {
         let n = self.req.buffers.len();
         match (b as usize).checked_sub(n) {
             None => self.req.buffers.get(b as usize).map(|x| x.elem),

@@ -135,7 +135,7 @@ fn pair(prog: &Program, code: &mut [StaticInst], constant: &dyn Fn(Reg) -> bool)
     let mut bank = vec![None; prog.buffers.len()];
     let mut at = 0u64;
     for (k, b) in prog.buffers.iter().enumerate() {
-        if b.constant.is_some() {
+        if b.constant.as_ref().is_some_and(|c| !c.device) {
             at = at.next_multiple_of(if b.elem.bytes() == 8 { 8 } else { 4 });
             bank[k] = Some(at);
             at += b.bytes();

@@ -42,6 +42,7 @@ impl Loader<'_> {
             .map(|s| ConstData {
                 bytes: s.bytes.clone(),
                 fills: Vec::new(),
+                device: s.device,
             })
             .collect();
         for c in &p.constants {

@@ -184,7 +184,7 @@ impl Lower<'_> {
             }
             (Space::Shared, _, None) => (self.view_as(0, elem), 0),
             (Space::Global, Some(Prov::Buffer(b)), None) => {
-                let have = self.req.buffers.get(b as usize).map(|x| x.elem);
+                let have = self.buffer_elem(b);
                 global_buffer(op, w, have).map_err(|m| (off, m))?;
                 (b, 0)
             }

@@ -1,5 +1,6 @@
-//! Constant memory (PTX `.const`, CUDA `__constant__`): the module's constant symbols, each
-//! with its bytes as the module initialises them, and the launch's buffers they become.
+//! Constant memory (PTX `.const`, CUDA `__constant__`) and device variables (PTX `.global`,
+//! CUDA `__device__`): the module's symbols, each with its bytes as the module initialises
+//! them, and the launch's buffers they become (a device variable is written like a buffer).
 //!
 //! NVRTC declares an array as `.const .align A .b8 name[N]` (the element type is not in the
 //! PTX) and a scalar as `.const .align 4 .f32 name`, each with an optional initialiser
@@ -23,7 +24,12 @@ use warpsim_kernel::{Elem, KernelConst};
 /// The most bytes of constant memory a module may declare (bank 3 of sm_90).
 pub const BANK_BYTES: u64 = 65_536;
 
-/// The module's constant symbols, in declaration order. `types`: the launch file's element
+/// The most bytes one device variable may have (its initial bytes are held in the program).
+pub const MAX_DEVICE_BYTES: u64 = 1 << 28;
+
+/// The module's symbols, in declaration order: its constant symbols and its device variables
+/// (`.global`, CUDA `__device__`: writable, not in the constant bank; NVRTC's string literals
+/// `$str…` and `.extern` declarations are not among them). `types`: the launch file's element
 /// type per symbol name.
 pub fn symbols(
     globals: &[(usize, Vec<String>)],
@@ -32,11 +38,19 @@ pub fn symbols(
     let mut out = Vec::new();
     let mut top = 0u64;
     for (off, w) in globals {
-        if w.first().map(String::as_str) != Some(".const")
-            && !(w.len() > 1 && w[1] == ".const" && w[0].starts_with('.'))
-        {
+        let space = |s: &str| {
+            w.first().map(String::as_str) == Some(s)
+                || (w.len() > 1 && w[1] == s && w[0].starts_with('.') && w[0] != ".extern")
+        };
+        let device = space(".global");
+        if !device && !space(".const") {
             continue;
         }
+        let what = if device {
+            "device variable"
+        } else {
+            "constant"
+        };
         let text = w.join(" ");
         let (decl, init) = match text.split_once('=') {
             Some((d, i)) => (d.trim(), Some(i.trim())),
@@ -57,21 +71,30 @@ pub fn symbols(
             .unwrap_or(".b8");
         let eb = scalar_bytes(ty).unwrap_or(1);
         let last = words.last().copied().unwrap_or("");
-        let (name, count) = super::decl::name_and_count(last, "constant").map_err(|m| (*off, m))?;
-        let count =
-            count.ok_or_else(|| (*off, format!("constant array `{last}` without a size")))?;
+        let (name, count) = super::decl::name_and_count(last, what).map_err(|m| (*off, m))?;
+        if device && (name.starts_with("$str") || name.starts_with("__unnamed_")) {
+            continue;
+        }
+        let count = count.ok_or_else(|| (*off, format!("{what} array `{last}` without a size")))?;
         let name = name.to_owned();
         if name.is_empty() || name.starts_with('.') {
-            return Err((
-                *off,
-                format!("a `.const` declaration without a name: `{text}`"),
-            ));
+            return Err((*off, format!("a declaration without a name: `{text}`")));
         }
         let bytes = count.saturating_mul(eb);
-        top = top
-            .div_ceil(align)
-            .saturating_mul(align)
-            .saturating_add(bytes);
+        if bytes > MAX_DEVICE_BYTES {
+            return Err((
+                *off,
+                format!(
+                    "{what} `{name}` has {bytes} bytes: warpsim takes at most {MAX_DEVICE_BYTES}"
+                ),
+            ));
+        }
+        if !device {
+            top = top
+                .div_ceil(align)
+                .saturating_mul(align)
+                .saturating_add(bytes);
+        }
         if top > BANK_BYTES {
             return Err((
                 *off,
@@ -119,6 +142,7 @@ pub fn symbols(
             len: bytes / elem.bytes() as u64,
             bytes: data,
             off: *off,
+            device,
         });
     }
     Ok(out)
@@ -188,6 +212,30 @@ mod tests {
         assert_eq!(c[2].elem, Elem::F32);
         assert_eq!(c[2].bytes, 1.5f32.to_bits().to_le_bytes().to_vec());
         assert_eq!((c[3].elem, c[3].len), (Elem::U8, 6));
+    }
+
+    #[test]
+    fn device_variables_are_symbols_outside_the_bank() {
+        let globals = [
+            g(".visible .global .align 4 .u32 counter"),
+            g(".const .align 4 .b8 c[8]"),
+            g(".global .align 4 .b8 lut[8] = {1, 0, 0, 0, 2, 0, 0, 0}"),
+            g(".global .align 1 .b8 $str[3] = {104, 105, 0}"),
+            g(".extern .global .align 4 .u32 elsewhere"),
+            g(".global .align 4 .b8 big[70000]"),
+        ];
+        let c = symbols(&globals, &[]).unwrap();
+        let names: Vec<(&str, bool)> = c.iter().map(|s| (s.name.as_str(), s.device)).collect();
+        assert_eq!(
+            names,
+            [
+                ("counter", true),
+                ("c", false),
+                ("lut", true),
+                ("big", true)
+            ]
+        );
+        assert_eq!(c[2].bytes, vec![1, 0, 0, 0, 2, 0, 0, 0]);
     }
 
     #[test]
