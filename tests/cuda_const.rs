@@ -285,3 +285,22 @@ fn the_constant_cache_holds_two_kib() {
         "half misses cost {half:.1} cycles more"
     );
 }
+
+/// CUDA's `printf` and a `__device__` counter through NVRTC (tests/fixtures/cuda/printf).
+#[test]
+fn printf_and_device_variables_from_cuda() {
+    if !crate::nvrtc::nvrtc("printf_and_device_variables_from_cuda") {
+        return;
+    }
+    let out = warpsim()
+        .args(["run", "tests/fixtures/cuda/printf/hello.ron"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err,
+        "[0,0]   0.00 42  |0.000000e+00\n[0,1]   0.25 42  |1.000000e-03\n\
+         [1,0]   8.00 42  |3.200000e-02\n[1,1]   8.25 42  |3.300000e-02\n"
+    );
+}

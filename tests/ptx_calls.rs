@@ -39,7 +39,7 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
         ),
         (
             "bad_call_printf",
-            "the kernel calls `vprintf` (`printf` in CUDA source), an external function",
+            "`printf` with a format that is not a string literal of the module",
         ),
         (
             "bad_generic_ambiguous",
@@ -80,4 +80,64 @@ fn cuda_noinline_functions_run_verified() {
     assert!(out.status.success(), "{err}");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["verified"], true, "{}", r["verification"]);
+}
+
+/// CUDA's `printf` as NVRTC compiles it (`vprintf` of a `$str` literal and the arguments
+/// packed in the thread's local depot): on stderr, blocks in grid order, lanes in order, the
+/// same on any number of threads; in the JSON as `printf`; it returns its argument count.
+#[test]
+fn printf_prints_in_block_and_lane_order() {
+    let want = "block 0 thread  0: v=0.00 n=7 ll=0 hex=0\n\
+                block 0 thread  1: v=0.50 n=7 ll=1000000000 hex=0x1\n\
+                block 0 thread  2: v=1.00 n=7 ll=2000000000 hex=0x2\n\
+                done\n\
+                block 1 thread  0: v=16.00 n=7 ll=32000000000 hex=0x20\n\
+                block 1 thread  1: v=16.50 n=7 ll=33000000000 hex=0x21\n\
+                block 1 thread  2: v=17.00 n=7 ll=34000000000 hex=0x22\n";
+    for threads in ["1", "3"] {
+        let out = warpsim()
+            .args(["run", "tests/fixtures/ptx/printf37.ron"])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert_eq!(err, want, "{threads} threads");
+    }
+    let out = warpsim()
+        .args(["run", "tests/fixtures/ptx/printf37.ron", "--format", "json"])
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["printf"], want);
+    // `ret` holds each lane's printf return value: 6 arguments in lanes 0-2.
+    assert_eq!(r["verified"], true, "{}", r["verification"]);
+}
+
+#[test]
+fn a_printf_format_warpsim_cannot_print_is_refused_at_its_line() {
+    // `%d` -> `%s` (37, 100 -> 37, 115) in the first format.
+    let ptx = std::fs::read_to_string(crate::util::root().join("tests/fixtures/ptx/printf37.ptx"))
+        .unwrap()
+        .replacen(
+            "{98, 108, 111, 99, 107, 32, 37, 100,",
+            "{98, 108, 111, 99, 107, 32, 37, 115,",
+            1,
+        );
+    crate::util::scratch("printf_s.ptx", &ptx);
+    let ron = std::fs::read_to_string(crate::util::root().join("tests/fixtures/ptx/printf37.ron"))
+        .unwrap()
+        .replace("\"printf37.ptx\"", "\"printf_s.ptx\"");
+    let path = crate::util::scratch("printf_s.ron", &ron);
+    let out = warpsim()
+        .args(["run", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("printf_s.ptx:"), "{err}");
+    assert!(
+        err.contains("`%s` (a string argument) is not supported"),
+        "{err}"
+    );
 }

@@ -129,6 +129,17 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         })?;
         crate::output::write_output(path, "SVG", svg.as_bytes())?;
     }
+    // The kernel's `printf` text, as `cudaDeviceSynchronize` would flush it: on stderr, so
+    // that it never mixes with the report (JSON has it too, as `printf`).
+    if !report.printf.is_empty() {
+        eprint!("{}", report.printf);
+    }
+    if report.printf_dropped > 0 {
+        eprintln!(
+            "warning: {} bytes of printf output dropped past the GPU's 1 MiB printf buffer",
+            report.printf_dropped
+        );
+    }
     let text = match args.output.format {
         Format::Json => report.to_json() + "\n",
         _ => report.to_table(TableStyle {

@@ -152,6 +152,8 @@ pub struct Stats {
     /// Per pc, the first execution of each shared-memory instruction in the lowest block
     /// that ran it (blocks are merged in order, so this does not depend on threads).
     pub first_accesses: Vec<Option<Box<FirstAccess>>>,
+    /// What the kernel's `printf`s printed, the blocks in order (`crate::printf`).
+    pub printf: crate::PrintfOut,
 }
 
 impl Stats {
@@ -165,6 +167,7 @@ impl Stats {
             thread_instructions: 0,
             races: Default::default(),
             first_accesses: vec![None; prog.code.len()],
+            printf: Default::default(),
         }
     }
 
@@ -220,6 +223,7 @@ impl Stats {
         self.warp_instructions += other.warp_instructions;
         self.thread_instructions += other.thread_instructions;
         self.races.merge(&other.races);
+        self.printf.merge(&other.printf);
         if self.first_accesses.len() < other.first_accesses.len() {
             self.first_accesses.resize(other.first_accesses.len(), None);
         }

@@ -70,6 +70,8 @@ pub(super) struct Ctx<'a> {
     pub(super) race: Option<Box<crate::race::Shadow>>,
     /// What the threads waiting at a `BarrierRed` brought so far (given out at the release).
     pub(super) bar_red: BarRed,
+    /// Where `printf`s print ([`Stats::printf`]).
+    pub(super) printf: &'a mut crate::PrintfOut,
 }
 
 /// A `bar.red`'s reduction while its block gathers at the barrier.
@@ -363,6 +365,7 @@ pub(super) fn run<H: Hook>(
             .racecheck
             .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
         bar_red: BarRed::EMPTY,
+        printf: &mut stats.printf,
     };
 
     let warps = &mut sc.warps;

@@ -80,6 +80,7 @@ mod lanes;
 mod local;
 mod memory;
 mod narrow;
+mod printf;
 mod race;
 mod race_async;
 pub mod tensor;
@@ -98,6 +99,7 @@ pub use block::{run_block, Validated};
 pub use fault::{Fault, FaultKind, MaskError};
 pub use hook::Hook;
 pub use init::{const_words, fill_buffer, fill_global, init_words, written_buffers};
+pub use printf::{PrintfOut, MAX_PRINTF};
 pub use race::{locate, Hazard, HazardKind, Races, Side};
 pub use words::Words;
 

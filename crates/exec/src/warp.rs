@@ -387,6 +387,7 @@ fn execute<const V3: bool>(
             cx.bar_red.add(&r[a.0 as usize], at.active);
             return Ok(ControlFlow::Break(()));
         }
+        Printf { dst, args, fmt } => crate::printf::run(cx, at, r, dst, args, fmt)?,
         Clock { dst, wide } => {
             let v = at.steps;
             super::lanes::put(&mut r[dst.0 as usize], [v as u32; 32], at.active);

@@ -114,6 +114,8 @@ pub struct KernelCode {
     /// The module's constant symbols, in declaration order (each a buffer after the
     /// launch's).
     pub constants: Vec<KernelConst>,
+    /// The format strings of its `printf`s ([`crate::Program::strings`]).
+    pub strings: Vec<Vec<u8>>,
 }
 
 /// A front end's error.

@@ -408,6 +408,12 @@ pub enum Inst {
     /// PTX `trap` or `brkpt` (CUDA's `__trap()`, `__brkpt()`): a fault at the instruction's
     /// source line in the first active lane, ending the run.
     Trap { brkpt: bool },
+    /// PTX `call vprintf` (CUDA's `printf`): each active lane, in lane order, formats
+    /// [`crate::Program::strings`]`[fmt]` with the arguments packed at byte `args` of its
+    /// local memory (the low word of the pointer NVRTC makes from its `__local_depot`), and
+    /// appends the text to the run's output; `dst` gets the number of arguments (what CUDA's
+    /// `printf` returns).
+    Printf { dst: Reg, args: Reg, fmt: u16 },
     /// A barrier that also reduces `a != 0` over the block's threads (PTX `bar.red`,
     /// `__syncthreads_count/and/or`): every live lane of every warp gets, in `dst`, how many
     /// threads had it (`Popc`), 1 if all had it (`And`), 1 if any had it (`Or`).
@@ -776,6 +782,10 @@ impl Inst {
             }
             ActiveMask { dst } => f(dst, 1),
             Clock { dst, wide } => f(dst, 1 + *wide as u8),
+            Printf { dst, args, .. } => {
+                f(dst, 1);
+                f(args, 2);
+            }
             BarrierRed { dst, a, .. } => {
                 f(dst, 1);
                 f(a, 1);

@@ -44,6 +44,7 @@ pub mod input;
 pub mod ir;
 pub mod literal;
 pub mod narrow;
+pub mod printf;
 mod program;
 
 pub use bitops::{BitOp, PrmtMode, TestKind};

@@ -217,6 +217,9 @@ pub struct Program {
     /// model of ptxas's merging, the default) or `"as-written"` (`--no-merge`); `None` for
     /// a kernel written in RON.
     pub shared_stream: Option<&'static str>,
+    /// The format strings of the program's [`Inst::Printf`]s (CUDA `printf`), without their
+    /// terminating zero.
+    pub strings: Vec<Vec<u8>>,
 }
 
 impl Program {

@@ -11,7 +11,8 @@
 //! (`func_retval0`) likewise. A `ret` inside `f` is a branch to the end of its inlined body; a
 //! predicated call branches around it. Calls nest; recursion is refused (warpsim would have to
 //! inline without end), and so are indirect calls (through a register), calls of `.extern`
-//! functions (`vprintf`: `printf` in CUDA) and taking a parameter's address.
+//! functions and taking a parameter's address. `vprintf` (CUDA's `printf`) becomes one
+//! `vprintf RET, FMT, ARGS` statement (lower/printf.rs).
 //!
 //! The statements keep their byte offsets and `.loc` lines: reports point at the function's
 //! own lines, and errors at the PTX line of the callee.
@@ -580,6 +581,34 @@ impl Inliner<'_> {
             // A failed device `assert` (NVRTC's `assert` calls it): a fault at the assert's
             // line, whose text the fault shows, as the GPU stops the kernel there.
             return self.inst(s, guard, "trap".into(), Vec::new());
+        }
+        if callee == "vprintf" && f.body.is_none() {
+            // CUDA's `printf`: one `vprintf RET, FMT, ARGS` statement that lower/printf.rs
+            // lowers (the format pointer and the packed arguments' pointer are the call's two
+            // `.param` slots, the number of arguments its return value).
+            let slot = |x: &mut Self, p: Option<&String>, bytes: u32| -> Result<String, Err> {
+                let sym = match p.and_then(|p| env.get(p)) {
+                    Some(&sym) => sym,
+                    None => {
+                        x.syms += 1;
+                        x.syms - 1
+                    }
+                };
+                x.slot(sym, 0, bytes, s)
+            };
+            if params.len() != 2 {
+                return Err((
+                    s.off,
+                    format!(
+                        "`{op}` of `vprintf` gives {} arguments; it has 2",
+                        params.len()
+                    ),
+                ));
+            }
+            let fmt = slot(self, params.first(), 8)?;
+            let args = slot(self, params.get(1), 8)?;
+            let ret = slot(self, rets.first(), 4)?;
+            return self.inst(s, guard, "vprintf".into(), vec![ret, fmt, args]);
         }
         let Some(body) = &f.body else {
             let what = if callee == "vprintf" {

@@ -162,6 +162,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         path,
         source,
         constants,
+        strings: low.strings,
     })
 }
 

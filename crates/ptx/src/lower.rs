@@ -13,6 +13,7 @@ mod local;
 mod narrow;
 mod ops;
 mod params;
+mod printf;
 mod sync;
 mod tensor;
 mod unsupported;
@@ -50,6 +51,8 @@ pub struct Lowered {
     pub max_depth: usize,
     /// Texts of the statements the merge pass made, by their byte offset.
     pub texts: HashMap<usize, String>,
+    /// The `printf` formats (`Program::strings`).
+    pub strings: Vec<Vec<u8>>,
 }
 
 struct Lower<'a> {
@@ -79,6 +82,12 @@ struct Lower<'a> {
     /// The module's constant symbols (lower/constants.rs), buffers from
     /// `req.buffers.len()` on.
     cbank: &'a [warpsim_kernel::KernelConst],
+    /// The module's string literals (lower/printf.rs).
+    literals: HashMap<String, Vec<u8>>,
+    /// Registers holding a pointer to a string literal: its index in `strings`.
+    str_regs: HashMap<String, u16>,
+    /// The `printf` formats ([`Lowered::strings`]).
+    strings: Vec<Vec<u8>>,
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -188,6 +197,9 @@ pub fn lower(
         local: local::Locals::of(globals, entry)?,
         arg_bits: Vec::new(),
         cbank,
+        literals: printf::literals(globals),
+        str_regs: HashMap::new(),
+        strings: Vec::new(),
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {
@@ -464,6 +476,7 @@ impl Lower<'_> {
             return r;
         }
         match name {
+            "vprintf" => return self.printf(i),
             "ld" | "st" => return self.mem(i),
             // `ldu.global`: a load of an address the same in every lane (a hint; ordinary).
             "ldu" if args.len() == 2 => {
@@ -527,6 +540,11 @@ impl Lower<'_> {
                 self.prov.insert(dst_name.clone(), Prov::Buffer(b));
             }
             _ => {}
+        }
+        if matches!(name, "mov" | "cvta") {
+            if let Some(k) = srcs.first().and_then(|x| self.string_of(x.trim())) {
+                self.str_regs.insert(dst_name.clone(), k);
+            }
         }
         use Inst::*;
         let inst = match (name, parts.get(1).copied()) {

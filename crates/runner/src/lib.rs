@@ -510,6 +510,13 @@ pub struct Report {
     /// when nothing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<WarningReport>,
+    /// What the kernel's `printf`s printed, blocks in grid order, warps in the order they ran,
+    /// lanes in order (absent when nothing); the CLI writes it to stderr.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub printf: String,
+    /// Bytes of `printf` text dropped past the GPU's 1 MiB buffer (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub printf_dropped: u64,
     /// The timing model's estimate (null with `--no-timing`).
     pub timing: Option<Timing>,
     /// With timing: the source lines warps waited at longest (the table shows them).
@@ -986,6 +993,8 @@ fn build(
         verification,
         races: None,
         warnings: warnings(prog, stats),
+        printf: String::from_utf8_lossy(&stats.printf.text).into_owned(),
+        printf_dropped: stats.printf.dropped,
         line_stalls: timing
             .as_ref()
             .map(|t| time_report::line_stalls(prog, t, 8))

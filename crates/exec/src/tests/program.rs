@@ -153,6 +153,7 @@ fn stats_merge_and_resize() {
         thread_instructions: 0,
         races: Default::default(),
         first_accesses: vec![],
+        printf: Default::default(),
     };
     run_block(&p, &Config::default(), [0; 3], &g, &mut small).unwrap();
     assert_eq!(small, one);

@@ -114,6 +114,7 @@ impl Loader<'_> {
                 true => "as-written",
                 false => "ptxas-merged",
             }),
+            strings: self.kernel_strings,
         })
     }
 

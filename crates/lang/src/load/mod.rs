@@ -265,6 +265,8 @@ struct Loader<'a> {
     kernel_shared_bytes: Option<u32>,
     /// Local memory of a `cuda:`/`ptx:` kernel: its views and bytes per thread.
     kernel_local: (Vec<warpsim_kernel::LocalInfo>, u32),
+    /// A `cuda:`/`ptx:` kernel's `printf` formats (`Program::strings`).
+    kernel_strings: Vec<Vec<u8>>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -298,6 +300,7 @@ impl<'a> Loader<'a> {
             funcs: func::Funcs::default(),
             kernel_shared_bytes: None,
             kernel_local: (Vec::new(), 0),
+            kernel_strings: Vec::new(),
         }
     }
 
