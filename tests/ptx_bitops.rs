@@ -145,9 +145,10 @@ fn warp_instructions_of_issue_37_run_verified() {
     // args37: arguments typed by the kernel's PTX parameters. more37: mul24/mad24, sad, lop3,
     // %lanemask_*, elect.sync, ldu and prefetch (hand-computed lanes: more37.ptx). hints37:
     // createpolicy, ld/st with .L2::cache_hint, discard. fns37: fns.b32 (fns37.ptx). device37:
-    // device variables (`__device__`): a ticket counter and an initialised table.
+    // device variables (`__device__`): a ticket counter and an initialised table. rcp37:
+    // rcp.rn.f64.
     for k in [
-        "shfl37", "redux37", "clock37", "args37", "more37", "hints37", "fns37", "device37",
+        "shfl37", "redux37", "clock37", "args37", "more37", "hints37", "fns37", "device37", "rcp37",
     ] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = crate::util::run(&["run", &path, "--format", "json", "--no-timing"]);

@@ -101,6 +101,8 @@ impl Lower<'_> {
             ("mul", Some("hi")) if matches!(ty, "s32" | "u32") => self.mul_hi(off, ty, args),
             ("ex2", _) if ty == "f32" => self.ex2(off, args),
             ("rcp", _) if ty == "f32" => self.rcp(off, args, false),
+            // `rcp.rn.f64` (what NVRTC makes of `1.0 / x` in double): exactly `1.0 / x`.
+            ("rcp", Some("rn")) if ty == "f64" => self.rcp64(off, args),
             ("rsqrt", _) if ty == "f32" => self.rcp(off, args, true),
             ("and" | "or" | "xor", _) if ty == "pred" => self.pred_logic(off, parts[0], args),
             (n, _) => match ptx_op(n, parts) {
@@ -176,6 +178,34 @@ impl Lower<'_> {
             a: one,
             b: a,
         });
+        Ok(())
+    }
+
+    /// `rcp.rn.f64 d, a`: `1.0 / a`, correctly rounded (a `div.rn.f64`).
+    fn rcp64(&mut self, off: usize, args: &[String]) -> Result<(), Err> {
+        if args.len() != 2 {
+            return Err((
+                off,
+                format!(
+                    "`rcp.rn.f64` takes 2 operands, but this one has {}",
+                    args.len()
+                ),
+            ));
+        }
+        let (dst, w) = self.reg(args[0].trim(), off)?;
+        if w != 2 {
+            return Err((
+                off,
+                format!(
+                    "`rcp.rn.f64` writes 64 bits, but `{}` is a {}-bit register",
+                    args[0].trim(),
+                    32 * w
+                ),
+            ));
+        }
+        let a = self.val(arg(args, 1), 2, off)?;
+        let one = self.konst(1f64.to_bits(), 2);
+        self.emit(Inst::DDiv { dst, a: one, b: a });
         Ok(())
     }
 
