@@ -265,26 +265,20 @@ pub fn async_copy_cost(
         // that copy's where a lane of the phase reads, the destination side's where none does.
         let full = [w; WARP];
         let active = |l: usize| mask >> l & 1 != 0;
-        let (mut zwf, mut zbusy) = (0, 0);
-        for pm in phase_masks.clone() {
-            let ca = dest_cost(geom, w, dst, pm)
+        // The lanes that zero-fill (read less than the width), and those that read anything.
+        let (mut fill, mut readers) = (0u32, 0u32);
+        for l in (0..WARP).filter(|&l| active(l)) {
+            fill |= u32::from(size[l] < w) << l;
+            readers |= u32::from(size[l] > 0) << l;
+        }
+        let (mut zwf, mut zbusy, mut hw_wf, mut hw_ideal) = (0, 0, 0, 0);
+        for pm in phase_masks {
+            let dest = dest_cost(geom, w, dst, pm);
+            let ca = dest
                 .max(source_cost(src, &full, pm))
                 .max(sectors(src, pm, &active).div_ceil(4));
             zwf += ca;
-            zbusy += if (0..WARP).any(|l| pm >> l & 1 != 0 && reads(l)) {
-                ca
-            } else {
-                dest_cost(geom, w, dst, pm)
-            };
-        }
-        let mut fill = 0u32;
-        for (l, &n) in size.iter().enumerate() {
-            if mask >> l & 1 != 0 && n < w {
-                fill |= 1 << l;
-            }
-        }
-        let (mut hw_wf, mut hw_ideal) = (0, 0);
-        for pm in phase_masks {
+            zbusy += if pm & readers != 0 { ca } else { dest };
             let fl = pm & fill;
             if fl != 0 {
                 let sp = group_sectors(fl & kept);
@@ -300,8 +294,9 @@ pub fn async_copy_cost(
     Ok(c)
 }
 
-/// [`async_copy_cost`], also adding to `counts` the words each bank served: the distinct
-/// shared words the active lanes write (what the heat map of a report shows).
+/// [`async_copy_cost`], also adding to `counts` the words each bank served: those of the
+/// shared side, counted as for a store of the copy's width to the same destinations
+/// ([`cost_into`]).
 pub fn async_copy_cost_counting(
     geom: &Geometry,
     kind: AsyncCopy,
@@ -309,25 +304,8 @@ pub fn async_copy_cost_counting(
     counts: &mut BankCounts,
 ) -> Result<CopyCost, CopyError> {
     let c = async_copy_cost(geom, kind, lanes)?;
-    if counts.each.len() < geom.banks as usize {
-        counts.each.resize(geom.banks as usize, 0);
-    }
-    let shift = geom.bank_bytes.trailing_zeros();
-    let mut words = [0u32; 4 * WARP];
-    let mut n = 0;
-    for l in (0..WARP).filter(|&l| lanes.mask >> l & 1 != 0) {
-        for word in lanes.dst[l] >> shift..=(lanes.dst[l] + kind.width - 1) >> shift {
-            words[n] = word;
-            n += 1;
-        }
-    }
-    let words = &mut words[..n];
-    words.sort_unstable();
-    for (i, &w) in words.iter().enumerate() {
-        if i == 0 || w != words[i - 1] {
-            counts.add((w % geom.banks) as usize, 1);
-        }
-    }
+    // (The destinations were checked aligned above, so the store prices.)
+    let _ = cost_into(geom, Op::St, kind.width, lanes.dst, lanes.mask, counts);
     Ok(c)
 }
 
