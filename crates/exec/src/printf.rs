@@ -1,5 +1,5 @@
 //! [`Inst::Printf`](warpsim_kernel::ir::Inst::Printf) (CUDA's `printf`): each active lane, in
-//! lane order, formats the program's format string with the arguments packed in its local
+//! lane order, formats the program's (parsed) format with the arguments packed in its local
 //! memory, and the text goes to [`Stats::printf`](super::Stats::printf) — the block's lines
 //! in the order its warps ran them, the blocks in grid order (as the runner merges them).
 //! Past [`MAX_PRINTF`] bytes a run's text is cut, as the GPU's 1 MiB printf buffer drops what
@@ -25,12 +25,9 @@ pub(super) fn run(
     args: Reg,
     fmt: u16,
 ) -> Result<(), Fault> {
-    let Some(text) = cx.prog.strings.get(fmt as usize) else {
+    let Some(format) = cx.prog.formats.get(fmt as usize) else {
         return Err(cx.fault(at.pc, FaultKind::Malformed(LOADER_BUG.into()), None));
     };
-    let pieces = warpsim_kernel::printf::parse(text)
-        .map_err(|m| cx.fault(at.pc, FaultKind::Malformed(m), None))?;
-    let n = warpsim_kernel::printf::arguments(&pieces);
     let size = cx.prog.local_bytes as u64;
     let lw = cx.prog.local_bytes.div_ceil(4) as usize;
     let first = at.w * WARP * lw;
@@ -55,9 +52,9 @@ pub(super) fn run(
                 v | (((w >> ((b % 4) * 8)) & 0xff) as u64) << (8 * k)
             }))
         };
-        let line = warpsim_kernel::printf::format(&pieces, read);
+        let line = warpsim_kernel::printf::format(&format.pieces, read);
         cx.printf.add(&line);
-        r[dst.0 as usize][l] = n;
+        r[dst.0 as usize][l] = format.args;
     }
     Ok(())
 }

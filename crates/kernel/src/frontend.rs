@@ -114,8 +114,8 @@ pub struct KernelCode {
     /// The module's constant symbols, in declaration order (each a buffer after the
     /// launch's).
     pub constants: Vec<KernelConst>,
-    /// The format strings of its `printf`s ([`crate::Program::strings`]).
-    pub strings: Vec<Vec<u8>>,
+    /// The formats of its `printf`s ([`crate::Program::formats`]).
+    pub formats: Vec<crate::printf::Format>,
 }
 
 /// A front end's error.

@@ -409,7 +409,7 @@ pub enum Inst {
     /// source line in the first active lane, ending the run.
     Trap { brkpt: bool },
     /// PTX `call vprintf` (CUDA's `printf`): each active lane, in lane order, formats
-    /// [`crate::Program::strings`]`[fmt]` with the arguments packed at byte `args` of its
+    /// [`crate::Program::formats`]`[fmt]` with the arguments packed at byte `args` of its
     /// local memory (the low word of the pointer NVRTC makes from its `__local_depot`), and
     /// appends the text to the run's output; `dst` gets the number of arguments (what CUDA's
     /// `printf` returns).

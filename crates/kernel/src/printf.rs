@@ -1,5 +1,6 @@
-//! CUDA's device `printf` (PTX `call vprintf`): the format string, checked once when the
-//! kernel is lowered ([`parse`]), and the text one thread prints ([`format`]).
+//! CUDA's device `printf` (PTX `call vprintf`): the format string, parsed and checked once
+//! when the kernel is lowered ([`Format::parse`]), and the text one thread prints
+//! ([`format`]).
 //!
 //! `vprintf(fmt, args)` takes the arguments packed in the calling thread's local memory, each
 //! at its natural alignment: an `int` (and `char`, `short`: promoted) 4 bytes, a `long`,
@@ -53,6 +54,25 @@ pub enum Count {
     Fixed(usize),
     /// `*`: the next `int` argument.
     Arg,
+}
+
+/// A format, parsed once: its pieces and the arguments it takes (what CUDA's `printf`
+/// returns).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Format {
+    /// Its pieces, in order.
+    pub pieces: Vec<Piece>,
+    /// Its arguments.
+    pub args: u32,
+}
+
+impl Format {
+    /// [`parse`]s `fmt` and counts its [`arguments`].
+    pub fn parse(fmt: &[u8]) -> Result<Format, String> {
+        let pieces = parse(fmt)?;
+        let args = arguments(&pieces);
+        Ok(Format { pieces, args })
+    }
 }
 
 /// Widths and precisions above this are refused (the GPU's printf buffer is 1 MiB).

@@ -217,9 +217,8 @@ pub struct Program {
     /// model of ptxas's merging, the default) or `"as-written"` (`--no-merge`); `None` for
     /// a kernel written in RON.
     pub shared_stream: Option<&'static str>,
-    /// The format strings of the program's [`Inst::Printf`]s (CUDA `printf`), without their
-    /// terminating zero.
-    pub strings: Vec<Vec<u8>>,
+    /// The formats of the program's [`Inst::Printf`]s (CUDA `printf`), parsed.
+    pub formats: Vec<crate::printf::Format>,
 }
 
 impl Program {

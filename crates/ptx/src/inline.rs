@@ -611,12 +611,8 @@ impl Inliner<'_> {
             return self.inst(s, guard, "vprintf".into(), vec![ret, fmt, args]);
         }
         let Some(body) = &f.body else {
-            let what = if callee == "vprintf" {
-                " (`printf` in CUDA source)"
-            } else {
-                ""
-            };
-            return Err((s.off, format!("the kernel calls `{callee}`{what}, an external function (`.extern .func`) without a body in the module: warpsim cannot run it")));
+            // (`vprintf` never gets here: it became a statement above.)
+            return Err((s.off, format!("the kernel calls `{callee}`, an external function (`.extern .func`) without a body in the module: warpsim cannot run it")));
         };
         if let Some(at) = stack.iter().position(|n| *n == callee) {
             let path = stack[at..].join(" → ");

@@ -162,7 +162,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         path,
         source,
         constants,
-        strings: low.strings,
+        formats: low.formats,
     })
 }
 

@@ -51,8 +51,8 @@ pub struct Lowered {
     pub max_depth: usize,
     /// Texts of the statements the merge pass made, by their byte offset.
     pub texts: HashMap<usize, String>,
-    /// The `printf` formats (`Program::strings`).
-    pub strings: Vec<Vec<u8>>,
+    /// The `printf` formats (`Program::formats`).
+    pub formats: Vec<warpsim_kernel::printf::Format>,
 }
 
 struct Lower<'a> {
@@ -84,10 +84,10 @@ struct Lower<'a> {
     cbank: &'a [warpsim_kernel::KernelConst],
     /// The module's string literals (lower/printf.rs).
     literals: HashMap<String, Vec<u8>>,
-    /// Registers holding a pointer to a string literal: its index in `strings`.
-    str_regs: HashMap<String, u16>,
-    /// The `printf` formats ([`Lowered::strings`]).
-    strings: Vec<Vec<u8>>,
+    /// Registers holding a pointer to a string literal: the literal's name.
+    str_regs: HashMap<String, String>,
+    /// The `printf` formats ([`Lowered::formats`]).
+    formats: Vec<warpsim_kernel::printf::Format>,
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -199,7 +199,7 @@ pub fn lower(
         cbank,
         literals: printf::literals(globals),
         str_regs: HashMap::new(),
-        strings: Vec::new(),
+        formats: Vec::new(),
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {
@@ -383,7 +383,7 @@ impl Lower<'_> {
         if let Some(o) = self.local.offset(a) {
             return Ok(self.konst(o as u64, w));
         }
-        if a.starts_with("$str") || a.starts_with("__unnamed_") {
+        if printf::is_literal(a) {
             // NVRTC's string literals (an `assert`'s message, file and function, passed to
             // `__assertfail`, which inline.rs turns into a `trap`): not in any buffer, so a
             // pointer to one is 0 and a read through it a fault.
@@ -542,8 +542,8 @@ impl Lower<'_> {
             _ => {}
         }
         if matches!(name, "mov" | "cvta") {
-            if let Some(k) = srcs.first().and_then(|x| self.string_of(x.trim())) {
-                self.str_regs.insert(dst_name.clone(), k);
+            if let Some(lit) = srcs.first().and_then(|x| self.string_of(x.trim())) {
+                self.str_regs.insert(dst_name.clone(), lit);
             }
         }
         use Inst::*;

@@ -166,7 +166,7 @@ impl P {
             max_depth: self.max_depth,
             regs_per_thread: None,
             shared_stream: None,
-            strings: Vec::new(),
+            formats: Vec::new(),
         }
     }
 }

@@ -114,7 +114,7 @@ impl Loader<'_> {
                 true => "as-written",
                 false => "ptxas-merged",
             }),
-            strings: self.kernel_strings,
+            formats: self.kernel_formats,
         })
     }
 

@@ -131,7 +131,7 @@ impl Loader<'_> {
         self.shared = code.shared;
         self.kernel_shared_bytes = Some(code.shared_bytes);
         self.kernel_local = (code.local, code.local_bytes);
-        self.kernel_strings = code.strings;
+        self.kernel_formats = code.formats;
         Ok(Some((code.path, code.source)))
     }
 

@@ -265,8 +265,8 @@ struct Loader<'a> {
     kernel_shared_bytes: Option<u32>,
     /// Local memory of a `cuda:`/`ptx:` kernel: its views and bytes per thread.
     kernel_local: (Vec<warpsim_kernel::LocalInfo>, u32),
-    /// A `cuda:`/`ptx:` kernel's `printf` formats (`Program::strings`).
-    kernel_strings: Vec<Vec<u8>>,
+    /// A `cuda:`/`ptx:` kernel's `printf` formats (`Program::formats`).
+    kernel_formats: Vec<warpsim_kernel::printf::Format>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -300,7 +300,7 @@ impl<'a> Loader<'a> {
             funcs: func::Funcs::default(),
             kernel_shared_bytes: None,
             kernel_local: (Vec::new(), 0),
-            kernel_strings: Vec::new(),
+            kernel_formats: Vec::new(),
         }
     }
 

@@ -165,7 +165,7 @@ impl Lower<'_> {
             local_bytes: self.local.bytes,
             max_depth: (2 * branches + 2).min(1024),
             texts: HashMap::new(),
-            strings: self.strings,
+            formats: self.formats,
         })
     }
 }

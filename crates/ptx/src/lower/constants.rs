@@ -72,7 +72,7 @@ pub fn symbols(
         let eb = scalar_bytes(ty).unwrap_or(1);
         let last = words.last().copied().unwrap_or("");
         let (name, count) = super::decl::name_and_count(last, what).map_err(|m| (*off, m))?;
-        if device && (name.starts_with("$str") || name.starts_with("__unnamed_")) {
+        if device && super::printf::is_literal(name) {
             continue;
         }
         let count = count.ok_or_else(|| (*off, format!("{what} array `{last}` without a size")))?;
@@ -106,13 +106,7 @@ pub fn symbols(
         }
         let mut data = vec![0u8; bytes as usize];
         if let Some(init) = init {
-            let vals = init.trim_start_matches('{').trim_end_matches('}');
-            for (k, v) in vals
-                .split(',')
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-                .enumerate()
-            {
+            for (k, v) in init_items(init).enumerate() {
                 let bits = literal(v, ty).ok_or_else(|| {
                     (
                         *off,
@@ -146,6 +140,16 @@ pub fn symbols(
         });
     }
     Ok(out)
+}
+
+/// The values of an initialiser (`{1, 2, 3}` or one value), trimmed.
+pub(super) fn init_items(init: &str) -> impl Iterator<Item = &str> {
+    init.trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
 }
 
 /// The element a scalar's PTX type names (none for `.b*`: untyped bits).

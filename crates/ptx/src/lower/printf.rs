@@ -11,7 +11,12 @@ use super::{Err, Instr, Lower};
 use std::collections::HashMap;
 use warpsim_kernel::ir::Inst;
 
-/// The module's string literals (`$str…`, `__unnamed_…`): name → bytes up to the first zero.
+/// Whether `name` is one of NVRTC's string literals (`$str…`, `__unnamed_…`).
+pub(super) fn is_literal(name: &str) -> bool {
+    name.starts_with("$str") || name.starts_with("__unnamed_")
+}
+
+/// The module's string literals: name → bytes up to the first zero.
 pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<u8>> {
     let mut out = HashMap::new();
     for (_, w) in globals {
@@ -19,20 +24,18 @@ pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<
         let Some((decl, init)) = text.split_once('=') else {
             continue;
         };
-        let Some(last) = decl.split_whitespace().last() else {
+        let Some(Ok((name, _))) = decl
+            .split_whitespace()
+            .last()
+            .map(|l| super::decl::name_and_count(l, "string literal"))
+        else {
             continue;
         };
-        let name = last.split('[').next().unwrap_or(last);
-        if !(name.starts_with("$str") || name.starts_with("__unnamed_")) {
+        if !is_literal(name) {
             continue;
         }
-        let bytes: Vec<u8> = init
-            .trim()
-            .trim_start_matches('{')
-            .trim_end_matches(';')
-            .trim_end_matches('}')
-            .split(',')
-            .filter_map(|v| super::int(v.trim()))
+        let bytes: Vec<u8> = super::constants::init_items(init)
+            .filter_map(super::int)
             .map(|v| v as u8)
             .take_while(|&b| b != 0)
             .collect();
@@ -42,24 +45,16 @@ pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<
 }
 
 impl Lower<'_> {
-    /// The format string a `mov`/`cvta` source names, if any: a literal, or a register
-    /// holding one (its index in [`Lower::strings`]).
-    pub(super) fn string_of(&mut self, src: &str) -> Option<u16> {
-        if let Some(&k) = self.str_regs.get(src) {
-            return Some(k);
+    /// The string literal a `mov`/`cvta` source names, if any: the literal itself, or a
+    /// register holding a pointer to one (the literal's name).
+    pub(super) fn string_of(&self, src: &str) -> Option<String> {
+        if let Some(lit) = self.str_regs.get(src) {
+            return Some(lit.clone());
         }
-        let bytes = self.literals.get(src)?.clone();
-        let k = match self.strings.iter().position(|s| *s == bytes) {
-            Some(k) => k,
-            None => {
-                self.strings.push(bytes);
-                self.strings.len() - 1
-            }
-        };
-        u16::try_from(k).ok()
+        self.literals.contains_key(src).then(|| src.to_owned())
     }
 
-    /// `vprintf RET, FMT, ARGS` → [`Inst::Printf`].
+    /// `vprintf RET, FMT, ARGS` → [`Inst::Printf`], its format parsed here once.
     pub(super) fn printf(&mut self, i: Instr) -> Result<(), Err> {
         let Instr(off, _, _, args) = i;
         let [ret, fmt, packed] = args else {
@@ -68,7 +63,11 @@ impl Lower<'_> {
                 "`printf`: a call of `vprintf` with other operands".into(),
             ));
         };
-        let Some(k) = self.str_regs.get(fmt.trim()).copied() else {
+        let Some(text) = self
+            .str_regs
+            .get(fmt.trim())
+            .and_then(|lit| self.literals.get(lit))
+        else {
             return Err((
                 off,
                 "`printf` with a format that is not a string literal of the module: warpsim \
@@ -76,12 +75,17 @@ impl Lower<'_> {
                     .into(),
             ));
         };
-        let text = &self.strings[k as usize];
-        let pieces = warpsim_kernel::printf::parse(text).map_err(|m| {
+        let format = warpsim_kernel::printf::Format::parse(text).map_err(|m| {
             let shown = String::from_utf8_lossy(text).escape_debug().to_string();
             (off, format!("`printf(\"{shown}\", …)`: {m}"))
         })?;
-        let _ = pieces;
+        let k = u16::try_from(self.formats.len()).map_err(|_| {
+            (
+                off,
+                "more than 65,536 `printf` calls in one kernel".to_owned(),
+            )
+        })?;
+        self.formats.push(format);
         let dst = self.reg(ret.trim(), off)?.0;
         let args = self.val(packed, 2, off)?;
         self.emit(Inst::Printf { dst, args, fmt: k });
