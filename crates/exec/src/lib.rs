@@ -79,6 +79,7 @@ mod jump;
 mod lanes;
 mod local;
 mod memory;
+pub mod mma;
 mod narrow;
 mod printf;
 mod race;

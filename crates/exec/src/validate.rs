@@ -335,6 +335,18 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             c.size.map_or(Ok(()), |s| reg(s, 1))
         }
         AsyncCommit | AsyncWait { .. } => Ok(()),
+        Mma { op } => {
+            let Some(m) = prog.mmas.get(op as usize) else {
+                return Err(format!(
+                    "mma.sync #{op}, of {} in the program",
+                    prog.mmas.len()
+                ));
+            };
+            m.check()?;
+            m.srcs()
+                .chain(m.dsts())
+                .try_for_each(|(r, w)| reg(r, w as usize))
+        }
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).
         _ if inst.operands().is_some() => Ok(()),

@@ -459,6 +459,7 @@ fn execute<const V3: bool>(
         CpAsync(op) => tensor_exec::cp_async(cx, at, &op, r, ps)?,
         AsyncCommit => tensor_exec::group(cx, at, None),
         AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
+        Mma { op } => crate::mma::mma(cx, at, op, r)?,
     }
     Ok(ControlFlow::Continue(()))
 }

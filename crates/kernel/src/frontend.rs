@@ -116,6 +116,8 @@ pub struct KernelCode {
     pub constants: Vec<KernelConst>,
     /// The formats of its `printf`s ([`crate::Program::formats`]).
     pub formats: Vec<crate::printf::Format>,
+    /// The operands of its `mma.sync`s ([`crate::Program::mmas`]).
+    pub mmas: Vec<crate::ir::MmaOp>,
 }
 
 /// A front end's error.

@@ -15,7 +15,7 @@ mod modes;
 mod tensor;
 
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
-pub use tensor::{CopyOp, MatrixOp};
+pub use tensor::{CopyOp, MatrixOp, MmaOp, MmaShape, MmaType};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -580,6 +580,9 @@ pub enum Inst {
     /// `cp.async.wait_group n` (all but the `n` most recent groups are complete), or, `all`,
     /// `cp.async.wait_all` (a commit, then `wait_group 0`).
     AsyncWait { n: u8, all: bool },
+    /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
+    /// in the instruction).
+    Mma { op: u16 },
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -852,7 +855,7 @@ impl Inst {
             | Scope { .. }
             | LoopJoin => return false,
             Branch { .. } | Jump { .. } | Join | Ret => return false,
-            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } => return false,
+            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } | Mma { .. } => return false,
         }
         true
     }

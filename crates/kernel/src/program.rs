@@ -219,6 +219,8 @@ pub struct Program {
     pub shared_stream: Option<&'static str>,
     /// The formats of the program's [`Inst::Printf`]s (CUDA `printf`), parsed.
     pub formats: Vec<crate::printf::Format>,
+    /// The operands of the program's [`Inst::Mma`]s (`mma.sync`).
+    pub mmas: Vec<crate::ir::MmaOp>,
 }
 
 impl Program {

@@ -143,6 +143,9 @@ pub struct IssueRate {
     pub fp64: u32,
     /// Division, remainder, square root, conversions.
     pub slow: u32,
+    /// Tensor-core matrix multiplies (`mma.sync`), whatever their shape.
+    #[serde(default = "tensor_issue")]
+    pub tensor: u32,
 }
 
 /// Cycles from an instruction's issue until a dependent instruction may issue.
@@ -157,6 +160,9 @@ pub struct Latency {
     pub slow: u32,
     /// Branches (ifs, loop tests): the warp issues again this many cycles later.
     pub branch: u32,
+    /// Tensor-core matrix multiplies (`mma.sync`).
+    #[serde(default = "tensor_latency")]
+    pub tensor: u32,
 }
 
 /// Global memory.
@@ -202,6 +208,16 @@ pub struct GlobalMem {
 
 fn one() -> u32 {
     1
+}
+
+/// `issue.tensor` of a description that does not give it (the H200 preset's assumption).
+fn tensor_issue() -> u32 {
+    6
+}
+
+/// `latency.tensor` of a description that does not give it (the H200 preset's assumption).
+fn tensor_latency() -> u32 {
+    33
 }
 
 fn interleave() -> u32 {

@@ -163,6 +163,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         source,
         constants,
         formats: low.formats,
+        mmas: low.mmas,
     })
 }
 

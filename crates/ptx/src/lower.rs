@@ -53,6 +53,8 @@ pub struct Lowered {
     pub texts: HashMap<usize, String>,
     /// The `printf` formats (`Program::formats`).
     pub formats: Vec<warpsim_kernel::printf::Format>,
+    /// The `mma.sync` operands (`Program::mmas`).
+    pub mmas: Vec<warpsim_kernel::ir::MmaOp>,
 }
 
 struct Lower<'a> {
@@ -88,6 +90,8 @@ struct Lower<'a> {
     str_regs: HashMap<String, String>,
     /// The `printf` formats ([`Lowered::formats`]).
     formats: Vec<warpsim_kernel::printf::Format>,
+    /// The `mma.sync` operands ([`Lowered::mmas`]).
+    mmas: Vec<warpsim_kernel::ir::MmaOp>,
 }
 
 /// What a pre-pass over the body knows of the registers.
@@ -200,6 +204,7 @@ pub fn lower(
         literals: printf::literals(globals),
         str_regs: HashMap::new(),
         formats: Vec::new(),
+        mmas: Vec::new(),
     };
     for s in &entry.body {
         let StmtKind::Directive(w) = &s.kind else {

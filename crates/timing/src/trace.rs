@@ -18,6 +18,10 @@ pub enum Class {
     Fp64,
     /// Division, remainder, square root.
     Slow,
+    /// A tensor-core matrix multiply (PTX `mma.sync`; `HMMA`, `IMMA`, `DMMA` in SASS): the
+    /// sub-partition's tensor pipe takes one every `issue.tensor` cycles, its result is ready
+    /// `latency.tensor` cycles after issue.
+    Tensor,
     /// A shared-memory load (through the shared pipe; `short_scoreboard` on its result).
     SharedLd,
     /// A shared-memory store.
@@ -430,6 +434,27 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             srcs.extend(c.size.map(r1));
             StaticInst::new(Class::GlobalLd, None, &srcs)
         }
+        // `HMMA`/`IMMA`/`DMMA`: D as one range when its registers make one, in any order
+        // (NVRTC numbers an `asm`'s `"+f"` outputs downwards), else the first one only;
+        // every register of A, B and C is read.
+        Mma { op } => match prog.mmas.get(op as usize) {
+            Some(m) => {
+                let mut d: Vec<Regs> = m.dsts().map(|(r, w)| (r.0, w)).collect();
+                let first = d[0];
+                d.sort_unstable();
+                let one_range = d
+                    .windows(2)
+                    .all(|p| p[1].0 == p[0].0.wrapping_add(p[0].1 as u16));
+                let dst = if one_range {
+                    (d[0].0, d.iter().map(|x| x.1).sum())
+                } else {
+                    first
+                };
+                let srcs: Vec<Regs> = m.srcs().map(|(r, w)| (r.0, w)).collect();
+                StaticInst::new(Class::Tensor, Some(dst), &srcs)
+            }
+            None => StaticInst::new(Class::Free, None, &[]),
+        },
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

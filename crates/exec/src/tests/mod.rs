@@ -167,6 +167,7 @@ impl P {
             regs_per_thread: None,
             shared_stream: None,
             formats: Vec::new(),
+            mmas: Vec::new(),
         }
     }
 }

@@ -204,6 +204,7 @@ impl fmt::Display for Inst {
             AsyncCommit => f.write_str("cp.async.commit_group"),
             AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
+            Mma { op } => write!(f, "mma.sync #{op}"),
             // (Computing instructions are written above, from their operands.)
             _ => f.write_str(&op),
         }

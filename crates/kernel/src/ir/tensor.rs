@@ -51,3 +51,272 @@ impl MatrixOp {
         &self.regs[..(self.n as usize).min(4)]
     }
 }
+
+/// The shape of an `mma.sync.aligned` (`M x N x K`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaShape {
+    /// `m16n8k4` (tf32).
+    M16N8K4,
+    /// `m16n8k8` (f16, bf16, tf32).
+    M16N8K8,
+    /// `m16n8k16` (f16, bf16, s8, u8).
+    M16N8K16,
+    /// `m16n8k32` (s8, u8, e4m3, e5m2).
+    M16N8K32,
+    /// `m8n8k4` (f64).
+    M8N8K4,
+    /// `m8n8k16` (s8, u8).
+    M8N8K16,
+}
+
+impl MmaShape {
+    /// `(M, N, K)`.
+    pub fn mnk(self) -> (usize, usize, usize) {
+        match self {
+            MmaShape::M16N8K4 => (16, 8, 4),
+            MmaShape::M16N8K8 => (16, 8, 8),
+            MmaShape::M16N8K16 => (16, 8, 16),
+            MmaShape::M16N8K32 => (16, 8, 32),
+            MmaShape::M8N8K4 => (8, 8, 4),
+            MmaShape::M8N8K16 => (8, 8, 16),
+        }
+    }
+
+    /// Its PTX name (`m16n8k16`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MmaShape::M16N8K4 => "m16n8k4",
+            MmaShape::M16N8K8 => "m16n8k8",
+            MmaShape::M16N8K16 => "m16n8k16",
+            MmaShape::M16N8K32 => "m16n8k32",
+            MmaShape::M8N8K4 => "m8n8k4",
+            MmaShape::M8N8K16 => "m8n8k16",
+        }
+    }
+}
+
+/// The element type of an `mma` operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaType {
+    /// IEEE half.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// TensorFloat-32: an f32 register whose low 13 mantissa bits are ignored.
+    Tf32,
+    /// 8-bit float, 4 exponent and 3 mantissa bits (no infinities).
+    E4m3,
+    /// 8-bit float, 5 exponent and 2 mantissa bits.
+    E5m2,
+    /// Signed 8-bit integer.
+    S8,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// f32.
+    F32,
+    /// 32-bit signed integer (integer accumulators).
+    S32,
+    /// f64 (a register pair).
+    F64,
+}
+
+impl MmaType {
+    /// Bits of one element.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaType::E4m3 | MmaType::E5m2 | MmaType::S8 | MmaType::U8 => 8,
+            MmaType::F16 | MmaType::Bf16 => 16,
+            MmaType::Tf32 | MmaType::F32 | MmaType::S32 => 32,
+            MmaType::F64 => 64,
+        }
+    }
+
+    /// Elements one 32-bit register holds (an f64 takes a pair: 1).
+    pub fn per_reg(self) -> usize {
+        (32 / self.bits().min(32)) as usize
+    }
+
+    /// 32-bit words of one register of this type (2 for f64).
+    pub fn words(self) -> u8 {
+        if self == MmaType::F64 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Whether it is an integer type.
+    pub fn is_int(self) -> bool {
+        matches!(self, MmaType::S8 | MmaType::U8 | MmaType::S32)
+    }
+
+    /// Its PTX name (`f16`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MmaType::F16 => "f16",
+            MmaType::Bf16 => "bf16",
+            MmaType::Tf32 => "tf32",
+            MmaType::E4m3 => "e4m3",
+            MmaType::E5m2 => "e5m2",
+            MmaType::S8 => "s8",
+            MmaType::U8 => "u8",
+            MmaType::F32 => "f32",
+            MmaType::S32 => "s32",
+            MmaType::F64 => "f64",
+        }
+    }
+}
+
+/// `mma.sync.aligned.{shape}.row.col[.satfinite].{d}.{a}.{b}.{c} {d..}, {a..}, {b..}, {c..}`:
+/// the warp's `D = A x B + C` on the tensor cores, each matrix spread over the 32 lanes'
+/// registers as the PTX ISA's fragment layouts say ([`MmaOp::a_at`], [`MmaOp::b_at`],
+/// [`MmaOp::cd_at`]). Kept in [`crate::Program::mmas`]; the instruction is
+/// [`super::Inst::Mma`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaOp {
+    /// `M x N x K`.
+    pub shape: MmaShape,
+    /// Element types of D, A, B and C.
+    pub d_ty: MmaType,
+    /// A's element type.
+    pub a_ty: MmaType,
+    /// B's element type.
+    pub b_ty: MmaType,
+    /// C's element type.
+    pub c_ty: MmaType,
+    /// `.satfinite` (integer results clamp to the `s32` range instead of wrapping).
+    pub satfinite: bool,
+    /// D's registers (the first [`MmaOp::regs_of`]`(d_ty, M*N)` are used).
+    pub d: [Reg; 4],
+    /// A's registers.
+    pub a: [Reg; 4],
+    /// B's registers.
+    pub b: [Reg; 2],
+    /// C's registers.
+    pub c: [Reg; 4],
+}
+
+impl MmaOp {
+    /// Registers per lane of a fragment of `elems` elements of type `ty`.
+    pub fn regs_of(ty: MmaType, elems: usize) -> usize {
+        (elems / 32).div_ceil(ty.per_reg())
+    }
+
+    /// How many registers A, B, C and D take per lane.
+    pub fn counts(&self) -> [usize; 4] {
+        let (m, n, k) = self.shape.mnk();
+        [
+            Self::regs_of(self.a_ty, m * k),
+            Self::regs_of(self.b_ty, k * n),
+            Self::regs_of(self.c_ty, m * n),
+            Self::regs_of(self.d_ty, m * n),
+        ]
+    }
+
+    /// The registers it reads (A, B, then C), each with its words.
+    pub fn srcs(&self) -> impl Iterator<Item = (Reg, u8)> + '_ {
+        let [na, nb, nc, _] = self.counts();
+        let a = self.a[..na.min(4)].iter().map(|&r| (r, self.a_ty.words()));
+        let b = self.b[..nb.min(2)].iter().map(|&r| (r, self.b_ty.words()));
+        let c = self.c[..nc.min(4)].iter().map(|&r| (r, self.c_ty.words()));
+        a.chain(b).chain(c)
+    }
+
+    /// The registers it writes, each with its words.
+    pub fn dsts(&self) -> impl Iterator<Item = (Reg, u8)> + '_ {
+        let nd = self.counts()[3];
+        self.d[..nd.min(4)].iter().map(|&r| (r, self.d_ty.words()))
+    }
+
+    /// Row and column in A (`M x K`, row-major) of element `i` of lane `lane`'s fragment
+    /// (register `i / per_reg`, element `i % per_reg` of it from the low bits), as the PTX
+    /// ISA's figures for `mma.m16n8k*` and `mma.m8n8k*` give them: `g = lane / 4`,
+    /// `t = lane % 4`, `e` elements a register; register `j` holds row `g` (`g + 8` for odd
+    /// `j` when M = 16) and columns `e t .. e t + e - 1`, plus `4 e` for `j ≥ 2` (M = 16) or
+    /// `4 e j` (M = 8).
+    pub fn a_at(&self, lane: usize, i: usize) -> (usize, usize) {
+        let (m, _, _) = self.shape.mnk();
+        let e = self.a_ty.per_reg();
+        let (g, t, j) = (lane / 4, lane % 4, i / e);
+        let within = e * t + i % e;
+        if m == 16 {
+            (g + 8 * (j & 1), within + 4 * e * (j >> 1))
+        } else {
+            (g, within + 4 * e * j)
+        }
+    }
+
+    /// Row (k) and column (n) in B (`K x N`) of element `i` of lane `lane`'s fragment:
+    /// column `g`, rows `e t .. e t + e - 1` of register `j`, plus `4 e j`.
+    pub fn b_at(&self, lane: usize, i: usize) -> (usize, usize) {
+        let e = self.b_ty.per_reg();
+        let (g, t, j) = (lane / 4, lane % 4, i / e);
+        (e * t + i % e + 4 * e * j, g)
+    }
+
+    /// Row and column in C and D (`M x N`) of element `i` of lane `lane`'s fragment: row `g`
+    /// (`g + 8` for `i ≥ 2` when M = 16), column `2 t + i % 2`.
+    pub fn cd_at(&self, lane: usize, i: usize) -> (usize, usize) {
+        let (m, _, _) = self.shape.mnk();
+        let (g, t) = (lane / 4, lane % 4);
+        let row = if m == 16 { g + 8 * (i >> 1) } else { g };
+        (row, 2 * t + (i & 1))
+    }
+
+    /// Whether the shape and types are a form sm_90 has (the others are refused: their
+    /// layouts are not those of [`MmaOp::a_at`]).
+    pub fn check(&self) -> Result<(), String> {
+        use MmaShape::*;
+        use MmaType::*;
+        let (a, b, c, d) = (self.a_ty, self.b_ty, self.c_ty, self.d_ty);
+        let int8 = |t| matches!(t, S8 | U8);
+        let fp8 = |t| matches!(t, E4m3 | E5m2);
+        let half_acc = |t| matches!(t, F16 | F32);
+        let ok = match self.shape {
+            M16N8K4 => a == Tf32 && b == Tf32 && c == F32 && d == F32,
+            M16N8K8 => {
+                (a == F16 && b == F16 && half_acc(c) && half_acc(d))
+                    || (matches!(a, Bf16 | Tf32) && b == a && c == F32 && d == F32)
+            }
+            M16N8K16 => {
+                (a == F16 && b == F16 && half_acc(c) && half_acc(d))
+                    || (a == Bf16 && b == Bf16 && c == F32 && d == F32)
+                    || (int8(a) && int8(b) && c == S32 && d == S32)
+            }
+            M16N8K32 => {
+                (int8(a) && int8(b) && c == S32 && d == S32)
+                    || (fp8(a) && fp8(b) && half_acc(c) && c == d)
+            }
+            M8N8K4 => a == F64 && b == F64 && c == F64 && d == F64,
+            M8N8K16 => int8(a) && int8(b) && c == S32 && d == S32,
+        };
+        if !ok {
+            return Err(format!(
+                "`{}` is not a form of mma.sync that warpsim runs (the sm_90 forms: m16n8k{{8,16}} \
+                 f16 and bf16, m16n8k{{4,8}} tf32, m16n8k{{16,32}} and m8n8k16 s8/u8, m16n8k32 \
+                 e4m3/e5m2, m8n8k4 f64; .row.col)",
+                self.ptx_name()
+            ));
+        }
+        if self.satfinite && d != S32 {
+            return Err(format!(
+                "`{}`: .satfinite needs s32 results",
+                self.ptx_name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Its PTX spelling without operands.
+    pub fn ptx_name(&self) -> String {
+        format!(
+            "mma.sync.aligned.{}.row.col{}.{}.{}.{}.{}",
+            self.shape.name(),
+            if self.satfinite { ".satfinite" } else { "" },
+            self.d_ty.name(),
+            self.a_ty.name(),
+            self.b_ty.name(),
+            self.c_ty.name()
+        )
+    }
+}

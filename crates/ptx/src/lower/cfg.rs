@@ -166,6 +166,7 @@ impl Lower<'_> {
             max_depth: (2 * branches + 2).min(1024),
             texts: HashMap::new(),
             formats: self.formats,
+            mmas: self.mmas,
         })
     }
 }

@@ -8,16 +8,18 @@
 //! * `cp.async.{ca,cg}.shared[::cta].global[.L2::{64,128,256}B] [d], [s], n[, size]` →
 //!   [`Inst::CpAsync`] (a `cache_hint` policy operand is dropped; an `.ignore-src` predicate is
 //!   refused);
-//! * `cp.async.commit_group`, `cp.async.wait_group n`, `cp.async.wait_all`.
+//! * `cp.async.commit_group`, `cp.async.wait_group n`, `cp.async.wait_all`;
+//! * `mma.sync.aligned.{shape}.row.col[.satfinite].{d}.{a}.{b}.{c} {d..}, {a..}, {b..}, {c..}`
+//!   → [`Inst::Mma`] (its operands in `Lowered::mmas`).
 //!
 //! Addresses may carry a constant displacement (`[%r1+16]`): it is added first.
 
 use super::{Err, Instr, Lower, Prov};
-use warpsim_kernel::ir::{CopyOp, Inst, MatrixOp, Reg};
+use warpsim_kernel::ir::{CopyOp, Inst, MatrixOp, MmaOp, MmaShape, MmaType, Reg};
 
 /// Whether `parts` is one of this module's instructions.
 pub(super) fn applies(parts: &[&str]) -> bool {
-    matches!(parts.first(), Some(&"ldmatrix" | &"stmatrix"))
+    matches!(parts.first(), Some(&"ldmatrix" | &"stmatrix" | &"mma"))
         || (parts.first() == Some(&"cp")
             && parts.get(1) == Some(&"async")
             && !parts.contains(&"bulk"))
@@ -58,6 +60,7 @@ impl Lower<'_> {
             ["cp", "async", kind @ ("ca" | "cg"), rest @ ..] => {
                 self.cp_async(i, *kind == "cg", rest)
             }
+            ["mma", rest @ ..] => self.mma(i, rest),
             [name @ ("ldmatrix" | "stmatrix"), rest @ ..] => {
                 self.matrix(i, *name == "stmatrix", rest)
             }
@@ -278,6 +281,142 @@ impl Lower<'_> {
             size,
             array,
         }));
+        Ok(())
+    }
+
+    fn mma(&mut self, i: Instr, rest: &[&str]) -> Result<(), Err> {
+        let Instr(off, op, _, args) = i;
+        let shape = |p: &str| {
+            Some(match p {
+                "m16n8k4" => MmaShape::M16N8K4,
+                "m16n8k8" => MmaShape::M16N8K8,
+                "m16n8k16" => MmaShape::M16N8K16,
+                "m16n8k32" => MmaShape::M16N8K32,
+                "m8n8k4" => MmaShape::M8N8K4,
+                "m8n8k16" => MmaShape::M8N8K16,
+                _ => return None,
+            })
+        };
+        let ty = |p: &str| {
+            Some(match p {
+                "f16" => MmaType::F16,
+                "bf16" => MmaType::Bf16,
+                "tf32" => MmaType::Tf32,
+                "e4m3" => MmaType::E4m3,
+                "e5m2" => MmaType::E5m2,
+                "s8" => MmaType::S8,
+                "u8" => MmaType::U8,
+                "f32" => MmaType::F32,
+                "s32" => MmaType::S32,
+                "f64" => MmaType::F64,
+                _ => return None,
+            })
+        };
+        let unsup = |why: String| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
+        let (mut form, mut types, mut layout) = (None, Vec::new(), Vec::new());
+        let mut satfinite = false;
+        for p in rest {
+            match *p {
+                "sync" | "aligned" => {}
+                "row" | "col" => layout.push(*p),
+                "satfinite" => satfinite = true,
+                p if shape(p).is_some() => form = shape(p),
+                p if ty(p).is_some() => types.extend(ty(p)),
+                other => {
+                    return Err(unsup(format!(
+                        "`.{other}` (sparse, block-scaled and \
+                    other mma forms are not modelled)"
+                    )))
+                }
+            }
+        }
+        let (Some(shape), &[d_ty, a_ty, b_ty, c_ty]) = (form, &types[..]) else {
+            return Err(unsup(
+                "mma.sync needs a shape and four types (`.m16n8k16.row.col.f32.f16.f16.f32`)"
+                    .into(),
+            ));
+        };
+        if !rest.contains(&"sync") || !rest.contains(&"aligned") || layout != ["row", "col"] {
+            return Err(unsup(
+                "warpsim runs mma.sync.aligned with `.row.col`".into(),
+            ));
+        }
+        let mut m = MmaOp {
+            shape,
+            d_ty,
+            a_ty,
+            b_ty,
+            c_ty,
+            satfinite,
+            d: [Reg(0); 4],
+            a: [Reg(0); 4],
+            b: [Reg(0); 2],
+            c: [Reg(0); 4],
+        };
+        m.check().map_err(|e| (off, e))?;
+        let [d_s, a_s, b_s, c_s] = args else {
+            return Err((
+                off,
+                format!("PTX instruction `{op}` takes 4 operands ({{d}}, {{a}}, {{b}}, {{c}})"),
+            ));
+        };
+        let [na, nb, nc, nd] = m.counts();
+        let list = |s: &str| -> Vec<String> {
+            s.trim()
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .map(|x| x.trim().to_owned())
+                .collect()
+        };
+        let read =
+            |this: &mut Self, s: &str, n: usize, ty: MmaType, out: &mut [Reg], what: &str| {
+                let names = list(s);
+                if names.len() != n {
+                    return Err((
+                        off,
+                        format!(
+                        "PTX instruction `{op}` takes {n} registers for {what}, but `{}` names {}",
+                        s.trim(),
+                        names.len()
+                    ),
+                    ));
+                }
+                for (k, name) in names.iter().enumerate() {
+                    out[k] = this.val(name, ty.words(), off)?;
+                }
+                Ok(())
+            };
+        read(self, a_s, na, a_ty, &mut m.a, "A")?;
+        read(self, b_s, nb, b_ty, &mut m.b, "B")?;
+        read(self, c_s, nc, c_ty, &mut m.c, "C")?;
+        let names = list(d_s);
+        if names.len() != nd {
+            return Err((
+                off,
+                format!(
+                    "PTX instruction `{op}` writes {nd} registers of D, but `{}` names {}",
+                    d_s.trim(),
+                    names.len()
+                ),
+            ));
+        }
+        for (k, name) in names.iter().enumerate() {
+            m.d[k] = self.reg(name, off)?.0;
+        }
+        let k = u16::try_from(self.mmas.len()).map_err(|_| {
+            (
+                off,
+                "more than 65,535 mma.sync instructions in one kernel".to_owned(),
+            )
+        })?;
+        self.mmas.push(m);
+        self.emit(Inst::Mma { op: k });
         Ok(())
     }
 }

@@ -267,9 +267,10 @@ enum Pipe {
     FmaLite = 2,
     Fp64 = 3,
     Slow = 4,
+    Tensor = 5,
 }
 
-const N_PIPES: usize = 5;
+const N_PIPES: usize = 6;
 
 /// The pipes an instruction may issue to, in the order it takes a free one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -282,10 +283,11 @@ enum Pipes {
     Fp32 = 3,
     Fp64 = 4,
     Slow = 5,
+    Tensor = 6,
 }
 
 /// How many [`Pipes`] there are.
-const N_PIPE_SETS: usize = 6;
+const N_PIPE_SETS: usize = 7;
 
 impl Pipes {
     fn choices(self) -> &'static [Pipe] {
@@ -296,6 +298,7 @@ impl Pipes {
             Pipes::Fp32 => &[Pipe::FmaLite, Pipe::FmaHeavy],
             Pipes::Fp64 => &[Pipe::Fp64],
             Pipes::Slow => &[Pipe::Slow],
+            Pipes::Tensor => &[Pipe::Tensor],
         }
     }
 
@@ -308,6 +311,7 @@ impl Pipes {
             Pipes::Fp32 => 2 * rate.fp32 as u64,
             Pipes::Fp64 => rate.fp64 as u64,
             Pipes::Slow => rate.slow as u64,
+            Pipes::Tensor => rate.tensor as u64,
         };
         every.max(1)
     }
@@ -376,6 +380,7 @@ fn pipes_of(c: Class, int: IntPipe) -> Option<Pipes> {
         Class::Fp32 => Some(Pipes::Fp32),
         Class::Fp64 => Some(Pipes::Fp64),
         Class::Slow => Some(Pipes::Slow),
+        Class::Tensor => Some(Pipes::Tensor),
         _ => None,
     }
 }

@@ -111,6 +111,7 @@ fn choose(
                 | Class::Fp32
                 | Class::Fp64
                 | Class::Slow
+                | Class::Tensor
                 | Class::SharedLd
                 | Class::SharedSt
                 | Class::ConstLd

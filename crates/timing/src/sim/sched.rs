@@ -26,6 +26,7 @@ const PIPE_SETS: [Pipes; N_PIPE_SETS] = [
     Pipes::Fp32,
     Pipes::Fp64,
     Pipes::Slow,
+    Pipes::Tensor,
 ];
 
 /// The unit of instruction `d` (`None`: never held).

@@ -1,0 +1,217 @@
+//! `mma.sync` ([`Inst::Mma`](warpsim_kernel::ir::Inst::Mma)): the warp's `D = A x B + C` on
+//! the tensor cores. [`multiply`] gathers the matrices from the 32 lanes' registers by the
+//! PTX ISA's fragment layouts ([`MmaOp::a_at`], [`MmaOp::b_at`], [`MmaOp::cd_at`]) and spreads
+//! D back the same way; the handler checks that the whole warp executes it.
+//!
+//! The arithmetic (a model; how the H200 rounds is measured by
+//! `calibration/probes/mma_numerics`):
+//!
+//! * Floating-point inputs (`f16`, `bf16`, `tf32`, `e4m3`, `e5m2`): every product is exact;
+//!   `C + sum over k` is accumulated in `f64` in order of `k` (exact for these formats unless
+//!   the terms span more than about 30 binary orders of magnitude) and rounded once, to
+//!   nearest even, to D's type. A `tf32` operand's low 13 mantissa bits are ignored. A NaN
+//!   result is the canonical NaN (`0x7fffffff`, `0x7fff`).
+//! * Integers (`s8`, `u8`): exact, then wrapped to 32 bits, or clamped with `.satfinite`.
+//! * `f64` (`m8n8k4`): a chain of fused multiply-adds in order of `k`, from C.
+
+use super::block::Ctx;
+use super::fault::{Fault, FaultKind, MaskError};
+use super::warp::At;
+use super::{Lanes, FULL, WARP};
+use warpsim_kernel::fp16::Half;
+use warpsim_kernel::ir::{MmaOp, MmaType, Reg};
+
+/// D's words per lane: up to 4 registers of up to 2 words, in register order.
+pub type DWords = [[u32; 8]; WARP];
+
+/// The value of one element (`bits`, right-aligned) of type `ty`.
+fn float_of(ty: MmaType, bits: u64) -> f64 {
+    match ty {
+        MmaType::F16 => Half::F16.to_f64(bits as u16),
+        MmaType::Bf16 => Half::Bf16.to_f64(bits as u16),
+        MmaType::Tf32 => f32::from_bits(bits as u32 & 0xffff_e000) as f64,
+        MmaType::F32 => f32::from_bits(bits as u32) as f64,
+        MmaType::F64 => f64::from_bits(bits),
+        MmaType::E4m3 => fp8(bits as u8, 4, 3),
+        MmaType::E5m2 => fp8(bits as u8, 5, 2),
+        MmaType::S8 => bits as u8 as i8 as f64,
+        MmaType::U8 => bits as u8 as f64,
+        MmaType::S32 => bits as u32 as i32 as f64,
+    }
+}
+
+/// An 8-bit float with `e` exponent and `m` mantissa bits (OCP FP8: e4m3 has no infinities
+/// and one NaN mantissa, e5m2 is IEEE-like).
+fn fp8(b: u8, e: u32, m: u32) -> f64 {
+    let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+    let ef = ((b as u32) >> m) & ((1 << e) - 1);
+    let mf = (b as u32) & ((1 << m) - 1);
+    let emax = (1 << e) - 1;
+    let bias = (1i32 << (e - 1)) - 1;
+    if e == 4 && ef == emax && mf == (1 << m) - 1 {
+        return f64::NAN;
+    }
+    if e == 5 && ef == emax {
+        return if mf == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let frac = mf as f64 / (1 << m) as f64;
+    let v = if ef == 0 {
+        frac * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + frac) * 2f64.powi(ef as i32 - bias)
+    };
+    sign * v
+}
+
+/// The integer value of one element of an integer type.
+fn int_of(ty: MmaType, bits: u64) -> i64 {
+    match ty {
+        MmaType::S8 => bits as u8 as i8 as i64,
+        MmaType::U8 => bits as u8 as i64,
+        _ => bits as u32 as i32 as i64,
+    }
+}
+
+/// Element `i` of a fragment of type `ty` held in registers `regs` of lane `lane`.
+fn element(
+    ty: MmaType,
+    regs: &[Reg],
+    i: usize,
+    lane: usize,
+    reg: &impl Fn(Reg, usize) -> u32,
+) -> u64 {
+    let e = ty.per_reg();
+    let r = regs[i / e];
+    if ty == MmaType::F64 {
+        return reg(r, lane) as u64 | (reg(Reg(r.0.wrapping_add(1)), lane) as u64) << 32;
+    }
+    let bits = ty.bits();
+    let w = reg(r, lane) as u64;
+    (w >> (bits as usize * (i % e))) & ((1u64 << bits) - 1)
+}
+
+/// `D = A x B + C` of one warp: `reg(r, lane)` reads register `r` of a lane; the result is
+/// each lane's D words in the order of [`MmaOp::dsts`] (an `f64` low word first).
+pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
+    let (m, n, k) = op.shape.mnk();
+    // The matrices, row-major.
+    let mut a = vec![0u64; m * k];
+    let mut b = vec![0u64; k * n];
+    let mut c = vec![0u64; m * n];
+    for lane in 0..WARP {
+        for i in 0..m * k / WARP {
+            let (row, col) = op.a_at(lane, i);
+            a[row * k + col] = element(op.a_ty, &op.a, i, lane, &reg);
+        }
+        for i in 0..k * n / WARP {
+            let (row, col) = op.b_at(lane, i);
+            b[row * n + col] = element(op.b_ty, &op.b, i, lane, &reg);
+        }
+        for i in 0..m * n / WARP {
+            let (row, col) = op.cd_at(lane, i);
+            c[row * n + col] = element(op.c_ty, &op.c, i, lane, &reg);
+        }
+    }
+    // D, each element's bits.
+    let mut d = vec![0u64; m * n];
+    for row in 0..m {
+        for col in 0..n {
+            let at = row * n + col;
+            d[at] = if op.a_ty.is_int() {
+                let mut s = int_of(op.c_ty, c[at]);
+                for x in 0..k {
+                    s += int_of(op.a_ty, a[row * k + x]) * int_of(op.b_ty, b[x * n + col]);
+                }
+                let v = if op.satfinite {
+                    s.clamp(i32::MIN as i64, i32::MAX as i64)
+                } else {
+                    s
+                };
+                v as i32 as u32 as u64
+            } else if op.d_ty == MmaType::F64 {
+                let mut s = float_of(op.c_ty, c[at]);
+                for x in 0..k {
+                    let p = float_of(op.a_ty, a[row * k + x]);
+                    s = p.mul_add(float_of(op.b_ty, b[x * n + col]), s);
+                }
+                s.to_bits()
+            } else {
+                let mut s = float_of(op.c_ty, c[at]);
+                for x in 0..k {
+                    s += float_of(op.a_ty, a[row * k + x]) * float_of(op.b_ty, b[x * n + col]);
+                }
+                match op.d_ty {
+                    MmaType::F16 => Half::F16.from_f64(s) as u64,
+                    _ if s.is_nan() => 0x7fff_ffff,
+                    _ => (s as f32).to_bits() as u64,
+                }
+            };
+        }
+    }
+    // Spread D over the lanes' registers.
+    let mut out = [[0u32; 8]; WARP];
+    let e = op.d_ty.per_reg();
+    for (lane, words) in out.iter_mut().enumerate() {
+        for i in 0..m * n / WARP {
+            let (row, col) = op.cd_at(lane, i);
+            let v = d[row * n + col];
+            if op.d_ty == MmaType::F64 {
+                words[2 * i] = v as u32;
+                words[2 * i + 1] = (v >> 32) as u32;
+            } else {
+                let bits = op.d_ty.bits() as usize;
+                words[i / e] |= (v as u32) << (bits * (i % e));
+            }
+        }
+    }
+    out
+}
+
+/// `mma.sync` number `k` of the program by warp `at.w`: the whole warp must execute it.
+pub(super) fn mma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<(), Fault> {
+    let Some(op) = cx.prog.mmas.get(k as usize).copied() else {
+        return Err(cx.fault(
+            at.pc,
+            FaultKind::Malformed(format!("mma.sync #{k} has no operands in the program")),
+            None,
+        ));
+    };
+    if at.active != FULL {
+        let missing = !at.active;
+        return Err(cx.lane_fault(
+            at.pc,
+            at.w,
+            missing.trailing_zeros(),
+            FaultKind::WarpMask {
+                op: "mma.sync",
+                mask: FULL,
+                lane: missing.trailing_zeros(),
+                why: MaskError::NotReached { reached: at.active },
+            },
+            Some(
+                "mma.sync.aligned needs all 32 lanes of the warp: run it outside divergent code, \
+                 with a block whose size is a multiple of 32"
+                    .into(),
+            ),
+        ));
+    }
+    let d = multiply(&op, |reg, lane| {
+        r.get(reg.0 as usize).map_or(0, |v| v[lane])
+    });
+    let mut w = 0;
+    for (reg, words) in op.dsts() {
+        for x in 0..words as usize {
+            if let Some(dst) = r.get_mut(reg.0 as usize + x) {
+                for (lane, v) in dst.iter_mut().enumerate() {
+                    *v = d[lane][w + x];
+                }
+            }
+        }
+        w += words as usize;
+    }
+    Ok(())
+}
