@@ -20,6 +20,7 @@ mod kernels;
 mod kernels2;
 mod limits;
 mod machine;
+mod mma_numerics;
 mod nvrtc;
 mod pair_atomics;
 mod ptx;

@@ -1,0 +1,97 @@
+//! `mma.sync` (issue 41): calibration/probes/mma_numerics/mma_forms.cu, every form warpsim
+//! runs on two random draws, one instance a warp. `predictions.txt` there is warpsim's D words
+//! (committed before the probe ran on the GPU); this test checks that warpsim still gives
+//! them, and, once the GPU's words are in `raw/device.txt`, counts how many it matches per
+//! form (the figures of the probe's RESULT.md). `WARPSIM_BLESS=1` rewrites the predictions.
+//! Skipped without NVRTC.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use warpsim_lang::{load_str, Options};
+use warpsim_runner::{run_with_buffers, RunOptions};
+
+const DIR: &str = "calibration/probes/mma_numerics";
+const FORMS: usize = 14;
+
+/// warpsim's `out` words of form `f` on seed `seed`.
+fn words(seed: u32, f: usize) -> Vec<u32> {
+    let file = if seed == 1 {
+        "forms.cu.ron"
+    } else {
+        "forms_seed2.cu.ron"
+    };
+    let path = crate::util::root().join(DIR).join(file);
+    let src = std::fs::read_to_string(&path).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let src = src.replace("forms<F>", &format!("forms<{f}>"));
+    let prog = load_str(&path, &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut bufs: Vec<Vec<u32>> = prog.buffers.iter().map(warpsim_exec::init_words).collect();
+    let opts = RunOptions {
+        timing: None,
+        ..RunOptions::default()
+    };
+    run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
+    bufs.pop().unwrap()
+}
+
+/// "D seed form lane w0 .. w7" lines, as the probe's host.cu prints the GPU's.
+fn predictions() -> String {
+    let mut s = String::new();
+    for seed in 1..=2 {
+        for f in 0..FORMS {
+            for (lane, ws) in words(seed, f).chunks(8).enumerate() {
+                write!(s, "D {seed} {f} {lane}").unwrap();
+                for w in ws {
+                    write!(s, " {w:08x}").unwrap();
+                }
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+/// (seed, form) → word index → word, from "D" lines.
+fn parse(text: &str) -> BTreeMap<(u32, usize), BTreeMap<usize, u32>> {
+    let mut out: BTreeMap<(u32, usize), BTreeMap<usize, u32>> = BTreeMap::new();
+    for l in text.lines().filter(|l| l.starts_with("D ")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let key = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        let lane: usize = f[3].parse().unwrap();
+        for (j, w) in f[4..].iter().enumerate() {
+            let w = u32::from_str_radix(w, 16).unwrap();
+            out.entry(key).or_default().insert(lane * 8 + j, w);
+        }
+    }
+    out
+}
+
+#[test]
+fn mma_forms_give_the_committed_predictions() {
+    if !crate::nvrtc::nvrtc("mma_forms_give_the_committed_predictions") {
+        return;
+    }
+    let now = predictions();
+    let file = crate::util::root().join(DIR).join("predictions.txt");
+    if std::env::var_os("WARPSIM_BLESS").is_some() {
+        std::fs::write(&file, &now).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).unwrap();
+    assert!(now == committed, "warpsim's mma words differ from {file:?}");
+    // Against the GPU, once it ran: how many words of each form are the same.
+    let Ok(device) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
+    else {
+        return;
+    };
+    let (want, got) = (parse(&device), parse(&now));
+    for (key, dev) in &want {
+        let ours = &got[key];
+        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
+        eprintln!(
+            "seed {} form {}: {same} of {} words equal",
+            key.0,
+            key.1,
+            dev.len()
+        );
+    }
+}
