@@ -6,11 +6,19 @@
 //! The arithmetic (a model; how the H200 rounds is measured by
 //! `calibration/probes/mma_numerics`):
 //!
-//! * Floating-point inputs (`f16`, `bf16`, `tf32`, `e4m3`, `e5m2`): every product is exact;
-//!   `C + sum over k` is accumulated in `f64` in order of `k` (exact for these formats unless
-//!   the terms span more than about 30 binary orders of magnitude) and rounded once, to
-//!   nearest even, to D's type. A `tf32` operand's low 13 mantissa bits are ignored. A NaN
-//!   result is the canonical NaN (`0x7fffffff`, `0x7fff`).
+//! * `f16`, `bf16` and `tf32` inputs with `f32` results, the tensor cores' adder as
+//!   `calibration/probes/mma_numerics` found it (fitted on its first draw, 6,144 words, all
+//!   equal): every product is exact; each addend (the K products and C) is truncated toward
+//!   zero to a multiple of `2^(e - 25)`, where `e` is the largest of the addends' *nominal*
+//!   exponents (a product's is the sum of its factors' exponents, though its value may reach
+//!   the next binade; C's its own); the truncated addends are summed exactly and the sum
+//!   truncated toward zero to `f32`.
+//! * Other floating-point forms (`f16` results, `e4m3`/`e5m2` inputs): `C + sum over k`
+//!   accumulated in `f64` in order of `k` and rounded once, to nearest even, to D's type (the
+//!   probe: `f16` results and `e4m3 x e4m3` all equal; `e5m2 x e4m3` 94%).
+//!
+//! A `tf32` operand's low 13 mantissa bits are ignored. A NaN result is the canonical NaN
+//! (`0x7fffffff`, `0x7fff`).
 //! * Integers (`s8`, `u8`): exact, then wrapped to 32 bits, or clamped with `.satfinite`.
 //! * `f64` (`m8n8k4`): a chain of fused multiply-adds in order of `k`, from C.
 
@@ -65,6 +73,50 @@ fn fp8(b: u8, e: u32, m: u32) -> f64 {
         (1.0 + frac) * 2f64.powi(ef as i32 - bias)
     };
     sign * v
+}
+
+/// The exponent field's value of a nonzero `x` of type `ty` (a subnormal's is the format's
+/// least normal exponent).
+fn nominal(ty: MmaType, x: f64) -> i32 {
+    let emin = match ty {
+        MmaType::F16 => -14,
+        _ => -126,
+    };
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    e.max(emin)
+}
+
+/// `C + sum of terms` as the tensor cores add `f16`/`bf16`/`tf32` products into `f32` (the
+/// module's doc): `terms` are (exact product, nominal exponent, whether nonzero). Returns D's
+/// bits.
+fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> u64 {
+    if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
+        let s = terms.fold(c, |s, t| s + t.0);
+        return if s.is_nan() {
+            0x7fff_ffff
+        } else {
+            (s as f32).to_bits() as u64
+        };
+    }
+    let ec = (c != 0.0).then(|| nominal(MmaType::F32, c));
+    let emax = terms.clone().filter(|t| t.2).map(|t| t.1).chain(ec).max();
+    let Some(emax) = emax else {
+        return (c as f32).to_bits() as u64;
+    };
+    // Truncation toward zero to a multiple of 2^q, exact in f64 (the addends have at most 22
+    // significant bits and the quantum is no smaller than 2^-151).
+    let q = 2f64.powi(emax - 25);
+    let cut = |x: f64| (x / q).trunc() * q;
+    // At most 33 addends below 2^(emax + 2), multiples of 2^(emax - 25): the sum is exact.
+    let s = terms.fold(cut(c), |s, t| s + cut(t.0));
+    let r = s as f32;
+    // `as` rounds to nearest: step back toward zero when it rounded away.
+    let r = if (r as f64).abs() > s.abs() {
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    };
+    r.to_bits() as u64
 }
 
 /// The integer value of one element of an integer type.
@@ -139,6 +191,20 @@ pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
                     s = p.mul_add(float_of(op.b_ty, b[x * n + col]), s);
                 }
                 s.to_bits()
+            } else if op.d_ty == MmaType::F32
+                && matches!(op.a_ty, MmaType::F16 | MmaType::Bf16 | MmaType::Tf32)
+            {
+                let cv = float_of(op.c_ty, c[at]);
+                let terms = (0..k).map(|x| {
+                    let p = float_of(op.a_ty, a[row * k + x]);
+                    let q = float_of(op.b_ty, b[x * n + col]);
+                    (
+                        p * q,
+                        nominal(op.a_ty, p) + nominal(op.b_ty, q),
+                        p != 0.0 && q != 0.0,
+                    )
+                });
+                tensor_sum(cv, terms)
             } else {
                 let mut s = float_of(op.c_ty, c[at]);
                 for x in 0..k {
