@@ -1,8 +1,9 @@
 //! `mma.sync` (issue 41): calibration/probes/mma_numerics/mma_forms.cu, every form warpsim
 //! runs on two random draws, one instance a warp. `predictions.txt` there is warpsim's D words
-//! (committed before the probe ran on the GPU); this test checks that warpsim still gives
-//! them, and, once the GPU's words are in `raw/device.txt`, counts how many it matches per
-//! form (the figures of the probe's RESULT.md). `WARPSIM_BLESS=1` rewrites the predictions.
+//! (the rounding rule fitted on seed 1 of the GPU's words, committed before seed 2 was
+//! compared); this test checks that warpsim still gives them, and counts how many equal the
+//! GPU's words in `raw/device.txt` per form (the figures of the probe's RESULT.md: every one
+//! but the `e5m2 x e4m3` form's). `WARPSIM_BLESS=1` rewrites the predictions.
 //! Skipped without NVRTC.
 
 use std::collections::BTreeMap;
@@ -84,6 +85,11 @@ fn mma_forms_give_the_committed_predictions() {
         return;
     };
     let (want, got) = (parse(&device), parse(&now));
+    assert_eq!(
+        want.len(),
+        2 * FORMS,
+        "raw/device.txt holds every form of both seeds"
+    );
     for (key, dev) in &want {
         let ours = &got[key];
         let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
@@ -92,6 +98,19 @@ fn mma_forms_give_the_committed_predictions() {
             key.0,
             key.1,
             dev.len()
+        );
+        // RESULT.md: every word equal but form 12's (e5m2 x e4m3, modelled as one rounding to
+        // nearest: 1,932 and 1,922 of 2,048, the 1,024 unused words included).
+        let floor = match key {
+            (1, 12) => 1932,
+            (2, 12) => 1922,
+            _ => dev.len(),
+        };
+        assert!(
+            same >= floor,
+            "seed {} form {}: {same} equal, was {floor}",
+            key.0,
+            key.1
         );
     }
 }

@@ -7,6 +7,7 @@ mod cli_access;
 mod cli_access_tensor;
 mod cli_explain;
 mod cuda_const;
+mod cuda_mma;
 mod cuda_prelude;
 mod determinism;
 mod docs;

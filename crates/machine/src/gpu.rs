@@ -210,14 +210,14 @@ fn one() -> u32 {
     1
 }
 
-/// `issue.tensor` of a description that does not give it (the H200 preset's assumption).
+/// `issue.tensor` of a description that does not give it (the H200 preset's).
 fn tensor_issue() -> u32 {
     6
 }
 
-/// `latency.tensor` of a description that does not give it (the H200 preset's assumption).
+/// `latency.tensor` of a description that does not give it (the H200 preset's).
 fn tensor_latency() -> u32 {
-    33
+    24
 }
 
 fn interleave() -> u32 {

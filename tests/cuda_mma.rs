@@ -1,0 +1,73 @@
+//! `mma.sync` in CUDA kernels (issue 41): the Ampere-style GEMM of programs/cuda/tensor
+//! (cp.async, ldmatrix, mma.sync.m16n8k16) verifies with and without its swizzle, with the
+//! ldmatrix counters the bank rule gives (a 4-way conflict on every row of the unswizzled
+//! tile, none swizzled); a warp half of which runs mma.sync faults at its line; a form the
+//! hardware does not have is refused at its line. (Every form's D words against the GPU's:
+//! tests/mma_numerics.rs.) Skipped without NVRTC.
+
+use crate::util::warpsim;
+
+fn run(args: &[&str]) -> std::process::Output {
+    warpsim().args(args).env("NO_COLOR", "1").output().unwrap()
+}
+
+#[test]
+fn the_tensor_core_gemm_verifies_with_its_conflicts() {
+    if !crate::nvrtc::nvrtc("the_tensor_core_gemm_verifies_with_its_conflicts") {
+        return;
+    }
+    for (file, conflicts) in [("mma_gemm.cu.ron", true), ("mma_gemm_xor.cu.ron", false)] {
+        let path = format!("programs/cuda/tensor/{file}");
+        let out = run(&["run", &path, "--format", "json"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file}: {err}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["verified"], true, "{file}");
+        let sh = &j["shared"];
+        // 8 blocks x 4 warps x 8 k-steps of 16: one ldmatrix.x4 (4 matrices) and four
+        // ldmatrix.x2 (2 each), 12 matrices a step, one wavefront each at best.
+        let matrices = 8 * 4 * 8 * 12;
+        let (w, c) = (
+            sh["ld_wavefronts"].as_u64(),
+            sh["ld_bank_conflicts"].as_u64(),
+        );
+        if conflicts {
+            assert_eq!(
+                (w, c),
+                (Some(4 * matrices), Some(3 * matrices)),
+                "{file}: {sh}"
+            );
+        } else {
+            assert_eq!((w, c), (Some(matrices), Some(0)), "{file}: {sh}");
+        }
+    }
+}
+
+#[test]
+fn a_divergent_or_unknown_mma_is_an_error_at_its_line() {
+    if !crate::nvrtc::nvrtc("a_divergent_or_unknown_mma_is_an_error_at_its_line") {
+        return;
+    }
+    let out = run(&[
+        "run",
+        "tests/fixtures/cuda/mma/divergent.ron",
+        "--no-timing",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "bad.cu:9:28: lane 16 is in the mask 0xffffffff of `mma.sync` but did not reach it"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("needs all 32 lanes of the warp"), "{err}");
+    let out = run(&["run", "tests/fixtures/cuda/mma/rowrow.ron", "--no-timing"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("`mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32` is not supported: warpsim runs mma.sync.aligned with `.row.col`"), "{err}");
+    assert!(
+        err.contains("it comes from tests/fixtures/cuda/mma/bad.cu:19"),
+        "{err}"
+    );
+}
