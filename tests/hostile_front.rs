@@ -89,7 +89,7 @@ fn one_line_ptx(file: &str, line: &str, ty: &str) -> String {
 #[test]
 fn unsupported_ptx_is_named_as_such() {
     let cases = [
-        // (cp.async, ldmatrix and stmatrix run: their forms warpsim does not take.)
+        // (cp.async, ldmatrix, stmatrix and mma.sync run: their forms warpsim does not take.)
         (
             "cp.async.ca.shared.global.L2::cache_hint [%rd5], [%rd2], 16;",
             "takes a cache policy as its last operand",
@@ -106,10 +106,16 @@ fn unsupported_ptx_is_named_as_such() {
             "moves 2 matrices, but",
         ),
         ("movmatrix.sync.aligned.m8n8.trans.b16 %r4, %r5;", "a warp-wide matrix load or store"),
+        // (mma.sync runs: a form the hardware does not have, and one with a missing register.)
         (
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
-            "a tensor-core matrix multiply",
+            "mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "is not a form of mma.sync that warpsim runs",
         ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "takes 4 registers for A, but",
+        ),
+        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r1}, {%r1}, {%r1}, {%r1};", "a tensor-core matrix multiply"),
         ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
         (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",

@@ -155,14 +155,40 @@ pub fn fill_global(elem: Elem, init: Init, out: &[AtomicU32]) {
         });
         return;
     }
-    let per = (elem.bytes() / 4) as usize;
+    // The common fills as loops of their own (the element's type and fill decided once, not
+    // per element); the words are `init_element`'s.
+    match (elem, init) {
+        (Elem::F32, Init::Random(seed)) => fill_words(out, |i| {
+            let h = random_bits(seed, i);
+            ((h >> 40) as f32 * (1.0 / (1u32 << 23) as f32) - 1.0).to_bits()
+        }),
+        (Elem::U32 | Elem::I32, Init::Random(seed)) => {
+            fill_words(out, |i| (random_bits(seed, i) >> 32) as u32)
+        }
+        (Elem::F32, Init::Iota) => fill_words(out, |i| (i as f32).to_bits()),
+        (Elem::U32 | Elem::I32, Init::Iota) => fill_words(out, |i| i as u32),
+        _ => {
+            let per = (elem.bytes() / 4) as usize;
+            out.par_chunks(CHUNK).enumerate().for_each(|(c, ws)| {
+                let first = (c * CHUNK / per) as u64;
+                for (k, w) in ws.chunks(per).enumerate() {
+                    let e = init_element(elem, init, first + k as u64);
+                    for (d, &v) in w.iter().zip(&e) {
+                        d.store(v, Relaxed);
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// Fills a buffer of one-word elements: word `i` is `f(i)`, in parallel chunks.
+fn fill_words(out: &[AtomicU32], f: impl Fn(u64) -> u32 + Sync) {
+    const CHUNK: usize = 1 << 14;
     out.par_chunks(CHUNK).enumerate().for_each(|(c, ws)| {
-        let first = (c * CHUNK / per) as u64;
-        for (k, w) in ws.chunks(per).enumerate() {
-            let e = init_element(elem, init, first + k as u64);
-            for (d, &v) in w.iter().zip(&e) {
-                d.store(v, Relaxed);
-            }
+        let first = (c * CHUNK) as u64;
+        for (k, w) in ws.iter().enumerate() {
+            w.store(f(first + k as u64), Relaxed);
         }
     });
 }
@@ -206,6 +232,9 @@ mod tests {
         let p = prog(
             "(name: \"a\", ty: F64, len: 1000, init: Random(7)),
              (name: \"b\", ty: I32, len: 100000, init: Iota),
+             (name: \"r\", ty: F32, len: 70000, init: Random(3)),
+             (name: \"u\", ty: U32, len: 70000, init: Random(4)),
+             (name: \"f\", ty: F32, len: 70000, init: Iota),
              (name: \"c\", ty: F32, len: 1000, expect: \"a[i] * 2.0\")",
         );
         let g = crate::Global::new(&p);
@@ -218,7 +247,7 @@ mod tests {
             assert_eq!(g.read(k), serial);
             assert_eq!(init_words(b), serial);
         }
-        assert_eq!(written_buffers(&p), vec![false; 3]);
+        assert_eq!(written_buffers(&p), vec![false; 6]);
         let path = warpsim_testkit::path("programs/transpose.ron");
         let t = load_file(path.to_str().unwrap(), &Options::default()).unwrap();
         assert_eq!(written_buffers(&t), vec![false, true]);
