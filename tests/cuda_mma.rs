@@ -71,3 +71,25 @@ fn a_divergent_or_unknown_mma_is_an_error_at_its_line() {
         "{err}"
     );
 }
+
+/// WMMA's `mma.h` compiles (nvcc's `crt/mma.h` found beside the runtime headers), and its first
+/// `wmma.*` instruction is refused at its `.cu` line (not modelled yet).
+#[test]
+fn wmma_compiles_and_is_refused_at_its_line() {
+    if !crate::nvrtc::nvrtc("wmma_compiles_and_is_refused_at_its_line") {
+        return;
+    }
+    let out = run(&["run", "tests/fixtures/cuda/mma/wmma.ron", "--no-timing"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    if err.contains("crt/mma.h") {
+        // (nvcc's headers not installed here: the error says how.)
+        assert!(err.contains("nvidia-cuda-nvcc-cu12"), "{err}");
+        return;
+    }
+    assert!(err.contains("`wmma.load.a.sync.aligned.row.m16n16k16.global.f16` is not supported: a tensor-core matrix multiply"), "{err}");
+    assert!(
+        err.contains("it comes from tests/fixtures/cuda/mma/wmma.cu:8"),
+        "{err}"
+    );
+}

@@ -109,7 +109,7 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
     let mut search = vec![dir.to_owned()];
     if let Some((inc, _)) = &toolkit {
         search.push(inc.clone());
-        search.extend(nvrtc::cccl_dir(inc));
+        search.extend(nvrtc::more_include_dirs(inc));
     }
     // The user's include folders, searched after the .cu's and before the toolkit's.
     let ntool = search.len() - 1;
@@ -644,7 +644,7 @@ fn nvrtc_error(
     let mut allowed: Vec<std::path::PathBuf> = req.include_paths.iter().map(Into::into).collect();
     if let Some((inc, _)) = toolkit {
         allowed.push(inc.clone());
-        allowed.extend(nvrtc::cccl_dir(inc));
+        allowed.extend(nvrtc::more_include_dirs(inc));
     }
     let home = std::path::Path::new(&req.file)
         .parent()
@@ -696,6 +696,17 @@ fn nvrtc_error(
             "NVRTC compiles device code only: guard the host code (its #includes, main, cuda* \
              calls, <<<…>>> launches) with `#ifndef __CUDACC_RTC__` … `#endif`"
                 .to_owned(),
+        )
+    } else if let Some(h) = missing_header(e).filter(|h| h.starts_with("crt/")) {
+        (
+            e,
+            format!("NVRTC cannot find nvcc's header `{h}` (WMMA's `mma.h` includes `crt/mma.h`)"),
+            format!(
+                "install NVIDIA's nvcc headers with `pip install \
+                 nvidia-cuda-nvcc-cu12=={WHEEL_VERSION}` beside nvidia-cuda-runtime-cu12 (warpsim \
+                 finds them there), or add their include folder to WARPSIM_CUDA_INCLUDE \
+                 (folders joined by `:`, the toolkit's first)"
+            ),
         )
     } else if let Some(h) = missing_header(e).filter(|h| is_toolkit_header(h)) {
         let help = match toolkit {

@@ -16,7 +16,9 @@
 //! (`nvidia/cuda_nvrtc/lib` → `nvidia/cuda_runtime/include`), a toolkit's `include/` beside
 //! its `lib64/`, then the same places as the library. The cooperative groups headers also need
 //! CCCL's (`nv/target`, `cuda/std/…`), in a toolkit's `include/` or in the pip wheel
-//! `nvidia-cuda-cccl-cu12`: [`cccl_dir`] finds that wheel beside the runtime headers' one.
+//! `nvidia-cuda-cccl-cu12`, and WMMA's `mma.h` nvcc's `crt/mma.h` (the pip wheel
+//! `nvidia-cuda-nvcc-cu12`): [`more_include_dirs`] finds those wheels beside the runtime
+//! headers' one.
 
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -124,11 +126,17 @@ const CCCL_MARK: &str = "nv/target";
 /// CCCL's headers inside the pip wheel `nvidia-cuda-cccl-cu12`'s package folder.
 const WHEEL_CCCL: &str = "nvidia/cuda_cccl/include";
 
+/// The header of nvcc's that `mma.h` (WMMA) includes (how its folder is recognised).
+const NVCC_MARK: &str = "crt/mma.h";
+
+/// nvcc's headers inside the pip wheel `nvidia-cuda-nvcc-cu12`'s package folder.
+const WHEEL_NVCC: &str = "nvidia/cuda_nvcc/include";
+
 /// Where the CUDA toolkit's headers are for NVRTC loaded from `lib`, and whether
 /// `WARPSIM_CUDA_INCLUDE` chose it; `None` when nowhere (see the module doc for the order).
 ///
 /// `WARPSIM_CUDA_INCLUDE` may name several folders joined by `:` (as `PATH` does): the first
-/// is the one given here, the others come from [`cccl_dir`].
+/// is the one given here, the others come from [`more_include_dirs`].
 pub fn include_dir(lib: &Path) -> Option<(PathBuf, bool)> {
     if let Some(p) = std::env::var_os("WARPSIM_CUDA_INCLUDE").filter(|p| !p.is_empty()) {
         let first = std::env::split_paths(&p).next().unwrap_or_default();
@@ -158,27 +166,33 @@ pub fn include_dir(lib: &Path) -> Option<(PathBuf, bool)> {
 /// else none when `inc` has CCCL's headers itself (a CUDA 12 toolkit), else CCCL's pip wheel
 /// beside the runtime headers' wheel (`nvidia/cuda_runtime/include` → `nvidia/cuda_cccl/include`)
 /// or in the usual site-packages folders, else a toolkit's `include/cccl` (CUDA 13's layout).
-pub fn cccl_dir(inc: &Path) -> Vec<PathBuf> {
+///
+/// Then, when `inc` lacks `crt/mma.h` (which the runtime wheel's `mma.h` includes), the pip
+/// wheel `nvidia-cuda-nvcc-cu12`'s headers beside it (`nvidia/cuda_nvcc/include`) or in the
+/// usual site-packages folders.
+pub fn more_include_dirs(inc: &Path) -> Vec<PathBuf> {
     if let Some(p) = std::env::var_os("WARPSIM_CUDA_INCLUDE").filter(|p| !p.is_empty()) {
         let rest: Vec<PathBuf> = std::env::split_paths(&p).skip(1).collect();
         if !rest.is_empty() {
             return rest;
         }
     }
-    if inc.join(CCCL_MARK).is_file() {
-        return Vec::new();
+    let nvidia = inc.parent().and_then(Path::parent);
+    let mut out = Vec::new();
+    if !inc.join(CCCL_MARK).is_file() {
+        let mut candidates = Vec::new();
+        candidates.extend(nvidia.map(|n| n.join("cuda_cccl/include")));
+        candidates.push(inc.join("cccl"));
+        candidates.extend(wheel_dirs().into_iter().map(|d| d.join(WHEEL_CCCL)));
+        out.extend(candidates.into_iter().find(|c| c.join(CCCL_MARK).is_file()));
     }
-    let mut candidates = Vec::new();
-    if let Some(nvidia) = inc.parent().and_then(Path::parent) {
-        candidates.push(nvidia.join("cuda_cccl/include"));
+    if !inc.join(NVCC_MARK).is_file() {
+        let mut candidates = Vec::new();
+        candidates.extend(nvidia.map(|n| n.join("cuda_nvcc/include")));
+        candidates.extend(wheel_dirs().into_iter().map(|d| d.join(WHEEL_NVCC)));
+        out.extend(candidates.into_iter().find(|c| c.join(NVCC_MARK).is_file()));
     }
-    candidates.push(inc.join("cccl"));
-    candidates.extend(wheel_dirs().into_iter().map(|d| d.join(WHEEL_CCCL)));
-    candidates
-        .into_iter()
-        .find(|c| c.join(CCCL_MARK).is_file())
-        .into_iter()
-        .collect()
+    out
 }
 
 /// The site-packages folders of the usual Python installs: a virtual environment, conda, the
