@@ -1,4 +1,4 @@
-// Host side of calibration/probes/mma_numerics (run.sh): for each seed (1, 2) and form F of
+// Host side of calibration/probes/mma_numerics (run.sh): for each seed (1, 2; or the arguments) and form F of
 // mma_forms.cu, fills `inp` as warpsim's Random(seed) fills a U32 buffer (element i:
 // splitmix64(seed + (i + 1) * 0x9E3779B97F4A7C15) >> 32), runs forms<F> on W = 8 warps and
 // prints a "D seed F lane w0 .. w7" line per lane (the hex words of `out`). Then the timing probes: the cycles
@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <vector>
+#include <cstdlib>
 #include "mma_forms.cu"
 
 static uint64_t splitmix64(uint64_t z) {
@@ -54,13 +55,17 @@ __global__ void mma_clock(const unsigned* in, unsigned* out, long long* cycles, 
     if (threadIdx.x % 32 == 0) cycles[threadIdx.x / 32] = t1 - t0;
 }
 
-int main() {
+int main(int argc, char** argv) {
     const int W = 8, words = W * 32 * 16, outs = W * 32 * 8;
     unsigned *din, *dout;
     cudaMalloc(&din, words * 4);
     cudaMalloc(&dout, outs * 4);
     std::vector<unsigned> h(words), o(outs);
-    for (int seed = 1; seed <= 2; seed++) {
+    // The seeds: the arguments (run_draw2.sh: 3 4), else 1 and 2.
+    std::vector<int> seeds;
+    for (int i = 1; i < argc; i++) seeds.push_back(atoi(argv[i]));
+    if (seeds.empty()) seeds = {1, 2};
+    for (int seed : seeds) {
         for (int i = 0; i < words; i++)
             h[i] = (unsigned)(splitmix64((uint64_t)seed + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull) >> 32);
         cudaMemcpy(din, h.data(), words * 4, cudaMemcpyHostToDevice);

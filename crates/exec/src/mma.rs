@@ -12,10 +12,11 @@
 //!   product's is the sum of its factors' exponents, though its value may reach the next
 //!   binade; C's its own); the truncated addends are summed exactly and the sum truncated
 //!   toward zero to `f32`. A `tf32` operand's low 13 mantissa bits are ignored.
-//! * `f16` results, and `e4m3`/`e5m2` inputs: `C + sum over k` accumulated in `f64` and rounded
-//!   once, to nearest even (all equal but `e5m2 x e4m3`: 89% of its words; its SASS unpacks
-//!   the operands to f16 for two `HMMA.16816.F32`, whose chained adder does not explain the
-//!   words either: not modelled).
+//! * `e4m3`/`e5m2` inputs with `f32` results, as their SASS computes them: the operands
+//!   unpacked to f16 (exactly), the same adder over the k with `k % 4` in {0, 1} into zero,
+//!   again over the others into that, then C added in `f32`, rounded to nearest (derived from
+//!   the SASS after the probe's words were seen: post hoc, a fresh draw to confirm it).
+//! * `f16` results: `C + sum over k` accumulated in `f64` and rounded once, to nearest even.
 //! * Integers (`s8`, `u8`): exact, then wrapped to 32 bits, or clamped with `.satfinite`.
 //! * `f64` (`m8n8k4`): a chain of fused multiply-adds in order of `k`, from C.
 //!
@@ -204,6 +205,28 @@ pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
                     )
                 });
                 tensor_sum(cv, terms)
+            } else if op.d_ty == MmaType::F32 && matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2) {
+                // The SASS: each register's fp8 bytes 0-1 and 2-3 unpacked to f16 pairs
+                // (`F2FP.F16.E4M3.UNPACK_B`, exact), an `HMMA.16816.F32` of the k with k % 4 in
+                // {0, 1} into zero, a second of those in {2, 3} into its result, then an
+                // `FADD` of C (rounded to nearest).
+                let half = |lo: bool| {
+                    (0..k).filter(move |x| (x % 4 < 2) == lo).map(|x| {
+                        let p = float_of(op.a_ty, a[row * k + x]);
+                        let q = float_of(op.b_ty, b[x * n + col]);
+                        let e = nominal(MmaType::F16, p) + nominal(MmaType::F16, q);
+                        (p * q, e, p != 0.0 && q != 0.0)
+                    })
+                };
+                let first = f32::from_bits(tensor_sum(0.0, half(true)) as u32) as f64;
+                let second = f32::from_bits(tensor_sum(first, half(false)) as u32);
+                let cv = f32::from_bits(c[at] as u32);
+                let s = second + cv;
+                if s.is_nan() {
+                    0x7fff_ffff
+                } else {
+                    s.to_bits() as u64
+                }
             } else {
                 let mut s = float_of(op.c_ty, c[at]);
                 for x in 0..k {
