@@ -116,6 +116,30 @@ fn unsupported_ptx_is_named_as_such() {
             "takes 4 registers for A, but",
         ),
         ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r1}, {%r1}, {%r1}, {%r1};", "a tensor-core matrix multiply"),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "needs a shape and four types",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "with `.row.col`",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2};",
+            "takes 4 operands",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            ".satfinite needs s32 results",
+        ),
+        (
+            "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, %r1, 0;",
+            "sparse, block-scaled",
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %r1, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
+            "writes 4 registers of D, but",
+        ),
         ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
         (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
