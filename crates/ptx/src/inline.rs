@@ -474,13 +474,7 @@ impl Inliner<'_> {
                 ),
             ));
         }
-        let names: Vec<String> = data
-            .trim()
-            .trim_start_matches('{')
-            .trim_end_matches('}')
-            .split(',')
-            .map(|x| x.trim().to_owned())
-            .collect();
+        let names = crate::lower::reg_list(data);
         // A predicated one: a branch around its moves.
         let mut skip = String::new();
         if let Some((g, neg)) = guard {
@@ -493,27 +487,28 @@ impl Inliner<'_> {
                 vec![skip.clone()],
             )?;
         }
-        for (i, d) in names.iter().enumerate() {
+        for (i, &d) in names.iter().enumerate() {
             if d == "_" {
                 continue;
             }
+            let d = d.to_owned();
             let r = self.slot(sym, disp + (i as i64) * bytes as i64, bytes, s)?;
             let mov = if bytes == 8 { "mov.b64" } else { "mov.b32" };
             if store {
-                self.inst(s, None, mov.into(), vec![r, d.clone()])?;
+                self.inst(s, None, mov.into(), vec![r, d])?;
                 continue;
             }
             // A 1- or 2-byte load extends to the register's width.
-            let dst_bits = match self.type_of(d) {
+            let dst_bits = match self.type_of(&d) {
                 Some(t) if t.ends_with("16") => 16,
                 _ => 32,
             };
             if bytes < 4 && bytes * 8 < dst_bits {
                 let sign = if signed { 's' } else { 'u' };
                 let op = format!("cvt.{sign}{dst_bits}.{sign}{}", bytes * 8);
-                self.inst(s, None, op, vec![d.clone(), r])?;
+                self.inst(s, None, op, vec![d, r])?;
             } else {
-                self.inst(s, None, mov.into(), vec![d.clone(), r])?;
+                self.inst(s, None, mov.into(), vec![d, r])?;
             }
         }
         if guard.is_some() {

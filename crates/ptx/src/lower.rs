@@ -863,13 +863,7 @@ impl Lower<'_> {
         }
         let mvec = (total / elem_bytes) as u8;
         // Data registers: consecutive, or through temporaries.
-        let names: Vec<String> = data_s
-            .trim()
-            .trim_start_matches('{')
-            .trim_end_matches('}')
-            .split(',')
-            .map(|s| s.trim().to_owned())
-            .collect();
+        let names = reg_list(data_s);
         if names.len() != vec as usize {
             return Err((
                 off,
@@ -885,7 +879,7 @@ impl Lower<'_> {
         let mut regs = Vec::new();
         for n in &names {
             // `_`: a vector element nobody reads (a load's sink).
-            regs.push(match n.as_str() {
+            regs.push(match *n {
                 "_" if !store => self.alloc(w),
                 _ => self.val(n, w, off)?,
             });
@@ -1056,6 +1050,16 @@ pub fn shared_layout(
         top = top.saturating_add(dynamic_shared);
     }
     Ok((vars, top))
+}
+
+/// The registers of a vector operand (`{%r1, %r2, _}`, or one register), trimmed, in order.
+pub(crate) fn reg_list(s: &str) -> Vec<&str> {
+    s.trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .map(str::trim)
+        .collect()
 }
 
 /// An integer literal (decimal, hex, negative), as its 64 bits: the magnitude may take all

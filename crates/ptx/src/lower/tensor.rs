@@ -139,13 +139,7 @@ impl Lower<'_> {
         } else {
             (first, second)
         };
-        let names: Vec<&str> = regs_s
-            .trim()
-            .trim_start_matches('{')
-            .trim_end_matches('}')
-            .split(',')
-            .map(str::trim)
-            .collect();
+        let names = super::reg_list(regs_s);
         if names.len() != n as usize {
             return Err((
                 off,
@@ -366,17 +360,9 @@ impl Lower<'_> {
             ));
         };
         let [na, nb, nc, nd] = m.counts();
-        let list = |s: &str| -> Vec<String> {
-            s.trim()
-                .trim_start_matches('{')
-                .trim_end_matches('}')
-                .split(',')
-                .map(|x| x.trim().to_owned())
-                .collect()
-        };
         let read =
             |this: &mut Self, s: &str, n: usize, ty: MmaType, out: &mut [Reg], what: &str| {
-                let names = list(s);
+                let names = super::reg_list(s);
                 if names.len() != n {
                     return Err((
                         off,
@@ -395,7 +381,7 @@ impl Lower<'_> {
         read(self, a_s, na, a_ty, &mut m.a, "A")?;
         read(self, b_s, nb, b_ty, &mut m.b, "B")?;
         read(self, c_s, nc, c_ty, &mut m.c, "C")?;
-        let names = list(d_s);
+        let names = super::reg_list(d_s);
         if names.len() != nd {
             return Err((
                 off,
