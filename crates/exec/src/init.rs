@@ -19,6 +19,9 @@ use warpsim_kernel::{BufferInfo, ConstData, Elem, FillSrc, Init, Program};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// Words a parallel fill task writes.
+const CHUNK: usize = 1 << 14;
+
 /// The SplitMix64 output function.
 #[inline]
 pub(super) fn splitmix64(mut z: u64) -> u64 {
@@ -138,7 +141,6 @@ pub fn const_words(c: &ConstData, words: usize) -> Vec<u32> {
 /// Fills `out` (a whole buffer's words, in global memory) with the initial contents, in
 /// parallel and in place.
 pub fn fill_global(elem: Elem, init: Init, out: &[AtomicU32]) {
-    const CHUNK: usize = 1 << 14;
     if elem.is_narrow() {
         // Several elements a word: element `k`'s bits at byte `k * bytes` (little-endian).
         let per = (4 / elem.bytes()) as u64;
@@ -184,7 +186,6 @@ pub fn fill_global(elem: Elem, init: Init, out: &[AtomicU32]) {
 
 /// Fills a buffer of one-word elements: word `i` is `f(i)`, in parallel chunks.
 fn fill_words(out: &[AtomicU32], f: impl Fn(u64) -> u32 + Sync) {
-    const CHUNK: usize = 1 << 14;
     out.par_chunks(CHUNK).enumerate().for_each(|(c, ws)| {
         let first = (c * CHUNK) as u64;
         for (k, w) in ws.iter().enumerate() {

@@ -119,15 +119,6 @@ fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> 
     r.to_bits() as u64
 }
 
-/// The integer value of one element of an integer type.
-fn int_of(ty: MmaType, bits: u64) -> i64 {
-    match ty {
-        MmaType::S8 => bits as u8 as i8 as i64,
-        MmaType::U8 => bits as u8 as i64,
-        _ => bits as u32 as i32 as i64,
-    }
-}
-
 /// Element `i` of a fragment of type `ty` held in registers `regs` of lane `lane`.
 fn element(
     ty: MmaType,
@@ -150,95 +141,30 @@ fn element(
 /// each lane's D words in the order of [`MmaOp::dsts`] (an `f64` low word first).
 pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
     let (m, n, k) = op.shape.mnk();
-    // The matrices, row-major.
-    let mut a = vec![0u64; m * k];
-    let mut b = vec![0u64; k * n];
-    let mut c = vec![0u64; m * n];
+    // The matrices' values (every element type is exact in f64), row-major; on the stack, at
+    // the largest shape's sizes (16 x 32, 32 x 8, 16 x 8: no allocation per instruction).
+    let mut a = [0f64; 16 * 32];
+    let mut b = [0f64; 32 * 8];
+    let mut c = [0f64; 16 * 8];
     for lane in 0..WARP {
         for i in 0..m * k / WARP {
             let (row, col) = op.a_at(lane, i);
-            a[row * k + col] = element(op.a_ty, &op.a, i, lane, &reg);
+            a[row * k + col] = float_of(op.a_ty, element(op.a_ty, &op.a, i, lane, &reg));
         }
         for i in 0..k * n / WARP {
             let (row, col) = op.b_at(lane, i);
-            b[row * n + col] = element(op.b_ty, &op.b, i, lane, &reg);
+            b[row * n + col] = float_of(op.b_ty, element(op.b_ty, &op.b, i, lane, &reg));
         }
         for i in 0..m * n / WARP {
             let (row, col) = op.cd_at(lane, i);
-            c[row * n + col] = element(op.c_ty, &op.c, i, lane, &reg);
+            c[row * n + col] = float_of(op.c_ty, element(op.c_ty, &op.c, i, lane, &reg));
         }
     }
     // D, each element's bits.
-    let mut d = vec![0u64; m * n];
-    for row in 0..m {
-        for col in 0..n {
-            let at = row * n + col;
-            d[at] = if op.a_ty.is_int() {
-                let mut s = int_of(op.c_ty, c[at]);
-                for x in 0..k {
-                    s += int_of(op.a_ty, a[row * k + x]) * int_of(op.b_ty, b[x * n + col]);
-                }
-                let v = if op.satfinite {
-                    s.clamp(i32::MIN as i64, i32::MAX as i64)
-                } else {
-                    s
-                };
-                v as i32 as u32 as u64
-            } else if op.d_ty == MmaType::F64 {
-                let mut s = float_of(op.c_ty, c[at]);
-                for x in 0..k {
-                    let p = float_of(op.a_ty, a[row * k + x]);
-                    s = p.mul_add(float_of(op.b_ty, b[x * n + col]), s);
-                }
-                s.to_bits()
-            } else if op.d_ty == MmaType::F32
-                && matches!(op.a_ty, MmaType::F16 | MmaType::Bf16 | MmaType::Tf32)
-            {
-                let cv = float_of(op.c_ty, c[at]);
-                let terms = (0..k).map(|x| {
-                    let p = float_of(op.a_ty, a[row * k + x]);
-                    let q = float_of(op.b_ty, b[x * n + col]);
-                    (
-                        p * q,
-                        nominal(op.a_ty, p) + nominal(op.b_ty, q),
-                        p != 0.0 && q != 0.0,
-                    )
-                });
-                tensor_sum(cv, terms)
-            } else if op.d_ty == MmaType::F32 && matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2) {
-                // The SASS: each register's fp8 bytes 0-1 and 2-3 unpacked to f16 pairs
-                // (`F2FP.F16.E4M3.UNPACK_B`, exact), an `HMMA.16816.F32` of the k with k % 4 in
-                // {0, 1} into zero, a second of those in {2, 3} into its result, then an
-                // `FADD` of C (rounded to nearest).
-                let half = |lo: bool| {
-                    (0..k).filter(move |x| (x % 4 < 2) == lo).map(|x| {
-                        let p = float_of(op.a_ty, a[row * k + x]);
-                        let q = float_of(op.b_ty, b[x * n + col]);
-                        let e = nominal(MmaType::F16, p) + nominal(MmaType::F16, q);
-                        (p * q, e, p != 0.0 && q != 0.0)
-                    })
-                };
-                let first = f32::from_bits(tensor_sum(0.0, half(true)) as u32) as f64;
-                let second = f32::from_bits(tensor_sum(first, half(false)) as u32);
-                let cv = f32::from_bits(c[at] as u32);
-                let s = second + cv;
-                if s.is_nan() {
-                    0x7fff_ffff
-                } else {
-                    s.to_bits() as u64
-                }
-            } else {
-                let mut s = float_of(op.c_ty, c[at]);
-                for x in 0..k {
-                    s += float_of(op.a_ty, a[row * k + x]) * float_of(op.b_ty, b[x * n + col]);
-                }
-                match op.d_ty {
-                    MmaType::F16 => Half::F16.from_f64(s) as u64,
-                    _ if s.is_nan() => 0x7fff_ffff,
-                    _ => (s as f32).to_bits() as u64,
-                }
-            };
-        }
+    let mut d = [0u64; 16 * 8];
+    for (at, v) in d.iter_mut().enumerate().take(m * n) {
+        let (row, col) = (at / n, at % n);
+        *v = d_element(op, k, |x| (a[row * k + x], b[x * n + col]), c[at]);
     }
     // Spread D over the lanes' registers.
     let mut out = [[0u32; 8]; WARP];
@@ -257,6 +183,64 @@ pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
         }
     }
     out
+}
+
+/// The bits of one element of D (the module's doc): `ab(x)` gives the elements of A's row and
+/// B's column at `k = x`, `c` C's element.
+fn d_element(op: &MmaOp, k: usize, ab: impl Fn(usize) -> (f64, f64), c: f64) -> u64 {
+    let fp8 = matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2);
+    // An addend of the tensor cores' adder: the exact product, its nominal exponent (fp8
+    // operands are f16 by then) and whether it is nonzero.
+    let (ta, tb) = if fp8 {
+        (MmaType::F16, MmaType::F16)
+    } else {
+        (op.a_ty, op.b_ty)
+    };
+    let term = |x: usize| {
+        let (p, q) = ab(x);
+        (p * q, nominal(ta, p) + nominal(tb, q), p != 0.0 && q != 0.0)
+    };
+    if op.a_ty.is_int() {
+        let s = (0..k).fold(c as i64, |s, x| {
+            let (p, q) = ab(x);
+            s + p as i64 * q as i64
+        });
+        let v = if op.satfinite {
+            s.clamp(i32::MIN as i64, i32::MAX as i64)
+        } else {
+            s
+        };
+        v as i32 as u32 as u64
+    } else if op.d_ty == MmaType::F64 {
+        let s = (0..k).fold(c, |s, x| {
+            let (p, q) = ab(x);
+            p.mul_add(q, s)
+        });
+        s.to_bits()
+    } else if op.d_ty == MmaType::F32 && fp8 {
+        // The SASS: each register's fp8 bytes 0-1 and 2-3 unpacked to f16 pairs
+        // (`F2FP.F16.E4M3.UNPACK_B`, exact), an `HMMA.16816.F32` of the k with k % 4 in {0, 1}
+        // into zero, a second of those in {2, 3} into its result, then an `FADD` of C (rounded
+        // to nearest).
+        let first = tensor_sum(0.0, (0..k).filter(|x| x % 4 < 2).map(&term));
+        let first = f32::from_bits(first as u32) as f64;
+        let second = tensor_sum(first, (0..k).filter(|x| x % 4 >= 2).map(&term));
+        let s = f32::from_bits(second as u32) + c as f32;
+        if s.is_nan() {
+            0x7fff_ffff
+        } else {
+            s.to_bits() as u64
+        }
+    } else if op.d_ty == MmaType::F32 {
+        tensor_sum(c, (0..k).map(&term))
+    } else {
+        // f16 results: the exact sum, rounded once.
+        let s = (0..k).fold(c, |s, x| {
+            let (p, q) = ab(x);
+            s + p * q
+        });
+        Half::F16.from_f64(s) as u64
+    }
 }
 
 /// `mma.sync` number `k` of the program by warp `at.w`: the whole warp must execute it.
