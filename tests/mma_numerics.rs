@@ -67,79 +67,57 @@ fn parse(text: &str) -> BTreeMap<(u32, usize), BTreeMap<usize, u32>> {
     out
 }
 
+/// warpsim's words for `seeds` equal the committed `predictions` file (`WARPSIM_BLESS=1`
+/// rewrites it), and, where the GPU ran them, every word of every form equals the GPU's in
+/// `device` (RESULT.md).
+fn check_draw(seeds: &[u32], predictions_file: &str, device: &str) {
+    let now = predictions(seeds);
+    let file = crate::util::root().join(DIR).join(predictions_file);
+    if std::env::var_os("WARPSIM_BLESS").is_some() {
+        std::fs::write(&file, &now).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).unwrap();
+    assert!(now == committed, "warpsim's mma words differ from {file:?}");
+    let Ok(text) = std::fs::read_to_string(crate::util::root().join(DIR).join(device)) else {
+        return;
+    };
+    let (want, got) = (parse(&text), parse(&now));
+    assert_eq!(
+        want.len(),
+        seeds.len() * FORMS,
+        "{device} holds every form of every seed"
+    );
+    for (key, dev) in &want {
+        let ours = &got[key];
+        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
+        eprintln!(
+            "seed {} form {}: {same} of {} words equal",
+            key.0,
+            key.1,
+            dev.len()
+        );
+        assert_eq!(same, dev.len(), "seed {} form {}", key.0, key.1);
+    }
+}
+
+/// The first device call (seeds 1 and 2): the adder was fitted on seed 1, and form 12's fp8
+/// path (e5m2 x e4m3) derived from its SASS after both seeds were seen (before: 1,932 and
+/// 1,922 of 2,048 words).
 #[test]
 fn mma_forms_give_the_committed_predictions() {
     if !crate::nvrtc::nvrtc("mma_forms_give_the_committed_predictions") {
         return;
     }
-    let now = predictions(&[1, 2]);
-    let file = crate::util::root().join(DIR).join("predictions.txt");
-    if std::env::var_os("WARPSIM_BLESS").is_some() {
-        std::fs::write(&file, &now).unwrap();
-    }
-    let committed = std::fs::read_to_string(&file).unwrap();
-    assert!(now == committed, "warpsim's mma words differ from {file:?}");
-    // Against the GPU, once it ran: how many words of each form are the same.
-    let Ok(device) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
-    else {
-        return;
-    };
-    let (want, got) = (parse(&device), parse(&now));
-    assert_eq!(
-        want.len(),
-        2 * FORMS,
-        "raw/device.txt holds every form of both seeds"
-    );
-    for (key, dev) in &want {
-        let ours = &got[key];
-        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
-        eprintln!(
-            "seed {} form {}: {same} of {} words equal",
-            key.0,
-            key.1,
-            dev.len()
-        );
-        // RESULT.md: every word equal (form 12, e5m2 x e4m3, since the fp8 path of its SASS
-        // was modelled, post hoc; before: 1,932 and 1,922 of 2,048).
-        assert_eq!(same, dev.len(), "seed {} form {}", key.0, key.1);
-    }
+    check_draw(&[1, 2], "predictions.txt", "raw/device.txt");
 }
 
 /// The second device call: a fresh draw (seeds 3 and 4), predicted (`predictions_draw2.txt`)
 /// with the adder fitted on seed 1 and the fp8 path derived from the SASS, both committed
-/// before the call; `raw/draw2/device.txt` is what the GPU gave.
+/// before the call (2026-12-07, an H100).
 #[test]
 fn mma_forms_on_a_fresh_draw() {
     if !crate::nvrtc::nvrtc("mma_forms_on_a_fresh_draw") {
         return;
     }
-    let now = predictions(&[3, 4]);
-    let file = crate::util::root().join(DIR).join("predictions_draw2.txt");
-    if std::env::var_os("WARPSIM_BLESS").is_some() {
-        std::fs::write(&file, &now).unwrap();
-    }
-    let committed = std::fs::read_to_string(&file).unwrap();
-    assert!(now == committed, "warpsim's mma words differ from {file:?}");
-    let device = crate::util::root().join(DIR).join("raw/draw2/device.txt");
-    let Ok(device) = std::fs::read_to_string(device) else {
-        return;
-    };
-    let (want, got) = (parse(&device), parse(&now));
-    assert_eq!(
-        want.len(),
-        2 * FORMS,
-        "raw/draw2/device.txt holds every form of both seeds"
-    );
-    for (key, dev) in &want {
-        let ours = &got[key];
-        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
-        eprintln!(
-            "seed {} form {}: {same} of {} words equal",
-            key.0,
-            key.1,
-            dev.len()
-        );
-        // RESULT.md: every word of every form equal (run 2026-12-07 on an H100).
-        assert_eq!(same, dev.len(), "seed {} form {}", key.0, key.1);
-    }
+    check_draw(&[3, 4], "predictions_draw2.txt", "raw/draw2/device.txt");
 }
