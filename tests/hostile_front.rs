@@ -115,7 +115,23 @@ fn unsupported_ptx_is_named_as_such() {
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
             "takes 4 registers for A, but",
         ),
-        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r1}, {%r1}, {%r1}, {%r1};", "a tensor-core matrix multiply"),
+        // (WMMA runs: shapes, layouts and register lists it does not take.)
+        (
+            "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r1}, {%r1}, {%r1}, {%r1};",
+            "D is 8 registers, but this one names 1",
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m32n8k16.shared.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd5], 16;",
+            "the .m32n8k16 shape",
+        ),
+        (
+            "wmma.load.a.sync.aligned.col.m16n16k16.global.s8 {%r1,%r2}, [%rd2], 16;",
+            "its bytes are not contiguous in memory",
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1,%r2}, [%rd5], 16;",
+            "is 8 registers, but this one names 2",
+        ),
         (
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
             "needs a shape and four types",

@@ -308,3 +308,18 @@ fn malformed_matrix_and_copy_forms_are_refused_at_their_line() {
         assert!(err.contains(&format!("{name}.ptx:")), "{k}: {err}");
     }
 }
+
+/// WMMA in hand-written PTX (no NVRTC needed): without the stride operand each matrix's own
+/// width is the stride, B is read col-major and D stored col-major; the result verifies.
+#[test]
+fn wmma_without_a_stride_uses_the_matrix_width() {
+    let r = run_json(&[
+        "run",
+        root()
+            .join("tests/fixtures/ptx/wmma_nostride.ron")
+            .to_str()
+            .unwrap(),
+        "--no-timing",
+    ]);
+    assert_eq!(r["verified"], true, "{r}");
+}

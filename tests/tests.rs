@@ -42,4 +42,5 @@ mod run;
 mod timing;
 mod util;
 mod warpops;
+mod wmma_numerics;
 mod zoo;

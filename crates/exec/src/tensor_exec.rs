@@ -15,12 +15,39 @@ use super::fault::{Fault, FaultKind};
 use super::warp::At;
 use super::{Lanes, SPARE_WORDS};
 use std::sync::atomic::Ordering::Relaxed;
-use warpsim_kernel::ir::{CopyOp, MatrixOp};
+use warpsim_kernel::ir::{CopyOp, FragAt, MatrixOp, Reg};
 use warpsim_smem::{AsyncCopy, CopyError, CopyLanes, Matrix, MatrixError, WARP};
 
 /// The end of the block's shared window, in bytes.
 fn shared_end(cx: &Ctx) -> u32 {
     ((cx.shared.len() - SPARE_WORDS) as u32 * 4).min(cx.prog.shared_bytes.max(4))
+}
+
+/// A WMMA fragment's per-lane address (`Inst::FragAddr`): `dst = base + f.offset(lane,
+/// stride)`, 64-bit when `wide`.
+pub(super) fn frag_addr(
+    r: &mut [Lanes],
+    at: &At,
+    (dst, base, stride): (Reg, Reg, Reg),
+    f: FragAt,
+    wide: bool,
+) {
+    let strides = r[stride.0 as usize];
+    if wide {
+        let xs = crate::lanes::get_u64(r, base);
+        let v =
+            crate::lanes::per_lane(|l| xs[l].wrapping_add(f.offset(l as u32, strides[l] as u64)));
+        crate::lanes::put_u64(r, dst, v, at.active);
+    } else {
+        let xs = r[base.0 as usize];
+        let d = &mut r[dst.0 as usize];
+        let mut lanes = at.active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            d[l] = xs[l].wrapping_add(f.offset(l as u32, strides[l] as u64) as u32);
+        }
+    }
 }
 
 /// `ldmatrix` / `stmatrix` by the active lanes of warp `at.w`.

@@ -187,7 +187,9 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                     m.array
                 )
             })?;
-            if !matches!(m.vec, 1 | 2 | 4) || elem.bytes() * m.vec as u32 > 16 {
+            // (A global vector of narrow elements moves whole words: `ld.global.v4.u32` of an
+            // f16 buffer is 8 elements.)
+            if !matches!(m.vec, 1 | 2 | 4 | 8 | 16) || elem.bytes() * m.vec as u32 > 16 {
                 return Err(format!("a vector of {} {elem} elements", m.vec));
             }
             let addr_words = if matches!(m.space, Space::Global | Space::Const) {

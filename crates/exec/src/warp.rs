@@ -460,6 +460,13 @@ fn execute<const V3: bool>(
         AsyncCommit => tensor_exec::group(cx, at, None),
         AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
         Mma { op } => crate::mma::mma(cx, at, op, r)?,
+        FragAddr {
+            dst,
+            base,
+            stride,
+            at: f,
+            wide,
+        } => tensor_exec::frag_addr(r, at, (dst, base, stride), f, wide),
     }
     Ok(ControlFlow::Continue(()))
 }

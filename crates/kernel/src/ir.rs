@@ -15,7 +15,7 @@ mod modes;
 mod tensor;
 
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
-pub use tensor::{CopyOp, MatrixOp, MmaOp, MmaShape, MmaType};
+pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -583,6 +583,15 @@ pub enum Inst {
     /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
     /// in the instruction).
     Mma { op: u16 },
+    /// A WMMA fragment's per-lane address: `dst = base + at.offset(lane, stride)` (64-bit
+    /// registers when `wide`; `stride` in elements, unsigned).
+    FragAddr {
+        dst: Reg,
+        base: Reg,
+        stride: Reg,
+        at: FragAt,
+        wide: bool,
+    },
 }
 
 /// The registers of a computing instruction (not a memory access or control flow): its
@@ -816,6 +825,17 @@ impl Inst {
                 f(dst, 2);
                 f(a, 2);
                 f(b, 2);
+            }
+            FragAddr {
+                dst,
+                base,
+                stride,
+                wide,
+                ..
+            } => {
+                f(dst, 1 + *wide as u8);
+                f(base, 1 + *wide as u8);
+                f(stride, 1);
             }
             Cmp64 { dst, a, b, .. } => {
                 f(dst, 1);

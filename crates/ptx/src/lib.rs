@@ -25,6 +25,7 @@ mod inline;
 mod lower;
 mod merge;
 mod parse;
+mod wmma;
 
 // `cuda:` kernels: CUDA source through NVRTC to PTX.
 mod cache;
@@ -67,6 +68,8 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         .map_err(|(o, m, h)| kernel_diag(&file, &src, o, 1, m, Some(h)))?;
     // `.func` calls inlined (inline.rs), generic accesses given their space (generic.rs).
     let mut entry = inline::expand(&module, entry).map_err(|(o, m)| diag(o, m))?;
+    // WMMA as the ldmatrix, mma.sync and accesses ptxas makes of it (wmma.rs).
+    wmma::expand(&mut entry.body).map_err(|(o, m)| diag(o, m))?;
     let globals = inline::used_globals(&module.globals, &entry.body);
     if req.args.len() == entry.params.len() {
         let params: Vec<(String, bool)> = (entry.params.iter().zip(&req.args))

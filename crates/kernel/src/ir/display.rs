@@ -48,6 +48,13 @@ impl fmt::Display for Inst {
                     Ok(())
                 }
                 DivS2 { dst, a, k } | RemS2 { dst, a, k } => write!(f, "{op} {dst}, {a}, 2^{k}"),
+                FragAddr {
+                    dst,
+                    base,
+                    stride,
+                    at,
+                    ..
+                } => write!(f, "fragaddr {dst}, {base}, {stride}, {at:?}"),
                 Shfl {
                     dst,
                     mask,

@@ -52,6 +52,80 @@ impl MatrixOp {
     }
 }
 
+/// Which address lane `l` gives for one access of a WMMA fragment ([`super::Inst::FragAddr`]:
+/// `dst = base + at.offset(l, stride)` bytes). PTX's `wmma.load`/`wmma.store` lower to these
+/// and ordinary accesses (`ptx/src/wmma.rs`), as ptxas lowers them to `LDSM`/`LDS`/`LDG`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FragAt {
+    /// The row addresses of an `ldmatrix.x4` of 16-bit elements: lane `l` gives row `l % 8`
+    /// of matrix `j = l / 8`, which starts at memory row `8 * (j & 1)` and element
+    /// `8 * (j >> 1)` (`swap`: row `8 * (j >> 1)`, element `8 * (j & 1)`).
+    Rows {
+        /// Matrices run down the rows first (`ldmatrix` of a col-major A, a row-major B).
+        swap: bool,
+    },
+    /// The element at fragment coordinates (`rg * g + rt * t + r0`, `cg * g + ct * t + c0`)
+    /// with `g = l / 4`, `t = l % 4`, in memory at `(row * stride + col) * esize` (`trans`:
+    /// `(col * stride + row) * esize`).
+    Elem {
+        /// The row's multiple of `g`.
+        rg: u8,
+        /// The row's multiple of `t`.
+        rt: u8,
+        /// The row's constant.
+        r0: u8,
+        /// The column's multiple of `g`.
+        cg: u8,
+        /// The column's multiple of `t`.
+        ct: u8,
+        /// The column's constant.
+        c0: u8,
+        /// The matrix is stored column by column.
+        trans: bool,
+        /// Bytes an element.
+        esize: u8,
+    },
+}
+
+impl FragAt {
+    /// Lane `l`'s byte offset from the fragment's base, for a leading dimension of `stride`
+    /// elements.
+    pub fn offset(self, l: u32, stride: u64) -> u64 {
+        match self {
+            FragAt::Rows { swap } => {
+                let j = (l / 8) as u64;
+                let (rb, cb) = if swap {
+                    (j >> 1, j & 1)
+                } else {
+                    (j & 1, j >> 1)
+                };
+                ((l % 8) as u64 + 8 * rb)
+                    .wrapping_mul(stride)
+                    .wrapping_add(8 * cb)
+                    * 2
+            }
+            FragAt::Elem {
+                rg,
+                rt,
+                r0,
+                cg,
+                ct,
+                c0,
+                trans,
+                esize,
+            } => {
+                let (g, t) = ((l / 4) as u64, (l % 4) as u64);
+                let row = rg as u64 * g + rt as u64 * t + r0 as u64;
+                let col = cg as u64 * g + ct as u64 * t + c0 as u64;
+                let (a, b) = if trans { (col, row) } else { (row, col) };
+                a.wrapping_mul(stride)
+                    .wrapping_add(b)
+                    .wrapping_mul(esize as u64)
+            }
+        }
+    }
+}
+
 /// The shape of an `mma.sync.aligned` (`M x N x K`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmaShape {
@@ -318,5 +392,54 @@ impl MmaOp {
             self.b_ty.name(),
             self.c_ty.name()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FragAt;
+
+    /// ldmatrix.x4 rows of a 16 x 16 tile with 24 elements a row: lane 8 j + r gives row r of
+    /// matrix j, the matrices in the order (rows 0-7, 8-15) x (columns 0-7, 8-15), or with
+    /// `swap` (columns 0-7, 8-15) x (rows 0-7, 8-15).
+    #[test]
+    fn rows_walk_the_four_matrices() {
+        let rows = FragAt::Rows { swap: false };
+        let swapped = FragAt::Rows { swap: true };
+        for (lane, row, col) in [
+            (0, 0, 0),
+            (7, 7, 0),
+            (8, 8, 0),
+            (15, 15, 0),
+            (16, 0, 8),
+            (31, 15, 8),
+        ] {
+            assert_eq!(rows.offset(lane, 24), (row * 24 + col) * 2, "lane {lane}");
+        }
+        for (lane, row, col) in [(0, 0, 0), (8, 0, 8), (16, 8, 0), (31, 15, 8)] {
+            assert_eq!(
+                swapped.offset(lane, 24),
+                (row * 24 + col) * 2,
+                "lane {lane}"
+            );
+        }
+    }
+
+    /// An element at (g + 8, 2 t + 1) of lane 4 g + t, row-major and transposed.
+    #[test]
+    fn elements_follow_g_and_t() {
+        let e = |trans| FragAt::Elem {
+            rg: 1,
+            rt: 0,
+            r0: 8,
+            cg: 0,
+            ct: 2,
+            c0: 1,
+            trans,
+            esize: 4,
+        };
+        // Lane 13: g = 3, t = 1: row 11, column 3.
+        assert_eq!(e(false).offset(13, 20), (11 * 20 + 3) * 4);
+        assert_eq!(e(true).offset(13, 20), (3 * 20 + 11) * 4);
     }
 }

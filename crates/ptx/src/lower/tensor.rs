@@ -15,14 +15,16 @@
 //! Addresses may carry a constant displacement (`[%r1+16]`): it is added first.
 
 use super::{Err, Instr, Lower, Prov};
-use warpsim_kernel::ir::{CopyOp, Inst, MatrixOp, MmaOp, MmaShape, MmaType, Reg};
+use warpsim_kernel::ir::{CopyOp, FragAt, Inst, MatrixOp, MmaOp, MmaShape, MmaType, Reg};
 
 /// Whether `parts` is one of this module's instructions.
 pub(super) fn applies(parts: &[&str]) -> bool {
-    matches!(parts.first(), Some(&"ldmatrix" | &"stmatrix" | &"mma"))
-        || (parts.first() == Some(&"cp")
-            && parts.get(1) == Some(&"async")
-            && !parts.contains(&"bulk"))
+    matches!(
+        parts.first(),
+        Some(&"ldmatrix" | &"stmatrix" | &"mma" | &"warpsim")
+    ) || (parts.first() == Some(&"cp")
+        && parts.get(1) == Some(&"async")
+        && !parts.contains(&"bulk"))
 }
 
 impl Lower<'_> {
@@ -61,6 +63,7 @@ impl Lower<'_> {
                 self.cp_async(i, *kind == "cg", rest)
             }
             ["mma", rest @ ..] => self.mma(i, rest),
+            ["warpsim", "fragaddr", rest @ ..] => self.frag_addr(i, rest),
             [name @ ("ldmatrix" | "stmatrix"), rest @ ..] => {
                 self.matrix(i, *name == "stmatrix", rest)
             }
@@ -171,6 +174,53 @@ impl Lower<'_> {
             regs,
             array,
         }));
+        Ok(())
+    }
+
+    /// `warpsim.fragaddr.rows.{swap}.{b32,b64} d, base, stride` and
+    /// `warpsim.fragaddr.e.{rg}.{rt}.{r0}.{cg}.{ct}.{c0}.{trans}.{esize}.{b32,b64} d, base,
+    /// stride`: a WMMA fragment's lane address, as `wmma.rs` writes it.
+    fn frag_addr(&mut self, i: Instr, rest: &[&str]) -> Result<(), Err> {
+        let Instr(off, op, _, args) = i;
+        let bad = || {
+            (
+                off,
+                format!("`{op}` is not a fragment address warpsim knows"),
+            )
+        };
+        let n = |s: &str| s.parse::<u8>().map_err(|_| bad());
+        let (at, wide) = match rest {
+            ["rows", swap, w] => (FragAt::Rows { swap: *swap == "1" }, *w),
+            ["e", rg, rt, r0, cg, ct, c0, trans, esize, w] => (
+                FragAt::Elem {
+                    rg: n(rg)?,
+                    rt: n(rt)?,
+                    r0: n(r0)?,
+                    cg: n(cg)?,
+                    ct: n(ct)?,
+                    c0: n(c0)?,
+                    trans: *trans == "1",
+                    esize: n(esize)?,
+                },
+                *w,
+            ),
+            _ => return Err(bad()),
+        };
+        let wide = wide == "b64";
+        let [d, b, s] = args else { return Err(bad()) };
+        let base = self.val(b, 1 + wide as u8, off)?;
+        let stride = self.val(s, 1, off)?;
+        let dst = self.reg(d.trim(), off)?.0;
+        if let Some(p) = self.prov.get(b.trim()).copied() {
+            self.prov.insert(d.trim().to_owned(), p);
+        }
+        self.emit(Inst::FragAddr {
+            dst,
+            base,
+            stride,
+            at,
+            wide,
+        });
         Ok(())
     }
 

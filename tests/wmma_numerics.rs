@@ -1,0 +1,150 @@
+//! WMMA (issue 41): calibration/probes/wmma_numerics/wmma_forms.cu, every form warpsim runs
+//! (f16, bf16, tf32, s8, u8; row and col layouts; shared and global; f32, f16 and s32
+//! accumulators), one 16 x 16 product a warp. Each form's D is checked against the kernel's
+//! own f64 reference (within 2^-9 of the terms' magnitudes for f16 results, 2^-20 for f32,
+//! exactly for s32): the fragment layouts and the lowering to ldmatrix/mma.sync/accesses,
+//! without trusting the tensor-core model. `predictions.txt` there is warpsim's D words on
+//! a draw the GPU had not run (seeds 5 and 6), committed before the device call; where
+//! `raw/device.txt` exists, every word is compared with the GPU's (RESULT.md).
+//! `WARPSIM_BLESS=1` rewrites the predictions. Skipped without NVRTC.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use warpsim_lang::{load_str, Options};
+use warpsim_runner::{run_with_buffers, RunOptions};
+
+const DIR: &str = "calibration/probes/wmma_numerics";
+const FORMS: usize = 12;
+const SEEDS: [u32; 2] = [5, 6];
+
+/// What D's words hold, per form (wmma_forms.cu's FORM table).
+#[derive(Clone, Copy, PartialEq)]
+enum Out {
+    F32,
+    F16,
+    S32,
+}
+
+fn out_kind(f: usize) -> Out {
+    match f {
+        2 | 3 => Out::F16,
+        8 | 9 => Out::S32,
+        _ => Out::F32,
+    }
+}
+
+/// warpsim's `out` and `ref` of form `f` on seed `seed`.
+fn run(seed: u32, f: usize) -> (Vec<u32>, Vec<u32>) {
+    let path = crate::util::root().join(DIR).join("forms.cu.ron");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let src = src
+        .replace("forms<F>", &format!("forms<{f}>"))
+        .replace("Random(5)", &format!("Random({seed})"));
+    let prog = load_str(&path, &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut bufs: Vec<Vec<u32>> = prog.buffers.iter().map(warpsim_exec::init_words).collect();
+    let opts = RunOptions {
+        timing: None,
+        ..RunOptions::default()
+    };
+    run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
+    (bufs[1].clone(), bufs[2].clone())
+}
+
+fn value(kind: Out, w: u32) -> f64 {
+    match kind {
+        Out::F32 => f32::from_bits(w) as f64,
+        Out::F16 => warpsim_kernel::fp16::Half::F16.to_f64(w as u16),
+        Out::S32 => w as i32 as f64,
+    }
+}
+
+/// "D seed form lane w0 .. w7" lines, as host.cu prints the GPU's; every form's D checked
+/// against its reference on the way.
+fn predictions() -> String {
+    let mut s = String::new();
+    for seed in SEEDS {
+        for f in 0..FORMS {
+            let (out, refs) = run(seed, f);
+            let kind = out_kind(f);
+            for (i, &w) in out.iter().enumerate() {
+                let (want, mag) = (
+                    f32::from_bits(refs[2 * i]) as f64,
+                    f32::from_bits(refs[2 * i + 1]) as f64,
+                );
+                let tol = match kind {
+                    Out::F32 => mag * 2f64.powi(-20),
+                    Out::F16 => mag * 2f64.powi(-9),
+                    Out::S32 => 0.0,
+                };
+                let got = value(kind, w);
+                assert!(
+                    (got - want).abs() <= tol,
+                    "seed {seed} form {f} element {} (warp {}, row {}, col {}): {got} but the reference is {want} (tolerance {tol})",
+                    i, i / 256, i % 256 / 16, i % 16
+                );
+            }
+            for (lane, ws) in out.chunks(8).enumerate() {
+                write!(s, "D {seed} {f} {lane}").unwrap();
+                for w in ws {
+                    write!(s, " {w:08x}").unwrap();
+                }
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+/// (seed, form) → word index → word, from "D" lines.
+fn parse(text: &str) -> BTreeMap<(u32, usize), BTreeMap<usize, u32>> {
+    let mut out: BTreeMap<(u32, usize), BTreeMap<usize, u32>> = BTreeMap::new();
+    for l in text.lines().filter(|l| l.starts_with("D ")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let key = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        let lane: usize = f[3].parse().unwrap();
+        for (j, w) in f[4..].iter().enumerate() {
+            let w = u32::from_str_radix(w, 16).unwrap();
+            out.entry(key).or_default().insert(lane * 8 + j, w);
+        }
+    }
+    out
+}
+
+#[test]
+fn wmma_forms_match_their_reference_and_the_committed_predictions() {
+    if !crate::nvrtc::nvrtc("wmma_forms_match_their_reference_and_the_committed_predictions") {
+        return;
+    }
+    let now = predictions();
+    let file = crate::util::root().join(DIR).join("predictions.txt");
+    if std::env::var_os("WARPSIM_BLESS").is_some() {
+        std::fs::write(&file, &now).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        now == committed,
+        "warpsim's WMMA words differ from {file:?}"
+    );
+    let Ok(text) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
+    else {
+        return;
+    };
+    let (want, got) = (parse(&text), parse(&now));
+    assert_eq!(
+        want.len(),
+        SEEDS.len() * FORMS,
+        "raw/device.txt holds every form of every seed"
+    );
+    for (key, dev) in &want {
+        let ours = &got[key];
+        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
+        eprintln!(
+            "seed {} form {}: {same} of {} words equal",
+            key.0,
+            key.1,
+            dev.len()
+        );
+        assert_eq!(same, dev.len(), "seed {} form {}", key.0, key.1);
+    }
+}
