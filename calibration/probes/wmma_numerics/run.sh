@@ -22,4 +22,8 @@ timeout 120 "$B/gemm" > "$R/gemm.txt" 2>&1; echo "gemm rc=$?" | tee -a "$R/log.t
 M=gpc__cycles_elapsed.max,sm__cycles_active.avg,smsp__inst_executed.sum,smsp__inst_executed_pipe_tensor_op_hmma.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_ldsm.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum,smsp__average_warp_latency_per_inst_issued.ratio
 timeout 240 ncu --metrics "$M" --csv "$B/gemm" > "$R/ncu_gemm.csv" 2> "$R/ncu_gemm.err"; echo "ncu rc=$?" | tee -a "$R/log.txt"
 tail -3 "$R/ncu_gemm.err"
+# The fragments not measured before (layout_more.cu): a measurement, no prediction.
+timeout 300 nvcc -O3 -arch=sm_90 -std=c++17 -o "$B/more" layout_more.cu > "$R/build_more.txt" 2>&1; echo "more build rc=$?" | tee -a "$R/log.txt"
+timeout 60 "$B/more" > "$R/layout_more.txt" 2> "$R/more.err"; echo "more rc=$? $(wc -l < "$R/layout_more.txt") lines" | tee -a "$R/log.txt"
+grep "^N\|^E" "$R/layout_more.txt" | tee -a "$R/log.txt"
 (cd "$OUT" && tar czf wmma_numerics.tgz wmma_numerics)
