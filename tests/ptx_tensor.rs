@@ -310,16 +310,29 @@ fn malformed_matrix_and_copy_forms_are_refused_at_their_line() {
 }
 
 /// WMMA in hand-written PTX (no NVRTC needed): without the stride operand each matrix's own
-/// width is the stride, B is read col-major and D stored col-major; the result verifies.
+/// width is the stride, B is read col-major and D stored col-major; the result verifies, also
+/// with generic addresses (no state space: `generic.rs` finds them global through the
+/// fragment addresses).
 #[test]
 fn wmma_without_a_stride_uses_the_matrix_width() {
+    let dir = root().join("tests/fixtures/ptx");
     let r = run_json(&[
         "run",
-        root()
-            .join("tests/fixtures/ptx/wmma_nostride.ron")
-            .to_str()
-            .unwrap(),
+        dir.join("wmma_nostride.ron").to_str().unwrap(),
         "--no-timing",
     ]);
+    assert_eq!(r["verified"], true, "{r}");
+    let ptx = std::fs::read_to_string(dir.join("wmma_nostride.ptx")).unwrap();
+    let generic = ptx
+        .replace(".global.f16", ".f16")
+        .replace(".global.f32", ".f32");
+    assert!(!generic.contains("m16n16k16.global"));
+    scratch("wmma_generic.ptx", &generic);
+    let ron = std::fs::read_to_string(dir.join("wmma_nostride.ron")).unwrap();
+    let p = scratch(
+        "wmma_generic.ron",
+        &ron.replace("wmma_nostride.ptx", "wmma_generic.ptx"),
+    );
+    let r = run_json(&["run", p.to_str().unwrap(), "--no-timing"]);
     assert_eq!(r["verified"], true, "{r}");
 }
