@@ -5,7 +5,8 @@ use crate::util::warpsim;
 
 #[test]
 fn each_instruction_runs_verified() {
-    for k in ["warp_ops", "math_ops", "atomics"] {
+    // (narrow_parts: accesses narrower or wider than their buffer's elements, issue 37.)
+    for k in ["warp_ops", "math_ops", "atomics", "narrow_parts"] {
         let path = format!("tests/fixtures/ptx/{k}.ron");
         let out = warpsim()
             .args(["run", &path, "--format", "json", "--no-timing"])

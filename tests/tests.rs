@@ -38,6 +38,7 @@ mod ptx_local;
 mod ptx_ops;
 mod ptx_tensor;
 mod racecheck;
+mod ron_matrix;
 mod run;
 mod timing;
 mod util;

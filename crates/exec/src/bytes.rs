@@ -51,6 +51,9 @@ pub(super) fn access<const V3: bool>(
 /// The element of a byte-addressed access (its array's).
 #[inline]
 fn elem(cx: &Ctx, m: &Mem) -> Elem {
+    if let Some(e) = m.elem {
+        return e;
+    }
     match m.space {
         Space::Shared => cx.prog.shared[m.array as usize].elem,
         Space::Global | Space::Const => cx.prog.buffers[m.array as usize].elem,

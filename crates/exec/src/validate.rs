@@ -176,12 +176,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         }
         Store(m) if m.space == Space::Const => Err("a store to constant memory".into()),
         Load(m) | Store(m) if m.byte_addressed() => {
-            let elem = match m.space {
-                Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
-                Space::Global | Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
-                Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
-            }
-            .ok_or_else(|| {
+            let elem = prog.access_elem(&m).ok_or_else(|| {
                 format!(
                     "array {} of a byte-addressed access does not exist",
                     m.array
@@ -210,7 +205,10 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         }
         Jump { target: t } => target(t),
         Join | Ret => Ok(()),
-        Load(m) | Store(m) => {
+        AddrOf(m) if m.byte_addressed() || m.space != Space::Shared => {
+            Err("the address of something not a shared array element".into())
+        }
+        AddrOf(m) | Load(m) | Store(m) => {
             let (elem, rank) = match m.space {
                 Space::Shared => {
                     let s = prog
@@ -244,7 +242,12 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             for &r in &m.idx[..rank] {
                 reg(r, 1)?;
             }
-            reg(m.data, m.words(elem) as usize)
+            // (`AddrOf` writes one address, not the elements.)
+            let words = match inst {
+                AddrOf(_) => 1,
+                _ => m.words(elem) as usize,
+            };
+            reg(m.data, words)
         }
         Atomic { m, .. } => {
             let (elem, rank) = match m.space {

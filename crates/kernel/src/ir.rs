@@ -84,6 +84,11 @@ pub struct Mem {
     /// First data register: the loaded values go to, or the stored values come from,
     /// `data`, `data + 1`, … (`words()` registers in all).
     pub data: Reg,
+    /// The element moved when it is not the array's: a byte-addressed global or constant
+    /// access of another width than its buffer's elements (`ld.global.u16` of a `u32`
+    /// buffer, as NVVM emits for `x & 0xffff`). `None`: the array's element
+    /// ([`crate::Program::access_elem`]).
+    pub elem: Option<Elem>,
 }
 
 impl Mem {
@@ -583,6 +588,11 @@ pub enum Inst {
     /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
     /// in the instruction).
     Mma { op: u16 },
+    /// The shared byte address of the element access `m` names (a logical index into a
+    /// shared array, `rank` ≥ 1, through its padding and swizzle), into `m.data`: a RON
+    /// `LoadMatrix`/`StoreMatrix` row address for [`Inst::Matrix`]. `m.vec` elements from there
+    /// must be contiguous (an `ldmatrix` row: 16 bytes); it faults as that access would.
+    AddrOf(Mem),
     /// A WMMA fragment's per-lane address: `dst = base + at.offset(lane, stride)` (64-bit
     /// registers when `wide`; `stride` in elements, unsigned).
     FragAddr {
@@ -875,7 +885,9 @@ impl Inst {
             | Scope { .. }
             | LoopJoin => return false,
             Branch { .. } | Jump { .. } | Join | Ret => return false,
-            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } | Mma { .. } => return false,
+            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } | Mma { .. } | AddrOf(_) => {
+                return false
+            }
         }
         true
     }

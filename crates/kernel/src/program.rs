@@ -2,7 +2,7 @@
 
 use crate::elem::{Elem, Init};
 use crate::expr::Node;
-use crate::ir::{Inst, Reg, Special};
+use crate::ir::{Inst, Mem, Reg, Space, Special};
 use std::sync::Arc;
 
 /// Where a register's value comes from when a warp starts.
@@ -224,6 +224,19 @@ pub struct Program {
 }
 
 impl Program {
+    /// The element access `m` moves: its own ([`Mem::elem`]) or its array's (`None` when the
+    /// array does not exist).
+    pub fn access_elem(&self, m: &Mem) -> Option<Elem> {
+        if let Some(e) = m.elem {
+            return Some(e);
+        }
+        match m.space {
+            Space::Shared => self.shared.get(m.array as usize).map(|s| s.elem),
+            Space::Global | Space::Const => self.buffers.get(m.array as usize).map(|b| b.elem),
+            Space::Local => self.local.get(m.array as usize).map(|l| l.elem),
+        }
+    }
+
     /// Threads per block.
     pub fn threads_per_block(&self) -> u32 {
         self.block.iter().product()

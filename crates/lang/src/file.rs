@@ -499,6 +499,29 @@ pub(crate) enum Stmt {
     /// `StoreVec("arr[i]", ["a", "b"])`: one 8- or 16-byte store of 2 or 4 consecutive
     /// elements.
     StoreVec(Text, Vec<Text>),
+    /// `LoadMatrix(regs: ["a0", "a1"], at: "tile[r][c]")`: `ldmatrix.x1/.x2/.x4` (`trans:
+    /// true` for `.trans`) of a shared array of 16-bit elements: lane `8 i + j` names with `at`
+    /// row `j` (8 elements) of matrix `i`; each lane receives its fragment in new `u32`
+    /// registers, one per matrix.
+    LoadMatrix {
+        /// One new register per matrix (1, 2 or 4).
+        regs: Vec<Text>,
+        /// The lane's row: an element of a shared array of 16-bit elements.
+        at: Text,
+        /// `.trans`: each matrix transposed.
+        #[serde(default)]
+        trans: bool,
+    },
+    /// `StoreMatrix(at: "tile[r][c]", regs: ["v0"])`: `stmatrix`, the reverse of `LoadMatrix`.
+    StoreMatrix {
+        /// The lane's row: an element of a shared array of 16-bit elements.
+        at: Text,
+        /// One `u32` value per matrix (1, 2 or 4).
+        regs: Vec<Text>,
+        /// `.trans`.
+        #[serde(default)]
+        trans: bool,
+    },
     /// `If(cond: "...", then: [...], else: [...])`: lanes may differ; they reconverge after.
     If {
         /// The condition.

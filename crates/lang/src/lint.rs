@@ -83,6 +83,11 @@ impl Lint<'_> {
                     self.target(t);
                 }
                 Stmt::LoadVec(_, t) => self.target_indices(t),
+                // (An ldmatrix/stmatrix is no scalar access ptxas could merge.)
+                Stmt::LoadMatrix { at, .. } | Stmt::StoreMatrix { at, .. } => {
+                    self.target_indices(at);
+                    self.flush();
+                }
                 Stmt::StoreVec(t, vs) => {
                     vs.iter().for_each(|v| self.loads(v));
                     self.target_indices(t);

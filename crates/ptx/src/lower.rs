@@ -855,13 +855,21 @@ impl Lower<'_> {
             Space::Global | Space::Const => self.buffer_elem(array).map_or(4, |e| e.bytes()),
         };
         let total = bytes * vec as u32;
-        if bytes < 4 && elem_bytes != bytes {
-            return Err((off, format!("PTX instruction `{op}`: a {bytes}-byte access to a buffer of {elem_bytes}-byte elements is not supported")));
-        }
-        if !total.is_multiple_of(elem_bytes) {
-            return Err((off, format!("PTX instruction `{op}`: a {total}-byte access to a buffer of {elem_bytes}-byte elements is not supported")));
-        }
-        let mvec = (total / elem_bytes) as u8;
+        // An access of another width than the buffer's elements (NVVM reads `x & 0xffff` of a
+        // u32 buffer with `ld.global.u16`) moves elements of its own type.
+        let own = ((bytes < 4 && elem_bytes != bytes) || !total.is_multiple_of(elem_bytes)).then(
+            || match (narrow::elem(ty), ty) {
+                (Some(e), _) => e,
+                (None, "f32") => Elem::F32,
+                (None, "s32") => Elem::I32,
+                (None, _) if bytes == 8 => Elem::F64,
+                _ => Elem::U32,
+            },
+        );
+        let mvec = match own {
+            Some(_) => vec,
+            None => (total / elem_bytes) as u8,
+        };
         // Data registers: consecutive, or through temporaries.
         let names = reg_list(data_s);
         if names.len() != vec as usize {
@@ -900,6 +908,7 @@ impl Lower<'_> {
             idx: [addr_reg, offr, Reg(0)],
             vec: mvec,
             data,
+            elem: own,
         };
         let mv = |d: Reg, s: Reg| {
             if w == 2 {
@@ -926,7 +935,7 @@ impl Lower<'_> {
                     self.emit(mv(r, Reg(data.0 + i as u16 * w as u16)));
                 }
             }
-            if matches!(space, Space::Global | Space::Const) && !packed {
+            if matches!(space, Space::Global | Space::Const) && !packed && own.is_none() {
                 self.retype(&regs, ty, array);
             }
         }

@@ -913,6 +913,7 @@ fn build(
                 None => continue,
             },
         };
+        let elem = m.elem.unwrap_or(elem);
         let op = if store { Op::St } else { Op::Ld };
         let info = prog.info.get(pc);
         let priced = space == MemSpace::Shared;

@@ -356,12 +356,7 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     }
     match *inst {
         Load(m) | Store(m) => {
-            let elem = match m.space {
-                Space::Shared => prog.shared.get(m.array as usize).map(|s| s.elem),
-                Space::Global => prog.buffers.get(m.array as usize).map(|b| b.elem),
-                Space::Local => prog.local.get(m.array as usize).map(|l| l.elem),
-                Space::Const => prog.buffers.get(m.array as usize).map(|b| b.elem),
-            };
+            let elem = prog.access_elem(&m);
             let words = elem.map_or(1, |e| m.words(e)) as u8;
             let mut srcs = access_srcs(&m);
             let store = matches!(inst, Store(_));
@@ -455,6 +450,8 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             }
             None => StaticInst::new(Class::Free, None, &[]),
         },
+        // A RON `LoadMatrix`'s row address: the integer arithmetic ptxas makes of an index.
+        AddrOf(m) => StaticInst::new(Class::Int, Some(r1(m.data)), &access_srcs(&m)),
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

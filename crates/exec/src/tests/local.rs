@@ -12,6 +12,7 @@ fn local_mem(addr: u16, off: u16, vec: u8, data: u16) -> Mem {
         idx: [r(addr), r(off), Reg(0)],
         vec,
         data: r(data),
+        elem: None,
     }
 }
 

@@ -200,6 +200,7 @@ fn shared_mem(array: u16, idx: &[Reg], vec: u8, data: Reg) -> Mem {
         idx: i,
         vec,
         data,
+        elem: None,
     }
 }
 
@@ -211,6 +212,7 @@ fn global_mem(array: u16, idx: Reg, vec: u8, data: Reg) -> Mem {
         idx: [idx, Reg(0), Reg(0)],
         vec,
         data,
+        elem: None,
     }
 }
 

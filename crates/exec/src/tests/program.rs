@@ -252,6 +252,7 @@ fn raw_inst(k: u8, g: [u16; 4], pcs: [u32; 2], misc: [u8; 4]) -> Inst {
         idx: [a, b, c],
         vec: [1, 2, 3, 4][misc[3] as usize % 4],
         data: dst,
+        elem: None,
     };
     match k % 39 {
         0 => Mov { dst, a },

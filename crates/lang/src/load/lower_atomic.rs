@@ -144,6 +144,7 @@ impl Loader<'_> {
             idx,
             vec: 1,
             data,
+            elem: None,
         };
         let text = format!("atomic {name} {} {}", at.text, value.text);
         self.emit_at(Inst::Atomic { m, op: aop }, tsite, &tn, text);
@@ -279,6 +280,7 @@ impl Loader<'_> {
             idx,
             vec: 2,
             data,
+            elem: None,
         };
         let text = format!("atomic {name} {} ({})", at.text, value.text);
         self.emit_at(Inst::Atomic { m, op: aop }, tsite, &tn, text);

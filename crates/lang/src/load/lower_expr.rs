@@ -189,6 +189,7 @@ impl Loader<'_> {
                         idx,
                         vec: 1,
                         data,
+                        elem: None,
                     }),
                     site,
                     n,

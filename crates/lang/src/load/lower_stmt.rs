@@ -7,6 +7,8 @@ impl Loader<'_> {
         let first = match s {
             Stmt::Let(t, _) | Stmt::Set(t, _) | Stmt::Store(t, _) | Stmt::StoreVec(t, _) => t.span,
             Stmt::LoadVec(n, t) => n.first().and_then(|n| n.span).or(t.span),
+            Stmt::LoadMatrix { regs, at, .. } => regs.first().and_then(|n| n.span).or(at.span),
+            Stmt::StoreMatrix { at, .. } => at.span,
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
             Stmt::SyncWarp(m) => m.span,
@@ -39,6 +41,10 @@ impl Loader<'_> {
             Stmt::Store(t, e) => format!("{} = {}", t.text, e.text),
             Stmt::LoadVec(n, t) => format!("({}) = {}", join(n), t.text),
             Stmt::StoreVec(t, v) => format!("{} = ({})", t.text, join(v)),
+            Stmt::LoadMatrix { regs, at, .. } => format!("({}) = ldmatrix {}", join(regs), at.text),
+            Stmt::StoreMatrix { at, regs, .. } => {
+                format!("stmatrix {} = ({})", at.text, join(regs))
+            }
             Stmt::If { cond, .. } => format!("if {}", cond.text),
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
@@ -146,6 +152,8 @@ impl Loader<'_> {
             Stmt::Store(target, value) => self.store(target, value),
             Stmt::LoadVec(names, src) => self.load_vec(names, src),
             Stmt::StoreVec(target, values) => self.store_vec(target, values),
+            Stmt::LoadMatrix { regs, at, trans } => self.matrix(false, regs, at, *trans),
+            Stmt::StoreMatrix { at, regs, trans } => self.matrix(true, regs, at, *trans),
             Stmt::If {
                 cond,
                 then,
@@ -232,6 +240,7 @@ impl Loader<'_> {
             idx,
             vec: 1,
             data,
+            elem: None,
         };
         let text = format!("{} = {}", target.text, value.text);
         self.emit_at(Inst::Store(mem), tsite, &tn, text);
@@ -259,9 +268,81 @@ impl Loader<'_> {
             idx,
             vec,
             data: first,
+            elem: None,
         };
         let text = format!("({}) = {}", join(names), src.text);
         self.emit_at(Inst::Load(mem), site, &sn, text);
+        Ok(())
+    }
+
+    /// `LoadMatrix` / `StoreMatrix` (`store`): the lane's row address (`Inst::AddrOf`, through
+    /// the array's padding and swizzle), then one `Inst::Matrix`.
+    fn matrix(&mut self, store: bool, regs: &[Text], at: &Text, trans: bool) -> R<()> {
+        let what = if store { "StoreMatrix" } else { "LoadMatrix" };
+        let (an, site) = self.parse_expr(at)?;
+        let (space, array, elem, rank) = self.array_of(&an, site)?;
+        if space != Space::Shared || elem.bytes() != 2 {
+            return Err(self.err_text(
+                at,
+                format!(
+                    "{what} reads rows of 8 16-bit elements of a shared array, not `{}` ({elem})",
+                    at.text
+                ),
+                Some("declare the tile in `shared` with ty: F16, BF16, U16 or I16".to_owned()),
+            ));
+        }
+        let n = regs.len();
+        if !matches!(n, 1 | 2 | 4) {
+            return Err(self.err_text(
+                at,
+                format!("{what} moves 1, 2 or 4 matrices (one register each), not {n}"),
+                Some("name 1, 2 or 4 registers in `regs`".to_owned()),
+            ));
+        }
+        let Kind::Index(_, idx) = &an.kind else {
+            unreachable!("array_of checks")
+        };
+        let idx = self.indices(space, array, idx, site, 8)?;
+        let addr = self.alloc_temp(1)?;
+        let text = format!("&{}", at.text);
+        let m = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec: 8,
+            data: addr,
+            elem: None,
+        };
+        self.emit_at(Inst::AddrOf(m), site, &an, text);
+        let mut r = [addr; 4];
+        for (k, t) in regs.iter().enumerate() {
+            r[k] = if store {
+                let (vn, vsite) = self.parse_expr(t)?;
+                let v = self.expr(&vn, vsite)?;
+                let v = self.coerce(v, KernelTy::U32, vsite, &vn, "a matrix register (u32)")?;
+                self.materialize(v, KernelTy::U32)?
+            } else {
+                self.declare(t, KernelTy::U32)?
+            };
+        }
+        let first = r[0];
+        for x in r.iter_mut().skip(n) {
+            *x = first;
+        }
+        let op = warpsim_kernel::ir::MatrixOp {
+            store,
+            n: n as u8,
+            trans,
+            addr,
+            regs: r,
+            array,
+        };
+        let text = match store {
+            true => format!("stmatrix {} = ({})", at.text, join(regs)),
+            false => format!("({}) = ldmatrix {}", join(regs), at.text),
+        };
+        self.emit_at(Inst::Matrix(op), site, &an, text);
         Ok(())
     }
 
@@ -298,6 +379,7 @@ impl Loader<'_> {
             idx,
             vec,
             data,
+            elem: None,
         };
         let text = format!("{} = ({})", target.text, join(values));
         self.emit_at(Inst::Store(mem), tsite, &tn, text);

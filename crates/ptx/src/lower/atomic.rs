@@ -234,6 +234,7 @@ impl Lower<'_> {
             idx: [idx, Reg(0), Reg(0)],
             vec: w.vec(),
             data,
+            elem: None,
         };
         self.emit(Inst::Atomic { m, op: aop });
         if let Some(d) = dst {
