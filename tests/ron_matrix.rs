@@ -1,5 +1,5 @@
-//! `LoadMatrix`/`StoreMatrix` in the kernel language (issue 41): `ldmatrix`/`stmatrix` without
-//! CUDA. programs/tensor/ldmatrix_tile.ron checks the fragment layout against its `expect` and
+//! `LoadMatrix`/`StoreMatrix`/`Mma` in the kernel language (issue 41): `ldmatrix`/`stmatrix`
+//! and `mma.sync` without CUDA. programs/tensor/ldmatrix_tile.ron checks the fragment layout against its `expect` and
 //! is priced by the ldmatrix rule (rows 128 bytes apart: 8 wavefronts a matrix; padded by 16
 //! bytes: 1); a `.trans` load stored back with a `.trans` store gives the tile back; misuse is
 //! an error at its position.
@@ -90,5 +90,50 @@ fn misuse_is_an_error_at_its_position() {
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains(says), "{err}");
         assert!(err.contains(&format!("bad_matrix{k}.ron:13:")), "{err}");
+    }
+}
+
+/// programs/tensor/mma_tile.ron: ldmatrix fragments into `Mma` verify against the f64 product;
+/// A's 32-byte rows are a 2-way conflict (8 wavefronts for 4 matrices), padded to 48 none.
+#[test]
+fn mma_from_the_kernel_language_verifies() {
+    for (pad, wavefronts) in [("0", 8), ("8", 4)] {
+        let def = format!("PAD={pad}");
+        let (code, j, err) = run_json(&["run", "programs/tensor/mma_tile.ron", "-D", &def]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(j["verified"], true, "{}", j["verification"]);
+        let a = j["per_instruction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["text"].as_str().unwrap_or("").contains("ldmatrix As"))
+            .unwrap()
+            .clone();
+        assert_eq!(a["wavefronts"], wavefronts, "PAD={pad}: {a}");
+    }
+    let src =
+        std::fs::read_to_string(crate::util::root().join("programs/tensor/mma_tile.ron")).unwrap();
+    for (from, to, says) in [
+        (
+            "shape: \"m16n8k16\"",
+            "shape: \"m16n16k16\"",
+            "is not an mma shape",
+        ),
+        (
+            "types: \"f32.f16.f16.f32\"",
+            "types: \"f32.f16.f16\"",
+            "is not four mma types",
+        ),
+        (
+            "b: [\"b0\", \"b1\"]",
+            "b: [\"b0\"]",
+            "takes 2 registers in `b`, not 1",
+        ),
+    ] {
+        let p = scratch("bad_mma.ron", &src.replace(from, to));
+        let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains("bad_mma.ron:32:"), "{err}");
     }
 }

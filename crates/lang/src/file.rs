@@ -522,6 +522,27 @@ pub(crate) enum Stmt {
         #[serde(default)]
         trans: bool,
     },
+    /// `Mma(shape: "m16n8k16", types: "f32.f16.f16.f32", d: [..], a: [..], b: [..], c: [..])`:
+    /// `mma.sync.aligned.{shape}.row.col.{types}`, the warp's `D = A x B + C` on the tensor
+    /// cores; `d` declares new registers, `a`, `b`, `c` are expressions (16- and 8-bit
+    /// elements packed in `u32`s, as `LoadMatrix` gives them).
+    Mma {
+        /// `m16n8k16`, `m16n8k8`, `m16n8k4`, `m16n8k32`, `m8n8k16`, `m8n8k4`.
+        shape: Text,
+        /// D, A, B and C's element types, dot-separated (`f32.f16.f16.f32`).
+        types: Text,
+        /// New registers for D.
+        d: Vec<Text>,
+        /// A's registers.
+        a: Vec<Text>,
+        /// B's registers.
+        b: Vec<Text>,
+        /// C's registers.
+        c: Vec<Text>,
+        /// `.satfinite` (integer results clamped).
+        #[serde(default)]
+        satfinite: bool,
+    },
     /// `If(cond: "...", then: [...], else: [...])`: lanes may differ; they reconverge after.
     If {
         /// The condition.

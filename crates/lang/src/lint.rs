@@ -88,6 +88,10 @@ impl Lint<'_> {
                     self.target_indices(at);
                     self.flush();
                 }
+                Stmt::Mma { a, b, c, .. } => {
+                    a.iter().chain(b).chain(c).for_each(|v| self.loads(v));
+                    self.flush();
+                }
                 Stmt::StoreVec(t, vs) => {
                     vs.iter().for_each(|v| self.loads(v));
                     self.target_indices(t);

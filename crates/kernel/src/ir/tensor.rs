@@ -156,6 +156,14 @@ impl MmaShape {
         }
     }
 
+    /// The shape of PTX name `s` (`m16n8k16`).
+    pub fn of(s: &str) -> Option<MmaShape> {
+        use MmaShape::*;
+        [M16N8K4, M16N8K8, M16N8K16, M16N8K32, M8N8K4, M8N8K16]
+            .into_iter()
+            .find(|x| x.name() == s)
+    }
+
     /// Its PTX name (`m16n8k16`).
     pub fn name(self) -> &'static str {
         match self {
@@ -222,6 +230,14 @@ impl MmaType {
     /// Whether it is an integer type.
     pub fn is_int(self) -> bool {
         matches!(self, MmaType::S8 | MmaType::U8 | MmaType::S32)
+    }
+
+    /// The type of PTX name `s` (`f16`).
+    pub fn of(s: &str) -> Option<MmaType> {
+        use MmaType::*;
+        [F16, Bf16, Tf32, E4m3, E5m2, S8, U8, F32, S32, F64]
+            .into_iter()
+            .find(|x| x.name() == s)
     }
 
     /// Its PTX name (`f16`).

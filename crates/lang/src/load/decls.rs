@@ -115,7 +115,7 @@ impl Loader<'_> {
                 false => "ptxas-merged",
             }),
             formats: self.kernel_formats,
-            mmas: self.kernel_mmas,
+            mmas: self.mmas,
         })
     }
 

@@ -132,7 +132,7 @@ impl Loader<'_> {
         self.kernel_shared_bytes = Some(code.shared_bytes);
         self.kernel_local = (code.local, code.local_bytes);
         self.kernel_formats = code.formats;
-        self.kernel_mmas = code.mmas;
+        self.mmas = code.mmas;
         Ok(Some((code.path, code.source)))
     }
 

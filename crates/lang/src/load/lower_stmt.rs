@@ -9,6 +9,7 @@ impl Loader<'_> {
             Stmt::LoadVec(n, t) => n.first().and_then(|n| n.span).or(t.span),
             Stmt::LoadMatrix { regs, at, .. } => regs.first().and_then(|n| n.span).or(at.span),
             Stmt::StoreMatrix { at, .. } => at.span,
+            Stmt::Mma { d, shape, .. } => d.first().and_then(|n| n.span).or(shape.span),
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
             Stmt::SyncWarp(m) => m.span,
@@ -45,6 +46,7 @@ impl Loader<'_> {
             Stmt::StoreMatrix { at, regs, .. } => {
                 format!("stmatrix {} = ({})", at.text, join(regs))
             }
+            Stmt::Mma { d, types, .. } => format!("({}) = mma.{}", join(d), types.text),
             Stmt::If { cond, .. } => format!("if {}", cond.text),
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
@@ -154,6 +156,15 @@ impl Loader<'_> {
             Stmt::StoreVec(target, values) => self.store_vec(target, values),
             Stmt::LoadMatrix { regs, at, trans } => self.matrix(false, regs, at, *trans),
             Stmt::StoreMatrix { at, regs, trans } => self.matrix(true, regs, at, *trans),
+            Stmt::Mma {
+                shape,
+                types,
+                d,
+                a,
+                b,
+                c,
+                satfinite,
+            } => self.mma(shape, types, [d, a, b, c], *satfinite),
             Stmt::If {
                 cond,
                 then,
@@ -343,6 +354,104 @@ impl Loader<'_> {
             false => format!("({}) = ldmatrix {}", join(regs), at.text),
         };
         self.emit_at(Inst::Matrix(op), site, &an, text);
+        Ok(())
+    }
+
+    /// `Mma`: one `Inst::Mma` ([`MmaOp`](warpsim_kernel::ir::MmaOp) in `Program::mmas`).
+    fn mma(
+        &mut self,
+        shape: &Text,
+        types: &Text,
+        [d, a, b, c]: [&Vec<Text>; 4],
+        satfinite: bool,
+    ) -> R<()> {
+        use warpsim_kernel::ir::{MmaOp, MmaShape, MmaType};
+        let Some(sh) = MmaShape::of(shape.text.trim()) else {
+            return Err(self.err_text(
+                shape,
+                format!("`{}` is not an mma shape", shape.text),
+                Some("m16n8k16, m16n8k8, m16n8k4, m16n8k32, m8n8k16 or m8n8k4".to_owned()),
+            ));
+        };
+        let tys: Vec<Option<MmaType>> = types
+            .text
+            .split('.')
+            .map(|t| MmaType::of(t.trim()))
+            .collect();
+        let [Some(d_ty), Some(a_ty), Some(b_ty), Some(c_ty)] = tys[..] else {
+            return Err(self.err_text(
+                types,
+                format!("`{}` is not four mma types", types.text),
+                Some("D, A, B and C's, dot-separated: `f32.f16.f16.f32`".to_owned()),
+            ));
+        };
+        let z = Reg(0);
+        let mut m = MmaOp {
+            shape: sh,
+            d_ty,
+            a_ty,
+            b_ty,
+            c_ty,
+            satfinite,
+            d: [z; 4],
+            a: [z; 4],
+            b: [z; 2],
+            c: [z; 4],
+        };
+        m.check().map_err(|e| self.err_text(shape, e, None))?;
+        // A register's type in the kernel language: packed narrow elements are u32 bits.
+        let kty = |t: MmaType| match t {
+            MmaType::F32 | MmaType::Tf32 => KernelTy::F32,
+            MmaType::F64 => KernelTy::F64,
+            MmaType::S32 => KernelTy::I32,
+            _ => KernelTy::U32,
+        };
+        let [na, nb, nc, nd] = m.counts();
+        for (list, n, what) in [(a, na, "a"), (b, nb, "b"), (c, nc, "c"), (d, nd, "d")] {
+            if list.len() != n {
+                return Err(self.err_text(
+                    shape,
+                    format!(
+                        "{} takes {n} registers in `{what}`, not {}",
+                        m.ptx_name(),
+                        list.len()
+                    ),
+                    None,
+                ));
+            }
+        }
+        let value = |this: &mut Self, t: &Text, ty: MmaType| -> R<Reg> {
+            let (vn, vsite) = this.parse_expr(t)?;
+            let v = this.expr(&vn, vsite)?;
+            let v = this.coerce(v, kty(ty), vsite, &vn, "an mma operand")?;
+            this.materialize(v, kty(ty))
+        };
+        for (k, t) in a.iter().enumerate() {
+            m.a[k] = value(self, t, a_ty)?;
+        }
+        for (k, t) in b.iter().enumerate() {
+            m.b[k] = value(self, t, b_ty)?;
+        }
+        for (k, t) in c.iter().enumerate() {
+            m.c[k] = value(self, t, c_ty)?;
+        }
+        for (k, t) in d.iter().enumerate() {
+            m.d[k] = self.declare(t, kty(d_ty))?;
+        }
+        let Ok(op) = u16::try_from(self.mmas.len()) else {
+            return Err(self.err_text(shape, "more than 65,535 Mma statements", None));
+        };
+        self.mmas.push(m);
+        let (n, site) = self.parse_expr(shape)?;
+        let text = format!(
+            "({}) = mma.{} ({}) x ({}) + ({})",
+            join(d),
+            types.text,
+            join(a),
+            join(b),
+            join(c)
+        );
+        self.emit_at(Inst::Mma { op }, site, &n, text);
         Ok(())
     }
 

@@ -267,8 +267,9 @@ struct Loader<'a> {
     kernel_local: (Vec<warpsim_kernel::LocalInfo>, u32),
     /// A `cuda:`/`ptx:` kernel's `printf` formats (`Program::formats`).
     kernel_formats: Vec<warpsim_kernel::printf::Format>,
-    /// A `cuda:`/`ptx:` kernel's `mma.sync` operands (`Program::mmas`).
-    kernel_mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// The `mma.sync` operands (`Program::mmas`): a `cuda:`/`ptx:` kernel's, or the `Mma`
+    /// statements'.
+    mmas: Vec<warpsim_kernel::ir::MmaOp>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -303,7 +304,7 @@ impl<'a> Loader<'a> {
             kernel_shared_bytes: None,
             kernel_local: (Vec::new(), 0),
             kernel_formats: Vec::new(),
-            kernel_mmas: Vec::new(),
+            mmas: Vec::new(),
         }
     }
 

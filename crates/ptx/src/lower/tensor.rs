@@ -330,32 +330,7 @@ impl Lower<'_> {
 
     fn mma(&mut self, i: Instr, rest: &[&str]) -> Result<(), Err> {
         let Instr(off, op, _, args) = i;
-        let shape = |p: &str| {
-            Some(match p {
-                "m16n8k4" => MmaShape::M16N8K4,
-                "m16n8k8" => MmaShape::M16N8K8,
-                "m16n8k16" => MmaShape::M16N8K16,
-                "m16n8k32" => MmaShape::M16N8K32,
-                "m8n8k4" => MmaShape::M8N8K4,
-                "m8n8k16" => MmaShape::M8N8K16,
-                _ => return None,
-            })
-        };
-        let ty = |p: &str| {
-            Some(match p {
-                "f16" => MmaType::F16,
-                "bf16" => MmaType::Bf16,
-                "tf32" => MmaType::Tf32,
-                "e4m3" => MmaType::E4m3,
-                "e5m2" => MmaType::E5m2,
-                "s8" => MmaType::S8,
-                "u8" => MmaType::U8,
-                "f32" => MmaType::F32,
-                "s32" => MmaType::S32,
-                "f64" => MmaType::F64,
-                _ => return None,
-            })
-        };
+        let (shape, ty) = (MmaShape::of, MmaType::of);
         let unsup = |why: String| {
             (
                 off,
