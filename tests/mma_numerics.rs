@@ -71,22 +71,37 @@ fn parse(text: &str) -> BTreeMap<(u32, usize), BTreeMap<usize, u32>> {
 /// rewrites it), and, where the GPU ran them, every word of every form equals the GPU's in
 /// `device` (RESULT.md).
 fn check_draw(seeds: &[u32], predictions_file: &str, device: &str) {
-    let now = predictions(seeds);
-    let file = crate::util::root().join(DIR).join(predictions_file);
+    let forms = seeds.len() * FORMS;
+    check_words(&predictions(seeds), DIR, predictions_file, device, forms);
+}
+
+/// warpsim's "D" lines `now` equal the committed `predictions_file` of probe folder `dir`
+/// (`WARPSIM_BLESS=1` rewrites it) and, where the GPU ran them (`device` there), every word of
+/// its `forms` (seed, form) pairs equals the GPU's (also tests/wmma_numerics.rs's check).
+pub(crate) fn check_words(
+    now: &str,
+    dir: &str,
+    predictions_file: &str,
+    device: &str,
+    forms: usize,
+) {
+    let file = crate::util::root().join(dir).join(predictions_file);
     if std::env::var_os("WARPSIM_BLESS").is_some() {
-        std::fs::write(&file, &now).unwrap();
+        std::fs::write(&file, now).unwrap();
     }
     let committed = std::fs::read_to_string(&file).unwrap();
-    assert!(now == committed, "warpsim's mma words differ from {file:?}");
-    let Ok(text) = std::fs::read_to_string(crate::util::root().join(DIR).join(device)) else {
+    assert!(now == committed, "warpsim's words differ from {file:?}");
+    let Ok(text) = std::fs::read_to_string(crate::util::root().join(dir).join(device)) else {
         return;
     };
-    let (want, got) = (parse(&text), parse(&now));
-    assert_eq!(
-        want.len(),
-        seeds.len() * FORMS,
-        "{device} holds every form of every seed"
-    );
+    assert_words_equal(now, &text, forms, device);
+}
+
+/// Every word of every (seed, form) of the GPU's "D" lines `device_text` (`forms` of them,
+/// from file `device`) equals warpsim's in `ours`; prints the count per form.
+fn assert_words_equal(ours: &str, device_text: &str, forms: usize, device: &str) {
+    let (want, got) = (parse(device_text), parse(ours));
+    assert_eq!(want.len(), forms, "{device} holds every form of every seed");
     for (key, dev) in &want {
         let ours = &got[key];
         let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();

@@ -1,5 +1,5 @@
-//! `LoadMatrix`/`StoreMatrix`/`Mma` in the kernel language (issue 41): `ldmatrix`/`stmatrix`
-//! and `mma.sync` without CUDA. programs/tensor/ldmatrix_tile.ron checks the fragment layout against its `expect` and
+//! `LoadMatrix`/`StoreMatrix`/`Mma`/`CopyAsync` in the kernel language (issue 41):
+//! `ldmatrix`/`stmatrix`, `mma.sync` and `cp.async` without CUDA. programs/tensor/ldmatrix_tile.ron checks the fragment layout against its `expect` and
 //! is priced by the ldmatrix rule (rows 128 bytes apart: 8 wavefronts a matrix; padded by 16
 //! bytes: 1); a `.trans` load stored back with a `.trans` store gives the tile back; misuse is
 //! an error at its position.
@@ -18,6 +18,15 @@ fn run_json(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
     (out.status.code(), j, err)
 }
 
+/// The per-instruction row whose text contains `needle`.
+fn row(j: &serde_json::Value, needle: &str) -> serde_json::Value {
+    let rows = j["per_instruction"].as_array().unwrap();
+    let r = rows
+        .iter()
+        .find(|r| r["text"].as_str().unwrap_or("").contains(needle));
+    r.unwrap_or_else(|| panic!("no row with {needle}")).clone()
+}
+
 #[test]
 fn load_matrix_gives_the_fragments_and_is_priced_as_ldmatrix() {
     for (pad, wavefronts, conflicts) in [("0", 32, 28), ("8", 4, 0)] {
@@ -25,13 +34,7 @@ fn load_matrix_gives_the_fragments_and_is_priced_as_ldmatrix() {
         let (code, j, err) = run_json(&["run", "programs/tensor/ldmatrix_tile.ron", "-D", &def]);
         assert_eq!(code, Some(0), "{err}");
         assert_eq!(j["verified"], true, "{}", j["verification"]);
-        let row = j["per_instruction"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["text"].as_str().unwrap_or("").contains("ldmatrix"))
-            .unwrap()
-            .clone();
+        let row = row(&j, "ldmatrix");
         assert_eq!(row["wavefronts"], wavefronts, "PAD={pad}: {row}");
         assert_eq!(row["bank_conflicts"], conflicts, "PAD={pad}: {row}");
     }
@@ -102,13 +105,7 @@ fn mma_from_the_kernel_language_verifies() {
         let (code, j, err) = run_json(&["run", "programs/tensor/mma_tile.ron", "-D", &def]);
         assert_eq!(code, Some(0), "{err}");
         assert_eq!(j["verified"], true, "{}", j["verification"]);
-        let a = j["per_instruction"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["text"].as_str().unwrap_or("").contains("ldmatrix As"))
-            .unwrap()
-            .clone();
+        let a = row(&j, "ldmatrix As");
         assert_eq!(a["wavefronts"], wavefronts, "PAD={pad}: {a}");
     }
     let src =
@@ -134,6 +131,29 @@ fn mma_from_the_kernel_language_verifies() {
         let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains(says), "{err}");
-        assert!(err.contains("bad_mma.ron:32:"), "{err}");
+        assert!(err.contains("bad_mma.ron:35:"), "{err}");
     }
+}
+
+/// mma_tile.ron stages its tiles with `CopyAsync`: waited for, the race checker finds nothing;
+/// without the `WaitGroup` the reads of the copied tiles are hazards (exit 1); a copy of 12
+/// bytes is an error at its position.
+#[test]
+fn copy_async_from_the_kernel_language_is_waited_for() {
+    let (code, j, err) = run_json(&["run", "programs/tensor/mma_tile.ron", "--racecheck"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(j["verified"], true, "{}", j["verification"]);
+    let src =
+        std::fs::read_to_string(crate::util::root().join("programs/tensor/mma_tile.ron")).unwrap();
+    let p = scratch("no_wait.ron", &src.replace("WaitGroup(0),", ""));
+    let (code, _, err) = run_json(&["run", p.to_str().unwrap(), "--racecheck"]);
+    assert_eq!(code, Some(1), "{err}");
+    let p = scratch(
+        "bad_copy.ron",
+        &src.replace("B[l * 8]\", bytes: 16", "B[l * 8]\", bytes: 12"),
+    );
+    let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("copies 4, 8 or 16 bytes a lane"), "{err}");
+    assert!(err.contains("bad_copy.ron:29:"), "{err}");
 }

@@ -8,7 +8,6 @@
 //! `raw/device.txt` exists, every word is compared with the GPU's (RESULT.md).
 //! `WARPSIM_BLESS=1` rewrites the predictions. Skipped without NVRTC.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use warpsim_lang::{load_str, Options};
 use warpsim_runner::{run_with_buffers, RunOptions};
@@ -96,55 +95,17 @@ fn predictions() -> String {
     s
 }
 
-/// (seed, form) → word index → word, from "D" lines.
-fn parse(text: &str) -> BTreeMap<(u32, usize), BTreeMap<usize, u32>> {
-    let mut out: BTreeMap<(u32, usize), BTreeMap<usize, u32>> = BTreeMap::new();
-    for l in text.lines().filter(|l| l.starts_with("D ")) {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        let key = (f[1].parse().unwrap(), f[2].parse().unwrap());
-        let lane: usize = f[3].parse().unwrap();
-        for (j, w) in f[4..].iter().enumerate() {
-            let w = u32::from_str_radix(w, 16).unwrap();
-            out.entry(key).or_default().insert(lane * 8 + j, w);
-        }
-    }
-    out
-}
-
 #[test]
 fn wmma_forms_match_their_reference_and_the_committed_predictions() {
     if !crate::nvrtc::nvrtc("wmma_forms_match_their_reference_and_the_committed_predictions") {
         return;
     }
-    let now = predictions();
-    let file = crate::util::root().join(DIR).join("predictions.txt");
-    if std::env::var_os("WARPSIM_BLESS").is_some() {
-        std::fs::write(&file, &now).unwrap();
-    }
-    let committed = std::fs::read_to_string(&file).unwrap();
-    assert!(
-        now == committed,
-        "warpsim's WMMA words differ from {file:?}"
+    let forms = SEEDS.len() * FORMS;
+    crate::mma_numerics::check_words(
+        &predictions(),
+        DIR,
+        "predictions.txt",
+        "raw/device.txt",
+        forms,
     );
-    let Ok(text) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
-    else {
-        return;
-    };
-    let (want, got) = (parse(&text), parse(&now));
-    assert_eq!(
-        want.len(),
-        SEEDS.len() * FORMS,
-        "raw/device.txt holds every form of every seed"
-    );
-    for (key, dev) in &want {
-        let ours = &got[key];
-        let same = dev.iter().filter(|(i, w)| ours.get(i) == Some(w)).count();
-        eprintln!(
-            "seed {} form {}: {same} of {} words equal",
-            key.0,
-            key.1,
-            dev.len()
-        );
-        assert_eq!(same, dev.len(), "seed {} form {}", key.0, key.1);
-    }
 }

@@ -205,8 +205,8 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         }
         Jump { target: t } => target(t),
         Join | Ret => Ok(()),
-        AddrOf(m) if m.byte_addressed() || m.space != Space::Shared => {
-            Err("the address of something not a shared array element".into())
+        AddrOf(m) if m.byte_addressed() || !matches!(m.space, Space::Shared | Space::Global) => {
+            Err("the address of something not a shared array or buffer element".into())
         }
         AddrOf(m) | Load(m) | Store(m) => {
             let (elem, rank) = match m.space {
@@ -242,9 +242,9 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             for &r in &m.idx[..rank] {
                 reg(r, 1)?;
             }
-            // (`AddrOf` writes one address, not the elements.)
+            // (`AddrOf` writes one address, not the elements: a global one in two words.)
             let words = match inst {
-                AddrOf(_) => 1,
+                AddrOf(_) => 1 + (m.space == Space::Global) as usize,
                 _ => m.words(elem) as usize,
             };
             reg(m.data, words)

@@ -588,10 +588,11 @@ pub enum Inst {
     /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
     /// in the instruction).
     Mma { op: u16 },
-    /// The shared byte address of the element access `m` names (a logical index into a
-    /// shared array, `rank` ≥ 1, through its padding and swizzle), into `m.data`: a RON
-    /// `LoadMatrix`/`StoreMatrix` row address for [`Inst::Matrix`]. `m.vec` elements from there
-    /// must be contiguous (an `ldmatrix` row: 16 bytes); it faults as that access would.
+    /// The byte address of the element access `m` names (a logical index, `rank` ≥ 1), into
+    /// `m.data`: for a shared array its offset through its padding and swizzle (a RON
+    /// `LoadMatrix` row address for [`Inst::Matrix`]); for a buffer a 64-bit global pointer
+    /// (two registers: a RON `CopyAsync` source). `m.vec` elements from there must be
+    /// contiguous and inside (an `ldmatrix` row: 16 bytes); it faults as that access would.
     AddrOf(Mem),
     /// A WMMA fragment's per-lane address: `dst = base + at.offset(lane, stride)` (64-bit
     /// registers when `wide`; `stride` in elements, unsigned).

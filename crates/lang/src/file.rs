@@ -522,6 +522,25 @@ pub(crate) enum Stmt {
         #[serde(default)]
         trans: bool,
     },
+    /// `CopyAsync(to: "tile[r][c]", from: "A[i]", bytes: 16)`: `cp.async.ca.shared.global`
+    /// (`bypass: true`: `.cg`, 16 bytes only): the lane copies `bytes` (4, 8 or 16) from the
+    /// global element `from` to the shared element `to`, done when a `WaitGroup` says so.
+    CopyAsync {
+        /// The shared destination element.
+        to: Text,
+        /// The global source element.
+        from: Text,
+        /// Bytes a lane: 4, 8 or 16.
+        bytes: u8,
+        /// `.cg` (not through L1; 16 bytes).
+        #[serde(default)]
+        bypass: bool,
+    },
+    /// `CommitGroup`: `cp.async.commit_group`, the warp's copies since the last one become a
+    /// group.
+    CommitGroup,
+    /// `WaitGroup(n)`: `cp.async.wait_group n`, every group but the `n` most recent is done.
+    WaitGroup(u8),
     /// `Mma(shape: "m16n8k16", types: "f32.f16.f16.f32", d: [..], a: [..], b: [..], c: [..])`:
     /// `mma.sync.aligned.{shape}.row.col.{types}`, the warp's `D = A x B + C` on the tensor
     /// cores; `d` declares new registers, `a`, `b`, `c` are expressions (16- and 8-bit

@@ -88,6 +88,12 @@ impl Lint<'_> {
                     self.target_indices(at);
                     self.flush();
                 }
+                Stmt::CopyAsync { to, from, .. } => {
+                    self.target_indices(to);
+                    self.loads(from);
+                    self.flush();
+                }
+                Stmt::CommitGroup | Stmt::WaitGroup(_) => self.flush(),
                 Stmt::Mma { a, b, c, .. } => {
                     a.iter().chain(b).chain(c).for_each(|v| self.loads(v));
                     self.flush();

@@ -451,7 +451,10 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             None => StaticInst::new(Class::Free, None, &[]),
         },
         // A RON `LoadMatrix`'s row address: the integer arithmetic ptxas makes of an index.
-        AddrOf(m) => StaticInst::new(Class::Int, Some(r1(m.data)), &access_srcs(&m)),
+        AddrOf(m) => {
+            let words = 1 + (m.space == Space::Global) as u8;
+            StaticInst::new(Class::Int, Some((m.data.0, words)), &access_srcs(&m))
+        }
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

@@ -10,6 +10,9 @@ impl Loader<'_> {
             Stmt::LoadMatrix { regs, at, .. } => regs.first().and_then(|n| n.span).or(at.span),
             Stmt::StoreMatrix { at, .. } => at.span,
             Stmt::Mma { d, shape, .. } => d.first().and_then(|n| n.span).or(shape.span),
+            Stmt::CopyAsync { to, .. } => to.span,
+            Stmt::CommitGroup => self.find_keyword("CommitGroup"),
+            Stmt::WaitGroup(_) => self.find_keyword("WaitGroup"),
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
             Stmt::For { var, .. } => var.span,
             Stmt::SyncWarp(m) => m.span,
@@ -22,7 +25,15 @@ impl Loader<'_> {
             }
             Stmt::Call(t) => t.span,
         };
-        if let (Stmt::Barrier | Stmt::Break | Stmt::Continue | Stmt::Return, Some(off)) = (s, first)
+        if let (
+            Stmt::Barrier
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::CommitGroup
+            | Stmt::WaitGroup(_),
+            Some(off),
+        ) = (s, first)
         {
             self.cursor = off;
         } else if let Some(off) = first {
@@ -47,6 +58,13 @@ impl Loader<'_> {
                 format!("stmatrix {} = ({})", at.text, join(regs))
             }
             Stmt::Mma { d, types, .. } => format!("({}) = mma.{}", join(d), types.text),
+            Stmt::CopyAsync {
+                to, from, bytes, ..
+            } => {
+                format!("cp.async {} = {} ({bytes} bytes)", to.text, from.text)
+            }
+            Stmt::CommitGroup => "cp.async.commit_group".into(),
+            Stmt::WaitGroup(n) => format!("cp.async.wait_group {n}"),
             Stmt::If { cond, .. } => format!("if {}", cond.text),
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
@@ -156,6 +174,20 @@ impl Loader<'_> {
             Stmt::StoreVec(target, values) => self.store_vec(target, values),
             Stmt::LoadMatrix { regs, at, trans } => self.matrix(false, regs, at, *trans),
             Stmt::StoreMatrix { at, regs, trans } => self.matrix(true, regs, at, *trans),
+            Stmt::CopyAsync {
+                to,
+                from,
+                bytes,
+                bypass,
+            } => self.copy_async(to, from, *bytes, *bypass),
+            Stmt::CommitGroup => {
+                self.emit(Inst::AsyncCommit);
+                Ok(())
+            }
+            Stmt::WaitGroup(n) => {
+                self.emit(Inst::AsyncWait { n: *n, all: false });
+                Ok(())
+            }
             Stmt::Mma {
                 shape,
                 types,
@@ -354,6 +386,63 @@ impl Loader<'_> {
             false => format!("({}) = ldmatrix {}", join(regs), at.text),
         };
         self.emit_at(Inst::Matrix(op), site, &an, text);
+        Ok(())
+    }
+
+    /// `CopyAsync`: the two addresses (`Inst::AddrOf`), then one `Inst::CpAsync`.
+    fn copy_async(&mut self, to: &Text, from: &Text, bytes: u8, bypass: bool) -> R<()> {
+        if !matches!(bytes, 4 | 8 | 16) || (bypass && bytes != 16) {
+            return Err(self.err_text(
+                to,
+                format!("CopyAsync copies 4, 8 or 16 bytes a lane (16 with bypass), not {bytes}"),
+                None,
+            ));
+        }
+        let addr = |this: &mut Self, t: &Text, want: Space| -> R<(Reg, u16)> {
+            let (n, site) = this.parse_expr(t)?;
+            let (space, array, elem, rank) = this.array_of(&n, site)?;
+            if space != want || !(bytes as u32).is_multiple_of(elem.bytes()) {
+                let (kind, what) = match want {
+                    Space::Shared => ("to", "a shared array"),
+                    _ => ("from", "a buffer"),
+                };
+                return Err(this.err_text(
+                    t,
+                    format!("CopyAsync's `{kind}` is an element of {what} whose elements divide {bytes} bytes, not `{}`", t.text),
+                    None,
+                ));
+            }
+            let Kind::Index(_, idx) = &n.kind else {
+                unreachable!("array_of checks")
+            };
+            let vec = (bytes as u32 / elem.bytes()) as u8;
+            let idx = this.indices(space, array, idx, site, vec)?;
+            let data = this.alloc_temp(1 + (space == Space::Global) as u16)?;
+            let m = Mem {
+                space,
+                array,
+                rank,
+                idx,
+                vec,
+                data,
+                elem: None,
+            };
+            this.emit_at(Inst::AddrOf(m), site, &n, format!("&{}", t.text));
+            Ok((data, array))
+        };
+        let (dst, array) = addr(self, to, Space::Shared)?;
+        let (src, _) = addr(self, from, Space::Global)?;
+        let (n, site) = self.parse_expr(to)?;
+        let op = warpsim_kernel::ir::CopyOp {
+            bypass,
+            width: bytes,
+            dst,
+            src,
+            size: None,
+            array,
+        };
+        let text = format!("cp.async {} = {} ({bytes} bytes)", to.text, from.text);
+        self.emit_at(Inst::CpAsync(op), site, &n, text);
         Ok(())
     }
 
