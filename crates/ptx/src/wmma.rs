@@ -225,6 +225,8 @@ struct Expand {
     widths: HashMap<String, u8>,
     /// Registers named by some instruction other than a `wmma.*`.
     named_outside: HashSet<String>,
+    /// Registers written once, by a `mov` of a constant (NVRTC's strides: `mov.u32 %r36, 32`).
+    consts: HashMap<String, i64>,
     /// The temporaries made: their type and name.
     decls: Vec<(&'static str, String)>,
     /// The statement being rewritten: offset, `.loc` and guard.
@@ -236,6 +238,26 @@ impl Expand {
     fn new(body: &[Stmt]) -> Expand {
         let mut widths = HashMap::new();
         let mut named_outside = HashSet::new();
+        let mut defs: HashMap<&str, (u32, Option<i64>)> = HashMap::new();
+        for s in body {
+            if let StmtKind::Inst { op, args, .. } = &s.kind {
+                if let Some(d) = args.first().filter(|d| d.trim().starts_with('%')) {
+                    let e = defs.entry(d.trim()).or_default();
+                    e.0 += 1;
+                    e.1 = match op.starts_with("mov.") {
+                        true => args.get(1).and_then(|v| int(v.trim())),
+                        false => None,
+                    };
+                }
+            }
+        }
+        let consts = defs
+            .into_iter()
+            .filter_map(|(r, d)| match d {
+                (1, Some(v)) => Some((r.to_owned(), v)),
+                _ => None,
+            })
+            .collect();
         for s in body {
             match &s.kind {
                 StmtKind::Directive(w) if w.first().is_some_and(|d| d == ".reg") => {
@@ -266,6 +288,7 @@ impl Expand {
         Expand {
             widths,
             named_outside,
+            consts,
             decls: Vec::new(),
             at: (0, (0, 0), None),
             out: Vec::new(),
@@ -424,6 +447,12 @@ impl Expand {
             d => format!("[{t}+{d}]"),
         };
         let ss = space.map_or(String::new(), |s| format!(".{s}"));
+        // A constant stride: one lane address for the fragment, the other elements at constant
+        // offsets from it (as ptxas folds them into the accesses' immediates).
+        let fixed = int(&stride)
+            .or_else(|| self.consts.get(&stride).copied())
+            .and_then(|v| u64::try_from(v).ok());
+        let mut first_addr: Option<(String, [u8; 6])> = None;
         let (_, distinct) = frag.regs();
         let sixteen = frag.ty.bytes() == 2;
         if !store && space == Some("shared") && frag.kind != Kind::C && sixteen {
@@ -476,7 +505,12 @@ impl Expand {
                     {
                         n *= 2;
                     }
-                    let t = self.elem_addr(first, col, es, &base, &stride, wide);
+                    let a = self.elem_operand(
+                        first,
+                        (col, es, fixed, disp),
+                        (&base, &stride, wide),
+                        &mut first_addr,
+                    );
                     let ty = match frag.ty {
                         Ty::F32 => "f32",
                         _ => "b32",
@@ -490,9 +524,9 @@ impl Expand {
                         _ => format!("{{{}}}", regs[r..r + n].join(", ")),
                     };
                     let (op, args) = if store {
-                        (format!("st{ss}{v}.{ty}"), vec![at(&t), data])
+                        (format!("st{ss}{v}.{ty}"), vec![a, data])
                     } else {
-                        (format!("ld{ss}{v}.{ty}"), vec![data, at(&t)])
+                        (format!("ld{ss}{v}.{ty}"), vec![data, a])
                     };
                     self.emit(op, args);
                     r += n;
@@ -504,11 +538,17 @@ impl Expand {
                         self.emit("mov.b32".into(), vec![pair.clone(), regs[r].clone()]);
                     }
                     for (h, half) in halves.iter().enumerate() {
-                        let t = self.elem_addr(elems[r * per + h], col, es, &base, &stride, wide);
+                        let e = elems[r * per + h];
+                        let a = self.elem_operand(
+                            e,
+                            (col, es, fixed, disp),
+                            (&base, &stride, wide),
+                            &mut first_addr,
+                        );
                         let (op, args) = if store {
-                            (format!("st{ss}.b16"), vec![at(&t), half.clone()])
+                            (format!("st{ss}.b16"), vec![a, half.clone()])
                         } else {
-                            (format!("ld{ss}.b16"), vec![half.clone(), at(&t)])
+                            (format!("ld{ss}.b16"), vec![half.clone(), a])
                         };
                         self.emit(op, args);
                     }
@@ -540,6 +580,36 @@ impl Expand {
             }
         }
         Ok(())
+    }
+
+    /// The address operand of element `e` (`[t+d]`): with a constant stride (`fixed`) an offset
+    /// from the fragment's first lane address (`first`, made on the first call), else a lane
+    /// address of its own. `disp` is the `wmma` operand's displacement.
+    fn elem_operand(
+        &mut self,
+        e: [u8; 6],
+        (col, es, fixed, disp): (bool, u8, Option<u64>, i64),
+        (base, stride, wide): (&str, &str, bool),
+        first: &mut Option<(String, [u8; 6])>,
+    ) -> String {
+        let operand = |t: &str, d: i64| match d {
+            0 => format!("[{t}]"),
+            d => format!("[{t}+{d}]"),
+        };
+        if let (Some(s), Some((t, e0))) = (fixed, first.as_ref()) {
+            // The same lane terms (g and t coefficients): a constant apart.
+            if [e[0], e[1], e[3], e[4]] == [e0[0], e0[1], e0[3], e0[4]] {
+                let (dr, dc) = (e[2] as i64 - e0[2] as i64, e[5] as i64 - e0[5] as i64);
+                let (major, minor) = if col { (dc, dr) } else { (dr, dc) };
+                let delta = (major * s as i64 + minor) * es as i64;
+                return operand(t, disp + delta);
+            }
+        }
+        let t = self.elem_addr(e, col, es, base, stride, wide);
+        if fixed.is_some() && first.is_none() {
+            *first = Some((t.clone(), e));
+        }
+        operand(&t, disp)
     }
 
     /// A temporary holding the lane's address of element `e` (`[rg, rt, r0, cg, ct, c0]`).
