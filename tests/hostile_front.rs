@@ -133,6 +133,10 @@ fn unsupported_ptx_is_named_as_such() {
             "is 8 registers, but this one names 2",
         ),
         (
+            "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [], 16;",
+            "`[]` is not an address",
+        ),
+        (
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16 {%r1,%r2,%r3,%r4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
             "needs a shape and four types",
         ),

@@ -427,6 +427,12 @@ impl Expand {
             ),
             None => (inner.trim(), 0),
         };
+        if base.is_empty() {
+            return Err((
+                off,
+                format!("`{a}` is not an address: write `[%rd]` or `[%rd+16]`"),
+            ));
+        }
         // A symbol's address into a register first.
         let base = if base.starts_with('%') {
             base.to_owned()
