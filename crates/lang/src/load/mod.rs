@@ -24,6 +24,7 @@ mod lower_atomic;
 mod lower_expr;
 mod lower_half;
 mod lower_stmt;
+mod lower_tensor;
 mod mathfn;
 mod regs;
 mod warpops;
