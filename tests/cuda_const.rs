@@ -286,7 +286,8 @@ fn the_constant_cache_holds_two_kib() {
     );
 }
 
-/// CUDA's `printf` and a `__device__` counter through NVRTC (tests/fixtures/cuda/printf).
+/// CUDA's `printf` (with `%s` of string literals) and a `__device__` counter through NVRTC
+/// (tests/fixtures/cuda/printf).
 #[test]
 fn printf_and_device_variables_from_cuda() {
     if !crate::nvrtc::nvrtc("printf_and_device_variables_from_cuda") {
@@ -300,7 +301,7 @@ fn printf_and_device_variables_from_cuda() {
     assert!(out.status.success(), "{err}");
     assert_eq!(
         err,
-        "[0,0]   0.00 42  |0.000000e+00\n[0,1]   0.25 42  |1.000000e-03\n\
-         [1,0]   8.00 42  |3.200000e-02\n[1,1]   8.25 42  |3.300000e-02\n"
+        "[0,0]   0.00 42  |0.000000e+00 even|wa\n[0,1]   0.25 42  |1.000000e-03 odd|wa\n\
+         [1,0]   8.00 42  |3.200000e-02 even|wa\n[1,1]   8.25 42  |3.300000e-02 odd|wa\n"
     );
 }

@@ -116,12 +116,12 @@ fn printf_prints_in_block_and_lane_order() {
 
 #[test]
 fn a_printf_format_warpsim_cannot_print_is_refused_at_its_line() {
-    // `%d` -> `%s` (37, 100 -> 37, 115) in the first format.
+    // `%d` -> `%n` (37, 100 -> 37, 110) in the first format.
     let ptx = std::fs::read_to_string(crate::util::root().join("tests/fixtures/ptx/printf37.ptx"))
         .unwrap()
         .replacen(
             "{98, 108, 111, 99, 107, 32, 37, 100,",
-            "{98, 108, 111, 99, 107, 32, 37, 115,",
+            "{98, 108, 111, 99, 107, 32, 37, 110,",
             1,
         );
     crate::util::scratch("printf_s.ptx", &ptx);
@@ -137,7 +137,7 @@ fn a_printf_format_warpsim_cannot_print_is_refused_at_its_line() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("printf_s.ptx:"), "{err}");
     assert!(
-        err.contains("`%s` (a string argument) is not supported"),
+        err.contains("`%n` is not a conversion warpsim prints"),
         "{err}"
     );
 }

@@ -52,7 +52,7 @@ pub(super) fn run(
                 v | (((w >> ((b % 4) * 8)) & 0xff) as u64) << (8 * k)
             }))
         };
-        let line = warpsim_kernel::printf::format(&format.pieces, read);
+        let line = warpsim_kernel::printf::format(&format.pieces, &format.strings, read);
         cx.printf.add(&line);
         r[dst.0 as usize][l] = format.args;
     }

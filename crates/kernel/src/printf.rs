@@ -6,9 +6,14 @@
 //! at its natural alignment: an `int` (and `char`, `short`: promoted) 4 bytes, a `long`,
 //! `long long`, `size_t` or pointer 8, a `float` promoted to `double` 8. The conversions are
 //! C's `d i u x X o c f F e E g G p %`, with the flags `- + space # 0`, a width and a precision
-//! (either may be `*`, an `int` argument) and the lengths `hh h l ll z j t`. `%s` (a pointer to
-//! a string elsewhere in memory), `%n`, `%a` and wide characters are refused when the kernel is
-//! lowered.
+//! (either may be `*`, an `int` argument) and the lengths `hh h l ll z j t`, and `%s` of one of
+//! the module's string literals (a pointer to byte `o` of literal `k`, in name order, is
+//! [`STRING_BASE`]` + (k << 24) + o`; any other pointer prints `<?>`, null `(null)`). `%n`, `%a`
+//! and wide characters are refused when the kernel is lowered.
+
+/// The tag of a pointer into the module's string literals (below `Mem::LOCAL_GENERIC`, above
+/// every global pointer).
+pub const STRING_BASE: u64 = 0xfffe << 48;
 
 /// One piece of a format: text, or a conversion.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +69,9 @@ pub struct Format {
     pub pieces: Vec<Piece>,
     /// Its arguments.
     pub args: u32,
+    /// The module's string literals, in name order, when the format has a `%s` (what its
+    /// pointers point into); else empty.
+    pub strings: Vec<Vec<u8>>,
 }
 
 impl Format {
@@ -71,7 +79,11 @@ impl Format {
     pub fn parse(fmt: &[u8]) -> Result<Format, String> {
         let pieces = parse(fmt)?;
         let args = arguments(&pieces);
-        Ok(Format { pieces, args })
+        Ok(Format {
+            pieces,
+            args,
+            strings: Vec::new(),
+        })
     }
 }
 
@@ -131,11 +143,7 @@ pub fn parse(fmt: &[u8]) -> Result<Vec<Piece>, String> {
         match c {
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b'f' | b'F' | b'e' | b'E' | b'g'
             | b'G' | b'p' => s.conv = c,
-            b's' => {
-                return Err("`%s` (a string argument) is not supported: warpsim prints \
-                            the format's own text and numbers"
-                    .into())
-            }
+            b's' => s.conv = c,
             _ => {
                 return Err(format!(
                     "`%{}` is not a conversion warpsim prints (d i u x X o c f F e E g G p %)",
@@ -190,8 +198,12 @@ pub fn arguments(pieces: &[Piece]) -> u32 {
 
 /// The text of `pieces` with the arguments `read(byte, bytes)` gives: the `bytes`-byte
 /// little-endian value at `byte` of the packed arguments (`None` where there is none:
-/// printed as a missing argument, `<?>`).
-pub fn format(pieces: &[Piece], mut read: impl FnMut(u32, u32) -> Option<u64>) -> Vec<u8> {
+/// printed as a missing argument, `<?>`); a `%s` prints from `strings` ([`STRING_BASE`]).
+pub fn format(
+    pieces: &[Piece],
+    strings: &[Vec<u8>],
+    mut read: impl FnMut(u32, u32) -> Option<u64>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     let mut at = 0u32;
     let mut next = |bytes: u32| {
@@ -227,7 +239,7 @@ pub fn format(pieces: &[Piece], mut read: impl FnMut(u32, u32) -> Option<u64>) -
             Count::None => Some(None),
         };
         let bytes = match s.conv {
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'p' => 8,
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'p' | b's' => 8,
             _ if s.wide => 8,
             _ => 4,
         };
@@ -235,10 +247,32 @@ pub fn format(pieces: &[Piece], mut read: impl FnMut(u32, u32) -> Option<u64>) -
             out.extend_from_slice(b"<?>");
             continue;
         };
-        let body = convert(&s, precision, v);
+        let body = match s.conv {
+            b's' => string(strings, v, precision),
+            _ => convert(&s, precision, v),
+        };
         pad(&mut out, &s, width, body);
     }
     out
+}
+
+/// `%s` of pointer `p`: a string literal's bytes from there (at most `precision` of them);
+/// `(null)` for 0, `<?>` for a pointer anywhere else.
+fn string(strings: &[Vec<u8>], p: u64, precision: Option<usize>) -> Body {
+    let text: &[u8] = match p {
+        0 => b"(null)",
+        _ if p >> 48 == STRING_BASE >> 48 => {
+            let (k, o) = (((p >> 24) & 0xff_ffff) as usize, (p & 0xff_ffff) as usize);
+            strings.get(k).map_or(b"<?>", |t| t.get(o..).unwrap_or(&[]))
+        }
+        _ => b"<?>",
+    };
+    let n = precision.map_or(text.len(), |p| p.min(text.len()));
+    Body {
+        prefix: String::new(),
+        digits: String::from_utf8_lossy(&text[..n]).into_owned(),
+        zero_ok: false,
+    }
 }
 
 /// A converted value: its sign or prefix, and its digits.
@@ -456,7 +490,8 @@ mod tests {
             bytes.extend_from_slice(&v.to_le_bytes()[..n as usize]);
         }
         let pieces = parse(fmt.as_bytes()).unwrap();
-        let out = format(&pieces, |at, n| {
+        let strings = [b"even".to_vec(), b"odd".to_vec()];
+        let out = format(&pieces, &strings, |at, n| {
             let b = bytes.get(at as usize..(at + n) as usize)?;
             Some(b.iter().rev().fold(0u64, |a, &x| a << 8 | x as u64))
         });
@@ -527,9 +562,26 @@ mod tests {
         assert_eq!(p("%.0f %.0e", &[f(2.5), f(15.0)]), "2 2e+01");
     }
 
+    /// `%s` prints a string literal from its pointer (literal `k`, byte `o`), with width and
+    /// precision; null is `(null)`, any other pointer `<?>`.
+    #[test]
+    fn strings_are_the_module_literals() {
+        let lit = |k: u64, o: u64| (STRING_BASE + (k << 24) + o, 8);
+        assert_eq!(
+            p(
+                "%s|%-5s|%.2s|%s",
+                &[lit(1, 0), lit(0, 0), lit(0, 1), lit(1, 2)]
+            ),
+            "odd|even |ve|d"
+        );
+        assert_eq!(
+            p("%s %s %s", &[(0, 8), (0x1234, 8), lit(7, 0)]),
+            "(null) <?> <?>"
+        );
+    }
+
     #[test]
     fn what_is_refused_and_missing_arguments() {
-        assert!(parse(b"%s").unwrap_err().contains("%s"));
         assert!(parse(b"%n").unwrap_err().contains("`%n`"));
         assert!(parse(b"50%").unwrap_err().contains("ends inside"));
         assert!(parse(b"%99999d").unwrap_err().contains("above"));

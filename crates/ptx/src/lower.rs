@@ -389,10 +389,12 @@ impl Lower<'_> {
             return Ok(self.konst(o as u64, w));
         }
         if printf::is_literal(a) {
-            // NVRTC's string literals (an `assert`'s message, file and function, passed to
-            // `__assertfail`, which inline.rs turns into a `trap`): not in any buffer, so a
-            // pointer to one is 0 and a read through it a fault.
-            return Ok(self.konst(0, w));
+            // NVRTC's string literals (`printf`'s `%s` arguments; an `assert`'s message, file
+            // and function, which inline.rs turns into a `trap`): not in any buffer, so a read
+            // through a pointer to one is a fault; `%s` prints it (printf::STRING_BASE).
+            let k = printf::literal_index(&self.literals, a).unwrap_or(0) as u64;
+            let p = warpsim_kernel::printf::STRING_BASE + (k << 24);
+            return Ok(self.konst(p, w));
         }
         if let Some(b) = self.const_index(a) {
             return Ok(self.konst(((b as u64) + 1) << Mem::GLOBAL_BASE_SHIFT, w));

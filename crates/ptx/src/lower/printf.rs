@@ -44,6 +44,20 @@ pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<
     out
 }
 
+/// The index of literal `name` among `literals` in name order (what a `%s` pointer holds).
+pub(super) fn literal_index(literals: &HashMap<String, Vec<u8>>, name: &str) -> Option<usize> {
+    literals
+        .contains_key(name)
+        .then(|| literals.keys().filter(|k| k.as_str() < name).count())
+}
+
+/// The literals' bytes in name order.
+fn in_order(literals: &HashMap<String, Vec<u8>>) -> Vec<Vec<u8>> {
+    let mut v: Vec<(&String, &Vec<u8>)> = literals.iter().collect();
+    v.sort();
+    v.into_iter().map(|(_, b)| b.clone()).collect()
+}
+
 impl Lower<'_> {
     /// The string literal a `mov`/`cvta` source names, if any: the literal itself, or a
     /// register holding a pointer to one (the literal's name).
@@ -75,10 +89,17 @@ impl Lower<'_> {
                     .into(),
             ));
         };
-        let format = warpsim_kernel::printf::Format::parse(text).map_err(|m| {
+        let mut format = warpsim_kernel::printf::Format::parse(text).map_err(|m| {
             let shown = String::from_utf8_lossy(text).escape_debug().to_string();
             (off, format!("`printf(\"{shown}\", …)`: {m}"))
         })?;
+        let strings = format
+            .pieces
+            .iter()
+            .any(|p| matches!(p, warpsim_kernel::printf::Piece::Conv(s) if s.conv == b's'));
+        if strings {
+            format.strings = in_order(&self.literals);
+        }
         let k = u16::try_from(self.formats.len()).map_err(|_| {
             (
                 off,
