@@ -5,6 +5,34 @@
 use super::*;
 
 impl Loader<'_> {
+    /// `Inst::AddrOf` of element `t` (parsed: `n` at `site`) of an array, `vec` elements from
+    /// there inside it: a temporary holding its shared byte address (or, of a buffer, a 64-bit
+    /// global pointer).
+    fn address_of(
+        &mut self,
+        t: &Text,
+        (n, site): (&Node, Site),
+        (space, array, rank): (Space, u16, u8),
+        vec: u8,
+    ) -> R<Reg> {
+        let Kind::Index(_, idx) = &n.kind else {
+            unreachable!("array_of checks")
+        };
+        let idx = self.indices(space, array, idx, site, vec)?;
+        let data = self.alloc_temp(1 + (space == Space::Global) as u16)?;
+        let m = Mem {
+            space,
+            array,
+            rank,
+            idx,
+            vec,
+            data,
+            elem: None,
+        };
+        self.emit_at(Inst::AddrOf(m), site, n, format!("&{}", t.text));
+        Ok(data)
+    }
+
     /// `LoadMatrix` / `StoreMatrix` (`store`): the lane's row address (`Inst::AddrOf`, through
     /// the array's padding and swizzle), then one `Inst::Matrix`.
     pub(super) fn matrix(&mut self, store: bool, regs: &[Text], at: &Text, trans: bool) -> R<()> {
@@ -29,22 +57,7 @@ impl Loader<'_> {
                 Some("name 1, 2 or 4 registers in `regs`".to_owned()),
             ));
         }
-        let Kind::Index(_, idx) = &an.kind else {
-            unreachable!("array_of checks")
-        };
-        let idx = self.indices(space, array, idx, site, 8)?;
-        let addr = self.alloc_temp(1)?;
-        let text = format!("&{}", at.text);
-        let m = Mem {
-            space,
-            array,
-            rank,
-            idx,
-            vec: 8,
-            data: addr,
-            elem: None,
-        };
-        self.emit_at(Inst::AddrOf(m), site, &an, text);
+        let addr = self.address_of(at, (&an, site), (space, array, rank), 8)?;
         let mut r = [addr; 4];
         for (k, t) in regs.iter().enumerate() {
             r[k] = if store {
@@ -99,22 +112,8 @@ impl Loader<'_> {
                     None,
                 ));
             }
-            let Kind::Index(_, idx) = &n.kind else {
-                unreachable!("array_of checks")
-            };
             let vec = (bytes as u32 / elem.bytes()) as u8;
-            let idx = this.indices(space, array, idx, site, vec)?;
-            let data = this.alloc_temp(1 + (space == Space::Global) as u16)?;
-            let m = Mem {
-                space,
-                array,
-                rank,
-                idx,
-                vec,
-                data,
-                elem: None,
-            };
-            this.emit_at(Inst::AddrOf(m), site, &n, format!("&{}", t.text));
+            let data = this.address_of(t, (&n, site), (space, array, rank), vec)?;
             Ok((data, array))
         };
         let (dst, array) = addr(self, to, Space::Shared)?;
