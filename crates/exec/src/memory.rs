@@ -182,15 +182,21 @@ fn shared_access<const V3: bool>(
     Ok(cost)
 }
 
-/// `Inst::AddrOf` of a buffer element: each active lane's 64-bit global pointer to element
-/// `idx` of buffer `m.array` into `m.data` (low word) and the next register, or the fault of
-/// the first lane whose `m.vec` elements from there are not all inside the buffer.
-pub(super) fn global_addresses(
-    cx: &Ctx,
-    at: &super::warp::At,
-    m: &Mem,
-    r: &mut [Lanes],
-) -> Result<(), Fault> {
+/// `Inst::AddrOf`: each active lane's address of the element `m` names into `m.data` — of a
+/// shared array its byte address, of a buffer a 64-bit global pointer (low word first) — or
+/// the fault of the first lane whose `m.vec` elements from there are not all inside it.
+pub(super) fn address_of(cx: &Ctx, at: &At, m: &Mem, r: &mut [Lanes]) -> Result<(), Fault> {
+    if m.space != Space::Global {
+        let a = shared_addresses(cx, at.pc, at.w, m, at.active, r)?;
+        let d = &mut r[m.data.0 as usize];
+        let mut lanes = at.active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            d[l] = a[l];
+        }
+        return Ok(());
+    }
     let b = &cx.prog.buffers[m.array as usize];
     let ix = r[m.idx[0].0 as usize];
     let base = (m.array as u64 + 1) << Mem::GLOBAL_BASE_SHIFT;
@@ -200,7 +206,7 @@ pub(super) fn global_addresses(
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
         if ix[l] as u64 + m.vec as u64 > b.len {
-            return Err(super::fault::global_fault(cx, at.pc, at.w, *m, l as u32, r));
+            return Err(global_fault(cx, at.pc, at.w, *m, l as u32, r));
         }
         let p = base + ix[l] as u64 * b.elem.bytes() as u64;
         r[d][l] = p as u32;

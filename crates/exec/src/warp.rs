@@ -460,17 +460,7 @@ fn execute<const V3: bool>(
         AsyncCommit => tensor_exec::group(cx, at, None),
         AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
         Mma { op } => crate::mma::mma(cx, at, op, r)?,
-        AddrOf(m) if m.space == Space::Global => crate::memory::global_addresses(cx, at, &m, r)?,
-        AddrOf(m) => {
-            let a = crate::memory::shared_addresses(cx, at.pc, at.w, &m, at.active, r)?;
-            let d = &mut r[m.data.0 as usize];
-            let mut lanes = at.active;
-            while lanes != 0 {
-                let l = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
-                d[l] = a[l];
-            }
-        }
+        AddrOf(m) => memory::address_of(cx, at, &m, r)?,
         FragAddr {
             dst,
             base,

@@ -86,7 +86,7 @@ struct Lower<'a> {
     /// `req.buffers.len()` on.
     cbank: &'a [warpsim_kernel::KernelConst],
     /// The module's string literals (lower/printf.rs).
-    literals: HashMap<String, Vec<u8>>,
+    literals: std::collections::BTreeMap<String, Vec<u8>>,
     /// Registers holding a pointer to a string literal: the literal's name.
     str_regs: HashMap<String, String>,
     /// The `printf` formats ([`Lowered::formats`]).

@@ -212,7 +212,14 @@ impl fmt::Display for Inst {
             AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             Mma { op } => write!(f, "mma.sync #{op}"),
-            AddrOf(m) => write!(f, "{} = &shared#{}[..] (rank {})", m.data, m.array, m.rank),
+            AddrOf(m) => {
+                let space = if m.space == Space::Global {
+                    "global"
+                } else {
+                    "shared"
+                };
+                write!(f, "{} = &{space}#{}[..] (rank {})", m.data, m.array, m.rank)
+            }
             // (Computing instructions are written above, from their operands.)
             _ => f.write_str(&op),
         }

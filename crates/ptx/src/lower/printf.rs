@@ -8,7 +8,7 @@
 //! (`warpsim_kernel::printf::parse`); the arguments are read per lane when it runs.
 
 use super::{Err, Instr, Lower};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use warpsim_kernel::ir::Inst;
 
 /// Whether `name` is one of NVRTC's string literals (`$str…`, `__unnamed_…`).
@@ -16,9 +16,9 @@ pub(super) fn is_literal(name: &str) -> bool {
     name.starts_with("$str") || name.starts_with("__unnamed_")
 }
 
-/// The module's string literals: name → bytes up to the first zero.
-pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<u8>> {
-    let mut out = HashMap::new();
+/// The module's string literals: name → bytes up to the first zero, in name order.
+pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
     for (_, w) in globals {
         let text = w.join(" ");
         let Some((decl, init)) = text.split_once('=') else {
@@ -44,18 +44,10 @@ pub(super) fn literals(globals: &[(usize, Vec<String>)]) -> HashMap<String, Vec<
     out
 }
 
-/// The index of literal `name` among `literals` in name order (what a `%s` pointer holds).
-pub(super) fn literal_index(literals: &HashMap<String, Vec<u8>>, name: &str) -> Option<usize> {
-    literals
-        .contains_key(name)
-        .then(|| literals.keys().filter(|k| k.as_str() < name).count())
-}
-
-/// The literals' bytes in name order.
-fn in_order(literals: &HashMap<String, Vec<u8>>) -> Vec<Vec<u8>> {
-    let mut v: Vec<(&String, &Vec<u8>)> = literals.iter().collect();
-    v.sort();
-    v.into_iter().map(|(_, b)| b.clone()).collect()
+/// The index of literal `name` among `literals` in name order (what a `%s` pointer holds:
+/// `Format::strings` lists them in that order).
+pub(super) fn literal_index(literals: &BTreeMap<String, Vec<u8>>, name: &str) -> Option<usize> {
+    literals.keys().position(|k| k == name)
 }
 
 impl Lower<'_> {
@@ -98,7 +90,7 @@ impl Lower<'_> {
             .iter()
             .any(|p| matches!(p, warpsim_kernel::printf::Piece::Conv(s) if s.conv == b's'));
         if strings {
-            format.strings = in_order(&self.literals);
+            format.strings = self.literals.values().cloned().collect();
         }
         let k = u16::try_from(self.formats.len()).map_err(|_| {
             (

@@ -330,7 +330,6 @@ impl Lower<'_> {
 
     fn mma(&mut self, i: Instr, rest: &[&str]) -> Result<(), Err> {
         let Instr(off, op, _, args) = i;
-        let (shape, ty) = (MmaShape::of, MmaType::of);
         let unsup = |why: String| {
             (
                 off,
@@ -344,8 +343,8 @@ impl Lower<'_> {
                 "sync" | "aligned" => {}
                 "row" | "col" => layout.push(*p),
                 "satfinite" => satfinite = true,
-                p if shape(p).is_some() => form = shape(p),
-                p if ty(p).is_some() => types.extend(ty(p)),
+                p if MmaShape::of(p).is_some() => form = MmaShape::of(p),
+                p if MmaType::of(p).is_some() => types.extend(MmaType::of(p)),
                 other => {
                     return Err(unsup(format!(
                         "`.{other}` (sparse, block-scaled and \
