@@ -21,10 +21,21 @@ fn words(seed: u32, f: usize) -> Vec<u32> {
         1 => "forms.cu.ron".to_owned(),
         n => format!("forms_seed{n}.cu.ron"),
     };
-    let path = crate::util::root().join(DIR).join(&file);
-    let src = std::fs::read_to_string(&path).unwrap();
+    let mut bufs = run_form(&format!("{DIR}/{file}"), f, &[]);
+    bufs.pop().unwrap()
+}
+
+/// The buffers after running launch file `file` (from the repository root) with its kernel
+/// `forms<F>` as `forms<f>` and each `(from, to)` of `edits` replaced, without timing (also
+/// tests/wmma_numerics.rs's).
+pub(crate) fn run_form(file: &str, f: usize, edits: &[(&str, String)]) -> Vec<Vec<u32>> {
+    let path = crate::util::root().join(file);
+    let mut src = std::fs::read_to_string(&path).unwrap();
+    src = src.replace("forms<F>", &format!("forms<{f}>"));
+    for (from, to) in edits {
+        src = src.replace(from, to);
+    }
     let path = path.to_string_lossy().into_owned();
-    let src = src.replace("forms<F>", &format!("forms<{f}>"));
     let prog = load_str(&path, &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"));
     let mut bufs: Vec<Vec<u32>> = prog.buffers.iter().map(warpsim_exec::init_words).collect();
     let opts = RunOptions {
@@ -32,7 +43,7 @@ fn words(seed: u32, f: usize) -> Vec<u32> {
         ..RunOptions::default()
     };
     run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
-    bufs.pop().unwrap()
+    bufs
 }
 
 /// "D seed form lane w0 .. w7" lines of `seeds`, as the probe's host.cu prints the GPU's.

@@ -9,8 +9,6 @@
 //! `WARPSIM_BLESS=1` rewrites the predictions. Skipped without NVRTC.
 
 use std::fmt::Write;
-use warpsim_lang::{load_str, Options};
-use warpsim_runner::{run_with_buffers, RunOptions};
 
 const DIR: &str = "calibration/probes/wmma_numerics";
 const FORMS: usize = 12;
@@ -34,19 +32,9 @@ fn out_kind(f: usize) -> Out {
 
 /// warpsim's `out` and `ref` of form `f` on seed `seed`.
 fn run(seed: u32, f: usize) -> (Vec<u32>, Vec<u32>) {
-    let path = crate::util::root().join(DIR).join("forms.cu.ron");
-    let src = std::fs::read_to_string(&path).unwrap();
-    let path = path.to_string_lossy().into_owned();
-    let src = src
-        .replace("forms<F>", &format!("forms<{f}>"))
-        .replace("Random(5)", &format!("Random({seed})"));
-    let prog = load_str(&path, &src, &Options::default()).unwrap_or_else(|e| panic!("{e:?}"));
-    let mut bufs: Vec<Vec<u32>> = prog.buffers.iter().map(warpsim_exec::init_words).collect();
-    let opts = RunOptions {
-        timing: None,
-        ..RunOptions::default()
-    };
-    run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
+    let file = format!("{DIR}/forms.cu.ron");
+    let seed = [("Random(5)", format!("Random({seed})"))];
+    let bufs = crate::mma_numerics::run_form(&file, f, &seed);
     (bufs[1].clone(), bufs[2].clone())
 }
 
