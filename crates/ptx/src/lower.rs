@@ -95,18 +95,19 @@ struct Lower<'a> {
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
 }
 
-/// What a pre-pass over the body knows of the registers.
+/// What a pre-pass over the body knows of the registers (also `wmma.rs`'s constant strides).
 #[derive(Default)]
-struct Facts {
+pub(crate) struct Facts {
     reads: HashMap<String, u32>,
-    consts: HashMap<String, i64>,
+    /// Registers written exactly once, by a `mov` of a constant: their value.
+    pub(crate) consts: HashMap<String, i64>,
 }
 
 impl Facts {
-    fn of(entry: &Entry) -> Facts {
+    pub(crate) fn of(body: &[Stmt]) -> Facts {
         let mut f = Facts::default();
         let mut defs: HashMap<&str, (u32, Option<i64>)> = HashMap::new();
-        for s in &entry.body {
+        for s in body {
             let StmtKind::Inst { guard, op, args } = &s.kind else {
                 continue;
             };
@@ -198,7 +199,7 @@ pub fn lower(
         }],
         labels: HashMap::new(),
         at: (0, 0, 0),
-        facts: Facts::of(entry),
+        facts: Facts::of(&entry.body),
         local: local::Locals::of(globals, entry)?,
         arg_bits: Vec::new(),
         cbank,
@@ -255,14 +256,7 @@ pub fn lower(
     let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
     if let Some(m) = &merged {
         // The merge model unrolls constant-trip loops (new registers): its facts.
-        let unrolled = Entry {
-            name: entry.name.clone(),
-            off: entry.off,
-            params: entry.params.clone(),
-            bounds: entry.bounds.clone(),
-            body: m.body.clone(),
-        };
-        l.facts = Facts::of(&unrolled);
+        l.facts = Facts::of(&m.body);
     }
     for s in body {
         l.stmt(s)?;

@@ -225,7 +225,8 @@ struct Expand {
     widths: HashMap<String, u8>,
     /// Registers named by some instruction other than a `wmma.*`.
     named_outside: HashSet<String>,
-    /// Registers written once, by a `mov` of a constant (NVRTC's strides: `mov.u32 %r36, 32`).
+    /// Registers written once, by a `mov` of a constant (NVRTC's strides: `mov.u32 %r36, 32`;
+    /// `lower::Facts`).
     consts: HashMap<String, i64>,
     /// The temporaries made: their type and name.
     decls: Vec<(&'static str, String)>,
@@ -238,26 +239,7 @@ impl Expand {
     fn new(body: &[Stmt]) -> Expand {
         let mut widths = HashMap::new();
         let mut named_outside = HashSet::new();
-        let mut defs: HashMap<&str, (u32, Option<i64>)> = HashMap::new();
-        for s in body {
-            if let StmtKind::Inst { op, args, .. } = &s.kind {
-                if let Some(d) = args.first().filter(|d| d.trim().starts_with('%')) {
-                    let e = defs.entry(d.trim()).or_default();
-                    e.0 += 1;
-                    e.1 = match op.starts_with("mov.") {
-                        true => args.get(1).and_then(|v| int(v.trim())),
-                        false => None,
-                    };
-                }
-            }
-        }
-        let consts = defs
-            .into_iter()
-            .filter_map(|(r, d)| match d {
-                (1, Some(v)) => Some((r.to_owned(), v)),
-                _ => None,
-            })
-            .collect();
+        let consts = crate::lower::Facts::of(body).consts;
         for s in body {
             match &s.kind {
                 StmtKind::Directive(w) if w.first().is_some_and(|d| d == ".reg") => {
