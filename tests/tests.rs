@@ -35,6 +35,7 @@ mod ptx_half;
 mod ptx_histogram;
 mod ptx_jit;
 mod ptx_local;
+mod ptx_mbarrier;
 mod ptx_ops;
 mod ptx_tensor;
 mod racecheck;

@@ -24,6 +24,8 @@ pub(super) struct Frame {
 pub(super) enum State {
     Ready,
     Waiting,
+    /// At an mbarrier wait whose phase is not complete (`exec/mbarrier.rs`).
+    Parked,
     Done,
 }
 
@@ -37,8 +39,10 @@ pub(super) struct Warp {
     /// Frames in use.
     pub(super) sp: usize,
     pub(super) state: State,
-    /// The barrier it waits at (while `Waiting`).
+    /// The barrier it waits at (while `Waiting`), or its mbarrier wait (while `Parked`).
     pub(super) barrier_pc: usize,
+    /// Its mbarrier wait times out when it next runs (returns false for incomplete phases).
+    pub(super) timed_out: bool,
 }
 
 /// What a block's warps share while running.
@@ -72,6 +76,8 @@ pub(super) struct Ctx<'a> {
     pub(super) bar_red: BarRed,
     /// Where `printf`s print ([`Stats::printf`]).
     pub(super) printf: &'a mut crate::PrintfOut,
+    /// Changes to mbarriers so far: parked warps retry after a round that made some.
+    pub(super) mbar_changes: u64,
 }
 
 /// A `bar.red`'s reduction while its block gathers at the barrier.
@@ -327,6 +333,7 @@ pub(super) fn run<H: Hook>(
             sp: 0,
             state: State::Ready,
             barrier_pc: 0,
+            timed_out: false,
         }
     }));
     sc.shared.clear();
@@ -366,12 +373,16 @@ pub(super) fn run<H: Hook>(
             .then(|| Box::new(crate::race::Shadow::new(prog, ctaid))),
         bar_red: BarRed::EMPTY,
         printf: &mut stats.printf,
+        mbar_changes: 0,
     };
 
     let warps = &mut sc.warps;
     let regs = &mut sc.regs;
     let frames = &mut sc.frames;
+    // Rounds in a row in which parked warps saw no mbarrier change.
+    let mut stalled = 0;
     let result = (|| loop {
+        let changes = cx.mbar_changes;
         for (w, warp) in warps.iter_mut().enumerate() {
             if warp.state == State::Ready {
                 let r = &mut regs[w * stride..w * stride + nregs];
@@ -379,6 +390,24 @@ pub(super) fn run<H: Hook>(
                 run_warp(&mut cx, w, warp, r, f, hook)?;
             }
         }
+        if warps.iter().any(|w| w.state == State::Parked) {
+            // Parked at mbarrier waits: retry them after a change; after a round without
+            // one, let them time out; after a second, nothing can complete them.
+            stalled = if cx.mbar_changes != changes {
+                0
+            } else {
+                stalled + 1
+            };
+            if stalled == 2 {
+                return Err(crate::mbarrier::deadlock(&cx, warps));
+            }
+            for warp in warps.iter_mut().filter(|w| w.state == State::Parked) {
+                warp.state = State::Ready;
+                warp.timed_out = stalled == 1;
+            }
+            continue;
+        }
+        stalled = 0;
         let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();
         if waiting == 0 {
             return Ok(());

@@ -186,6 +186,9 @@ pub enum FaultKind {
     },
     /// The bank model could not price a shared access.
     Unpriceable(String),
+    /// An `mbarrier` used as PTX does not define (before its init, more arrivals than its
+    /// phase expects, …), or a wait no arrival can complete.
+    Mbarrier(String),
     /// A warp-level operation (`shfl_sync`, a vote, `SyncWarp`) whose member mask does not
     /// match the lanes that execute it (undefined behaviour in CUDA).
     WarpMask {
@@ -235,7 +238,7 @@ impl fmt::Display for FaultKind {
                  but has {have}",
                 need.map_or_else(|| "too many".to_string(), |n| n.to_string())
             ),
-            Malformed(m) | Unpriceable(m) => f.write_str(m),
+            Malformed(m) | Unpriceable(m) | Mbarrier(m) => f.write_str(m),
             Trap { brkpt } => write!(
                 f,
                 "the kernel executed `{}`",

@@ -78,6 +78,7 @@ mod init;
 mod jump;
 mod lanes;
 mod local;
+mod mbarrier;
 mod memory;
 pub mod mma;
 mod narrow;

@@ -198,6 +198,20 @@ impl Shadow {
         }
     }
 
+    /// Thread `thread`'s pending copies complete with phase `phase` of the mbarrier at shared
+    /// byte `addr` (`cp.async.mbarrier.arrive`).
+    pub(crate) fn copies_arrive(&mut self, thread: usize, addr: u32, phase: bool) {
+        self.copies.attach(thread as u32, addr, phase);
+    }
+
+    /// Phase `phase` of the mbarrier at `addr` completes: it orders what came before against
+    /// what comes after (a new interval, as at a barrier of the block), and the copies that
+    /// arrive with it are complete.
+    pub(crate) fn phase_complete(&mut self, addr: u32, phase: bool) {
+        self.copies.complete(addr, phase);
+        self.barrier();
+    }
+
     /// Every warp passed a barrier: a new interval begins.
     pub(crate) fn barrier(&mut self) {
         if self.epoch >= u32::MAX - 1 {

@@ -2,7 +2,8 @@
 //! *pending* from the copy until the `cp.async.wait_group` (or `wait_all`) of its warp that
 //! completes its group. Any access to a pending word, by any thread (the copying one too),
 //! is an [`HazardKind::Async`](crate::HazardKind::Async) hazard: the data may not be there
-//! yet. Groups are counted per warp (its lanes commit and wait together).
+//! yet. Groups are counted per warp (its lanes commit and wait together). A copy whose thread
+//! ran `cp.async.mbarrier.arrive` is also complete when that mbarrier's phase completes.
 
 use std::collections::HashMap;
 
@@ -13,6 +14,8 @@ pub(crate) struct Pend {
     pub(crate) thread: u32,
     pub(crate) pc: u32,
     group: u32,
+    /// The mbarrier phase (shared byte address, parity) that completes it, if any.
+    bar: Option<(u32, bool)>,
 }
 
 /// The pending words of one block's copies, and each warp's committed groups.
@@ -48,6 +51,7 @@ impl Copies {
                 thread: w as u32 * 32 + l,
                 pc: pc as u32,
                 group,
+                bar: None,
             };
             let at = dst[l as usize] / 4;
             for word in at..at + words {
@@ -67,6 +71,21 @@ impl Copies {
         let w = w as u32;
         self.words
             .retain(|_, p| p.thread / 32 != w || p.group >= done);
+    }
+
+    /// Thread `thread`'s copies not yet tied to an mbarrier complete with phase `phase` of the
+    /// one at `addr`.
+    pub(crate) fn attach(&mut self, thread: u32, addr: u32, phase: bool) {
+        for p in self.words.values_mut() {
+            if p.thread == thread && p.bar.is_none() {
+                p.bar = Some((addr, phase));
+            }
+        }
+    }
+
+    /// Phase `phase` of the mbarrier at `addr` completed.
+    pub(crate) fn complete(&mut self, addr: u32, phase: bool) {
+        self.words.retain(|_, p| p.bar != Some((addr, phase)));
     }
 
     /// The pending copy of `word`, if any.

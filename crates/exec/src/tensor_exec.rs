@@ -19,7 +19,7 @@ use warpsim_kernel::ir::{CopyOp, FragAt, MatrixOp, Reg};
 use warpsim_smem::{AsyncCopy, CopyError, CopyLanes, Matrix, MatrixError, WARP};
 
 /// The end of the block's shared window, in bytes.
-fn shared_end(cx: &Ctx) -> u32 {
+pub(super) fn shared_end(cx: &Ctx) -> u32 {
     ((cx.shared.len() - SPARE_WORDS) as u32 * 4).min(cx.prog.shared_bytes.max(4))
 }
 

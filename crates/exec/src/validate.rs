@@ -340,6 +340,10 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             c.size.map_or(Ok(()), |s| reg(s, 1))
         }
         AsyncCommit | AsyncWait { .. } => Ok(()),
+        Mbar(m) => m
+            .reads()
+            .chain(m.writes())
+            .try_for_each(|(r, w)| reg(r, w as usize)),
         Mma { op } => {
             let Some(m) = prog.mmas.get(op as usize) else {
                 return Err(format!(

@@ -11,9 +11,11 @@ use crate::elem::Elem;
 use std::fmt;
 
 mod display;
+mod mbarrier;
 mod modes;
 mod tensor;
 
+pub use mbarrier::{MbarKind, MbarOp, MbarState};
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
 pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
 
@@ -588,6 +590,10 @@ pub enum Inst {
     /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
     /// in the instruction).
     Mma { op: u16 },
+    /// An `mbarrier` operation: see [`MbarOp`] (`exec/mbarrier.rs`). A wait whose phase is
+    /// not complete suspends the warp (it runs the wait again when another warp has changed
+    /// a barrier).
+    Mbar(MbarOp),
     /// The byte address of the element access `m` names (a logical index, `rank` ≥ 1), into
     /// `m.data`: for a shared array its offset through its padding and swizzle (a RON
     /// `LoadMatrix` row address for [`Inst::Matrix`]); for a buffer a 64-bit global pointer
@@ -886,9 +892,13 @@ impl Inst {
             | Scope { .. }
             | LoopJoin => return false,
             Branch { .. } | Jump { .. } | Join | Ret => return false,
-            Matrix(_) | CpAsync(_) | AsyncCommit | AsyncWait { .. } | Mma { .. } | AddrOf(_) => {
-                return false
-            }
+            Matrix(_)
+            | CpAsync(_)
+            | AsyncCommit
+            | AsyncWait { .. }
+            | Mma { .. }
+            | Mbar(_)
+            | AddrOf(_) => return false,
         }
         true
     }

@@ -210,17 +210,25 @@ fn mentions(src: &str, name: &str) -> bool {
         })
 }
 
-/// The `.cu` line of the PTX at byte `off`: the last `.loc` before it (its `inlined_at`
-/// place when inlined), for diagnostics in the PTX.
+/// The `.cu` line of the PTX at byte `off`: the last `.loc` before it in the compiled file
+/// (the file of the module's first `.loc`; an inlined line counts as its `inlined_at` place),
+/// for diagnostics in the PTX.
 pub(crate) fn cu_line(ptx: &str, off: usize) -> Option<u32> {
-    let at = ptx.get(..off)?.rfind(".loc")?;
-    let line = ptx[at..].lines().next()?;
-    let place = line.find("inlined_at").map_or(line, |k| &line[k + 10..]);
-    place
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty() && !w.starts_with('.'))
-        .filter_map(|w| w.parse::<u32>().ok())
-        .nth(1)
+    let place = |line: &str| -> Vec<u32> {
+        let p = line.find("inlined_at").map_or(line, |k| &line[k + 10..]);
+        p.split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty() && !w.starts_with('.'))
+            .filter_map(|w| w.parse::<u32>().ok())
+            .collect()
+    };
+    let first = ptx.find(".loc").and_then(|k| ptx[k..].lines().next())?;
+    let main = *place(first).first()?;
+    ptx.get(..off)?
+        .rmatch_indices(".loc")
+        .filter_map(|(k, _)| ptx[k..].lines().next())
+        .map(place)
+        .find(|n| n.first() == Some(&main))
+        .and_then(|n| n.get(1).copied())
         .filter(|&l| l > 0)
 }
 

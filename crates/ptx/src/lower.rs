@@ -10,6 +10,7 @@ mod convert;
 mod decl;
 mod half;
 mod local;
+mod mbarrier;
 mod memory;
 mod narrow;
 mod ops;

@@ -160,7 +160,7 @@ fn effect(s: &Stmt) -> Effect {
     match (p[0], space) {
         // Matrix accesses and asynchronous copies (and their groups' waits): never moved
         // across.
-        ("ldmatrix" | "stmatrix" | "cp", _) => Effect::Other,
+        ("ldmatrix" | "stmatrix" | "cp" | "mbarrier", _) => Effect::Other,
         ("ld" | "st" | "atom" | "red", Some(&"shared")) if p.contains(&"volatile") => Effect::Other,
         ("ld", Some(&"shared")) => Effect::Load,
         ("st", Some(&"shared")) => Effect::Store,

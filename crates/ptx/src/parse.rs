@@ -265,6 +265,9 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
     let mut i = 0;
     let b = text.as_bytes();
     let mut loc = (0, 0);
+    // The file of the module's first `.loc`: the compiled source (NVRTC's file 1); lines of
+    // other files (headers) keep the source line in force.
+    let mut main_file = None;
     let mut cur: Option<Entry> = None;
     // The function whose body `cur` holds, when it is a `.func`.
     let mut cur_func: Option<Func> = None;
@@ -314,26 +317,19 @@ pub fn parse(src: &str) -> Result<Module, (usize, String)> {
             let words: Vec<&str> = line.split_whitespace().collect();
             if words[0] == ".loc" {
                 // `.loc file line col[, function_name …, inlined_at file line col]`
-                let nums: Vec<u32> = line
+                // (An inlined line counts as its `inlined_at` place.)
+                let place = line.find("inlined_at").map_or(line, |k| &line[k + 10..]);
+                let n: Vec<u32> = place
                     .split(|c: char| c.is_whitespace() || c == ',')
                     .filter_map(|w| w.parse().ok())
                     .collect();
-                loc = match line.find("inlined_at") {
-                    Some(k) => {
-                        let n: Vec<u32> = line[k..]
-                            .split_whitespace()
-                            .filter_map(|w| w.trim_end_matches(',').parse().ok())
-                            .collect();
-                        (
-                            n.get(1).copied().unwrap_or(0),
-                            n.get(2).copied().unwrap_or(0),
-                        )
-                    }
-                    None => (
-                        nums.get(1).copied().unwrap_or(0),
-                        nums.get(2).copied().unwrap_or(0),
-                    ),
-                };
+                let file = n.first().copied().unwrap_or(0);
+                if *main_file.get_or_insert(file) == file {
+                    loc = (
+                        n.get(1).copied().unwrap_or(0),
+                        n.get(2).copied().unwrap_or(0),
+                    );
+                }
             } else if words[0] == ".file" {
                 if let (Some(n), Some(k)) =
                     (words.get(1).and_then(|w| w.parse().ok()), line.find('"'))

@@ -455,6 +455,13 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             let words = 1 + (m.space == Space::Global) as u8;
             StaticInst::new(Class::Int, Some((m.data.0, words)), &access_srcs(&m))
         }
+        // `SYNCS`: one integer-pipe slot each, writing its state or predicate (not measured;
+        // a wait's dependence on the arrivals is not modelled: the parked warp's retry is
+        // issued again, as a suspended `try_wait`'s is).
+        Mbar(m) => {
+            let srcs: Vec<Regs> = m.reads().map(|(r, w)| (r.0, w)).collect();
+            StaticInst::new(Class::Int, m.writes().map(|(r, w)| (r.0, w)), &srcs)
+        }
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

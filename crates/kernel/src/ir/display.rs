@@ -212,6 +212,17 @@ impl fmt::Display for Inst {
             AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             Mma { op } => write!(f, "mma.sync #{op}"),
+            Mbar(m) => {
+                write!(f, "mbarrier.{} ", m.kind)?;
+                if let Some(d) = m.dst {
+                    write!(f, "{d}, ")?;
+                }
+                write!(f, "shared[{}]", m.addr)?;
+                match m.a {
+                    Some(a) => write!(f, ", {a}"),
+                    None => Ok(()),
+                }
+            }
             AddrOf(m) => {
                 let space = if m.space == Space::Global {
                     "global"

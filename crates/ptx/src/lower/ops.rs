@@ -50,6 +50,8 @@ impl Lower<'_> {
             }
             ("match", _) => self.match_sync(i),
             ("atom" | "red", _) => self.atomic(i),
+            ("mbarrier", _) => self.mbarrier(i),
+            ("cp", Some("async")) if parts.get(2) == Some(&"mbarrier") => self.mbarrier(i),
             _ if super::tensor::applies(parts) => self.tensor(i),
             _ if super::bitops::bit_op(parts).is_some() => {
                 let op = super::bitops::bit_op(parts)?;

@@ -76,7 +76,7 @@ impl Lower<'_> {
 
     /// The register holding `[reg+disp]`'s address (an add when `disp` is not 0), and the
     /// shared variable it points into (for reports).
-    fn address(&mut self, operand: &str, off: usize) -> Result<(Reg, u16), Err> {
+    pub(super) fn address(&mut self, operand: &str, off: usize) -> Result<(Reg, u16), Err> {
         let a = operand.trim();
         let Some(inner) = a.strip_prefix('[').and_then(|x| x.strip_suffix(']')) else {
             return Err((

@@ -1,0 +1,134 @@
+//! `mbarrier` (issue 41), as `cuda::barrier`, `cuda::pipeline` and TMA code use it:
+//!
+//! * `mbarrier.init[.shared[::cta]].b64 [a], count`;
+//! * `mbarrier.arrive[_drop][.noComplete|.expect_tx][.sem][.cta][.shared[::cta]].b64 state|_, [a][, n]`;
+//! * `mbarrier.expect_tx` / `mbarrier.complete_tx` `[.sem][.cta][.shared[::cta]].b64 [a], bytes`;
+//! * `mbarrier.{test,try}_wait[.parity][.sem][.cta][.shared[::cta]].b64 p, [a], state|parity[, hint]`
+//!   (a time hint is dropped: a wait that would fail suspends the warp until its phase
+//!   completes, `exec/mbarrier.rs`);
+//! * `mbarrier.pending_count.b64 n, state` (the low bits of warpsim's state);
+//! * `mbarrier.inval[.shared[::cta]].b64 [a]`;
+//! * `cp.async.mbarrier.arrive[.noinc][.shared[::cta]].b64 [a]`.
+//!
+//! → [`Inst::Mbar`]. Cluster scope and `.shared::cluster` (barriers of other blocks) and
+//! generic addresses are refused.
+
+use super::{Err, Instr, Lower};
+use warpsim_kernel::ir::{Inst, MbarKind, MbarOp, MbarState, Reg};
+
+impl Lower<'_> {
+    /// Lowers an `mbarrier.*` or `cp.async.mbarrier.arrive`.
+    pub(super) fn mbarrier(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let unsup = |why: &str| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
+        let async_arrive = parts.first() == Some(&"cp");
+        let (verb, mods) = if async_arrive {
+            ("cp.async.arrive", parts.get(4..).unwrap_or_default())
+        } else {
+            (
+                parts.get(1).copied().unwrap_or(""),
+                parts.get(2..).unwrap_or_default(),
+            )
+        };
+        let mut flags = Flags::default();
+        for m in mods {
+            match *m {
+                "shared" | "shared::cta" => flags.shared = true,
+                "b64" | "release" | "acquire" | "relaxed" | "cta" => {}
+                "noComplete" => flags.no_complete = true,
+                "expect_tx" => flags.tx = true,
+                "parity" => flags.parity = true,
+                "noinc" => flags.noinc = true,
+                "cluster" | "shared::cluster" => {
+                    return Err(unsup(
+                        "cluster scope (a barrier of another block of the cluster) is not modelled",
+                    ))
+                }
+                other => return Err(unsup(&format!("`.{other}` is not a form warpsim knows"))),
+            }
+        }
+        if verb == "pending_count" {
+            // (A register operation on the state: no barrier, no space.)
+            let [d, s] = args else {
+                return Err(unsup("it takes 2 operands"));
+            };
+            let dst = self.reg(d.trim(), off)?.0;
+            let s = self.val(s, 2, off)?;
+            let mask = self.konst(MbarState::MAX as u64, 1);
+            self.emit(Inst::And { dst, a: s, b: mask });
+            return Ok(());
+        }
+        if !flags.shared {
+            return Err(unsup(
+                "write the state space: warpsim runs mbarriers in shared memory (`.shared`), not \
+                 through generic addresses",
+            ));
+        }
+        let kind = match verb {
+            "init" => MbarKind::Init,
+            "arrive" | "arrive_drop" => MbarKind::Arrive {
+                drop: verb == "arrive_drop",
+                no_complete: flags.no_complete,
+                tx: flags.tx,
+            },
+            "expect_tx" => MbarKind::ExpectTx,
+            "complete_tx" => MbarKind::CompleteTx,
+            "test_wait" | "try_wait" => MbarKind::Wait {
+                parity: flags.parity,
+            },
+            "inval" => MbarKind::Inval,
+            "cp.async.arrive" => MbarKind::AsyncArrive { noinc: flags.noinc },
+            _ => return Err(unsup("not an mbarrier operation warpsim knows")),
+        };
+        // The operands: (result, [address], operand).
+        let (dst, addr, a) = match (kind, args) {
+            (MbarKind::Init | MbarKind::ExpectTx | MbarKind::CompleteTx, [addr, a]) => {
+                (None, addr, Some(self.val(a, 1, off)?))
+            }
+            (MbarKind::Inval | MbarKind::AsyncArrive { .. }, [addr]) => (None, addr, None),
+            (
+                MbarKind::Arrive {
+                    tx, no_complete, ..
+                },
+                [d, addr, rest @ ..],
+            ) if rest.len() <= 1 && (rest.len() == 1 || !(tx || no_complete)) => {
+                let a = match rest {
+                    [a] => Some(self.val(a, 1, off)?),
+                    _ => None,
+                };
+                (self.result(d, off)?, addr, a)
+            }
+            (MbarKind::Wait { parity }, [d, addr, a, hint @ ..]) if hint.len() <= 1 => {
+                let a = self.val(a, if parity { 1 } else { 2 }, off)?;
+                (self.result(d, off)?, addr, Some(a))
+            }
+            _ => return Err(unsup("its operands are not of a form PTX defines")),
+        };
+        let (addr, _) = self.address(addr, off)?;
+        self.emit(Inst::Mbar(MbarOp { kind, addr, dst, a }));
+        Ok(())
+    }
+
+    /// A result operand: a register, or none for the sink `_`.
+    fn result(&mut self, d: &str, off: usize) -> Result<Option<Reg>, Err> {
+        match d.trim() {
+            "_" => Ok(None),
+            d => Ok(Some(self.reg(d, off)?.0)),
+        }
+    }
+}
+
+/// An `mbarrier` instruction's qualifiers.
+#[derive(Default)]
+struct Flags {
+    shared: bool,
+    no_complete: bool,
+    tx: bool,
+    parity: bool,
+    noinc: bool,
+}
