@@ -163,9 +163,9 @@ fn unsupported_ptx_is_named_as_such() {
         ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
         (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
-            "a bulk (TMA) asynchronous copy",
+            "tensor copies (TMA with a tensor map) are not modelled yet",
         ),
-        ("mbarrier.init.shared.b64 [%rd5], 32;", "mbarrier"),
+        ("mbarrier.init.b64 [%rd5], 32;", "write the state space"),
         ("tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1, %r1}];", "texture"),
         ("mov.u32 %r3, %nsmid;", "special register `%nsmid` is not supported"),
         ("mov.u32 %r3, %smid;", "special register `%smid` is not supported"),

@@ -69,6 +69,7 @@ mod atomic;
 mod atomic_pair;
 mod block;
 mod branch;
+mod bulk;
 mod bytes;
 mod fault;
 mod flow;

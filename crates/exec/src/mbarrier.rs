@@ -42,109 +42,9 @@ pub(super) fn run(
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
         lanes &= lanes - 1;
-        let addr = addrs[l];
-        let arg = a.map_or(1, |a| a[l]);
-        let mut s = load(cx, at, l, addr, op.kind != MbarKind::Init)?;
-        let before = s;
-        match op.kind {
-            MbarKind::Init => {
-                if arg == 0 || arg > MbarState::MAX {
-                    return Err(lane_fault(
-                        cx,
-                        at,
-                        l,
-                        format!("mbarrier.init with an expected count of {arg}"),
-                        "the count must be from 1 to 2^20 - 1 (the block's threads that arrive)",
-                    ));
-                }
-                s = MbarState {
-                    pending: arg,
-                    expected: arg,
-                    tx: 0,
-                    phase: false,
-                };
-            }
-            MbarKind::Arrive {
-                drop,
-                no_complete,
-                tx,
-            } => {
-                let count = if tx { 1 } else { arg };
-                if tx {
-                    s.tx = add_tx(cx, at, l, s.tx, arg as i64)?;
-                }
-                if count == 0 || count > s.pending {
-                    return Err(lane_fault(
-                        cx,
-                        at,
-                        l,
-                        format!(
-                            "{count} arrival(s) at the mbarrier at shared byte {addr}, whose \
-                             phase waits for {} more",
-                            s.pending
-                        ),
-                        "a phase takes the count given to mbarrier.init: arrive no more often \
-                         than that between two phases",
-                    ));
-                }
-                s.pending -= count;
-                if drop {
-                    s.expected -= count.min(s.expected);
-                }
-                let token = s.token();
-                out[0][l] = token as u32;
-                out[1][l] = (token >> 32) as u32;
-                if no_complete && s.pending == 0 && s.tx == 0 {
-                    return Err(lane_fault(
-                        cx,
-                        at,
-                        l,
-                        format!(
-                            "mbarrier.arrive.noComplete completes the phase of the mbarrier at \
-                             shared byte {addr}"
-                        ),
-                        "a .noComplete arrival must leave the phase incomplete (PTX leaves the \
-                         result undefined): arrive without .noComplete",
-                    ));
-                }
-            }
-            MbarKind::ExpectTx => s.tx = add_tx(cx, at, l, s.tx, arg as i64)?,
-            MbarKind::CompleteTx => s.tx = add_tx(cx, at, l, s.tx, -(arg as i64))?,
-            MbarKind::Inval => s = MbarState::decode(0),
-            MbarKind::AsyncArrive { noinc } => {
-                if let Some(race) = cx.race.as_mut() {
-                    race.copies_arrive(at.w * 32 + l, addr, s.phase);
-                }
-                if noinc {
-                    if s.pending == 0 {
-                        return Err(lane_fault(
-                            cx,
-                            at,
-                            l,
-                            format!(
-                                "cp.async.mbarrier.arrive.noinc at the mbarrier at shared byte \
-                                 {addr}, whose phase waits for no more arrivals"
-                            ),
-                            "count these arrivals in the mbarrier.init count, or drop .noinc",
-                        ));
-                    }
-                    s.pending -= 1;
-                }
-            }
-            MbarKind::Wait { .. } => {}
-        }
-        if s.expected != 0 && s.pending == 0 && s.tx == 0 {
-            // The phase completes.
-            if let Some(race) = cx.race.as_mut() {
-                race.phase_complete(addr, s.phase);
-            }
-            s.phase = !s.phase;
-            s.pending = s.expected;
-        }
-        if s != before {
-            store(cx, addr, s);
-            cx.mbar_changes += 1;
-        }
+        let token = update(cx, at, l, addrs[l], op.kind, a.map_or(1, |a| a[l]))?;
+        out[0][l] = token as u32;
+        out[1][l] = (token >> 32) as u32;
     }
     if let (Some(d), MbarKind::Arrive { .. }) = (op.dst, op.kind) {
         crate::lanes::put(&mut r[d.0 as usize], out[0], at.active);
@@ -153,6 +53,124 @@ pub(super) fn run(
         }
     }
     Ok(ControlFlow::Continue(()))
+}
+
+/// Lane `l`'s `kind` (not a wait) on the barrier at shared byte `addr`, with operand `arg`;
+/// the state an arrive returns.
+pub(super) fn update(
+    cx: &mut Ctx,
+    at: &At,
+    l: usize,
+    addr: u32,
+    kind: MbarKind,
+    arg: u32,
+) -> Result<u64, Fault> {
+    let mut s = load(cx, at, l, addr, kind != MbarKind::Init)?;
+    let before = s;
+    let mut token = 0;
+    match kind {
+        MbarKind::Init => {
+            if arg == 0 || arg > MbarState::MAX {
+                return Err(lane_fault(
+                    cx,
+                    at,
+                    l,
+                    format!("mbarrier.init with an expected count of {arg}"),
+                    "the count must be from 1 to 2^20 - 1 (the block's threads that arrive)",
+                ));
+            }
+            s = MbarState {
+                pending: arg,
+                expected: arg,
+                tx: 0,
+                phase: false,
+            };
+        }
+        MbarKind::Arrive {
+            drop,
+            no_complete,
+            tx,
+        } => {
+            let count = if tx { 1 } else { arg };
+            if tx {
+                s.tx = add_tx(cx, at, l, s.tx, arg as i64)?;
+            }
+            if count == 0 || count > s.pending {
+                return Err(lane_fault(
+                    cx,
+                    at,
+                    l,
+                    format!(
+                        "{count} arrival(s) at the mbarrier at shared byte {addr}, whose phase \
+                         waits for {} more",
+                        s.pending
+                    ),
+                    "a phase takes the count given to mbarrier.init: arrive no more often than \
+                     that between two phases",
+                ));
+            }
+            s.pending -= count;
+            if drop {
+                s.expected -= count.min(s.expected);
+            }
+            token = s.token();
+            if no_complete && s.pending == 0 && s.tx == 0 {
+                return Err(lane_fault(
+                    cx,
+                    at,
+                    l,
+                    format!(
+                        "mbarrier.arrive.noComplete completes the phase of the mbarrier at shared \
+                         byte {addr}"
+                    ),
+                    "a .noComplete arrival must leave the phase incomplete (PTX leaves the result \
+                     undefined): arrive without .noComplete",
+                ));
+            }
+        }
+        MbarKind::ExpectTx => s.tx = add_tx(cx, at, l, s.tx, arg as i64)?,
+        MbarKind::CompleteTx => s.tx = add_tx(cx, at, l, s.tx, -(arg as i64))?,
+        MbarKind::Inval => s = MbarState::decode(0),
+        MbarKind::AsyncArrive { noinc } => {
+            if let Some(race) = cx.race.as_mut() {
+                race.copies_arrive(at.w * 32 + l, addr, s.phase);
+            }
+            if noinc {
+                if s.pending == 0 {
+                    return Err(lane_fault(
+                        cx,
+                        at,
+                        l,
+                        format!(
+                            "cp.async.mbarrier.arrive.noinc at the mbarrier at shared byte {addr}, \
+                             whose phase waits for no more arrivals"
+                        ),
+                        "count these arrivals in the mbarrier.init count, or drop .noinc",
+                    ));
+                }
+                s.pending -= 1;
+            }
+        }
+        MbarKind::Wait { .. } => {}
+    }
+    if s.expected != 0 && s.pending == 0 && s.tx == 0 {
+        // The phase completes.
+        if let Some(race) = cx.race.as_mut() {
+            race.phase_complete(addr, s.phase);
+        }
+        s.phase = !s.phase;
+        s.pending = s.expected;
+    }
+    if s != before {
+        store(cx, addr, s);
+        cx.mbar_changes += 1;
+    }
+    Ok(token)
+}
+
+/// The current phase's parity of the (initialised) barrier at `addr`.
+pub(super) fn phase(cx: &Ctx, at: &At, l: usize, addr: u32) -> Result<bool, Fault> {
+    Ok(load(cx, at, l, addr, true)?.phase)
 }
 
 /// `try_wait`/`test_wait`: writes whether each lane's phase is complete, or parks the warp.

@@ -60,6 +60,28 @@ impl Copies {
         }
     }
 
+    /// Thread `thread`'s bulk copy of `words` words to shared byte `dst`, complete with phase
+    /// `bar` (shared byte address, parity) of an mbarrier.
+    pub(crate) fn copy_to_barrier(
+        &mut self,
+        pc: usize,
+        thread: usize,
+        dst: u32,
+        words: u32,
+        bar: (u32, bool),
+    ) {
+        let pend = Pend {
+            thread: thread as u32,
+            pc: pc as u32,
+            // (In no group: only its barrier completes it.)
+            group: u32::MAX,
+            bar: Some(bar),
+        };
+        for word in dst / 4..dst / 4 + words {
+            self.words.insert(word, pend);
+        }
+    }
+
     /// Warp `w` commits its copies since the last commit as one group.
     pub(crate) fn commit(&mut self, w: usize) {
         *self.committed(w) += 1;

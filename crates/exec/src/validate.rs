@@ -340,6 +340,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
             c.size.map_or(Ok(()), |s| reg(s, 1))
         }
         AsyncCommit | AsyncWait { .. } => Ok(()),
+        Bulk(b) => b.reads().try_for_each(|(r, w)| reg(r, w as usize)),
         Mbar(m) => m
             .reads()
             .chain(m.writes())

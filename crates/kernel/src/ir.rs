@@ -15,7 +15,7 @@ mod mbarrier;
 mod modes;
 mod tensor;
 
-pub use mbarrier::{MbarKind, MbarOp, MbarState};
+pub use mbarrier::{BulkOp, MbarKind, MbarOp, MbarState};
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
 pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
 
@@ -594,6 +594,8 @@ pub enum Inst {
     /// not complete suspends the warp (it runs the wait again when another warp has changed
     /// a barrier).
     Mbar(MbarOp),
+    /// `cp.async.bulk`: see [`BulkOp`] (`exec/bulk.rs`). The copy is done when issued.
+    Bulk(BulkOp),
     /// The byte address of the element access `m` names (a logical index, `rank` ≥ 1), into
     /// `m.data`: for a shared array its offset through its padding and swizzle (a RON
     /// `LoadMatrix` row address for [`Inst::Matrix`]); for a buffer a 64-bit global pointer
@@ -898,6 +900,7 @@ impl Inst {
             | AsyncWait { .. }
             | Mma { .. }
             | Mbar(_)
+            | Bulk(_)
             | AddrOf(_) => return false,
         }
         true

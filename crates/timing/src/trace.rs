@@ -462,6 +462,11 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             let srcs: Vec<Regs> = m.reads().map(|(r, w)| (r.0, w)).collect();
             StaticInst::new(Class::Int, m.writes().map(|(r, w)| (r.0, w)), &srcs)
         }
+        // `UBLKCP`: one issue slot (the copy engine's time is not modelled yet).
+        Bulk(b) => {
+            let srcs: Vec<Regs> = b.reads().map(|(r, w)| (r.0, w)).collect();
+            StaticInst::new(Class::Int, None, &srcs)
+        }
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

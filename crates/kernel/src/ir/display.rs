@@ -212,6 +212,18 @@ impl fmt::Display for Inst {
             AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             Mma { op } => write!(f, "mma.sync #{op}"),
+            Bulk(b) => match b.mbar {
+                Some(m) => write!(
+                    f,
+                    "cp.async.bulk shared[{}], global[{}], {}, mbarrier shared[{m}]",
+                    b.dst, b.src, b.size
+                ),
+                None => write!(
+                    f,
+                    "cp.async.bulk global[{}], shared[{}], {}",
+                    b.dst, b.src, b.size
+                ),
+            },
             Mbar(m) => {
                 write!(f, "mbarrier.{} ", m.kind)?;
                 if let Some(d) = m.dst {

@@ -1,5 +1,6 @@
 //! The operands of `mbarrier` (issue 41): the transaction barriers of asynchronous copies
-//! (`cuda::barrier`, `cuda::pipeline`, TMA). A barrier is an 8-byte object in shared memory;
+//! (`cuda::barrier`, `cuda::pipeline`, TMA), and of the bulk copies that complete their
+//! transactions ([`BulkOp`]). A barrier is an 8-byte object in shared memory;
 //! the executor keeps its state there in [`MbarState`]'s encoding (the hardware's own encoding
 //! is opaque to programs: PTX only says the object is 8 bytes, 8-aligned).
 
@@ -107,6 +108,34 @@ impl MbarOp {
     pub fn writes(&self) -> Option<(Reg, u8)> {
         let wide = matches!(self.kind, MbarKind::Arrive { .. });
         self.dst.map(|d| (d, if wide { 2 } else { 1 }))
+    }
+}
+
+/// `cp.async.bulk` (TMA's one-dimensional copies): `size` bytes (a multiple of 16) between
+/// 16-aligned addresses, by each active lane. Into shared memory
+/// (`.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]`): the
+/// bytes then complete as transaction bytes of the barrier at `mbar`. Out of it
+/// (`.global.shared::cta.bulk_group [dst], [src], size`): `mbar` is `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BulkOp {
+    /// The destination: a shared byte address, or (`mbar` is `None`) a 64-bit global pointer
+    /// (a register pair).
+    pub dst: Reg,
+    /// The source: a 64-bit global pointer, or (`mbar` is `None`) a shared byte address.
+    pub src: Reg,
+    /// Bytes.
+    pub size: Reg,
+    /// The barrier whose transactions the copy completes (a copy into shared memory).
+    pub mbar: Option<Reg>,
+}
+
+impl BulkOp {
+    /// `(register, width)` of each register it reads.
+    pub fn reads(&self) -> impl Iterator<Item = (Reg, u8)> {
+        let (d, s) = if self.mbar.is_some() { (1, 2) } else { (2, 1) };
+        [(self.dst, d), (self.src, s), (self.size, 1)]
+            .into_iter()
+            .chain(self.mbar.map(|m| (m, 1)))
     }
 }
 

@@ -10,11 +10,20 @@
 //! * `mbarrier.inval[.shared[::cta]].b64 [a]`;
 //! * `cp.async.mbarrier.arrive[.noinc][.shared[::cta]].b64 [a]`.
 //!
-//! → [`Inst::Mbar`]. Cluster scope and `.shared::cluster` (barriers of other blocks) and
-//! generic addresses are refused.
+//! → [`Inst::Mbar`]; and TMA's one-dimensional bulk copies:
+//!
+//! * `cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes[.L2::cache_hint] [d], [s], n, [b][, policy]`
+//!   and `cp.async.bulk.global.shared::cta.bulk_group[.L2::cache_hint] [d], [s], n[, policy]`
+//!   → [`Inst::Bulk`] (the policy dropped);
+//! * `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group[.read] n`,
+//!   `cp.async.bulk.prefetch.L2.global [s], n`: nothing (the copies complete at issue).
+//!
+//! A launch is a cluster of one block (`mapa`, which names another block's shared memory, is
+//! refused), so `.cluster` scope and `.shared::cluster` addresses are the block's own.
+//! Generic addresses, multicast, `.cp_mask` and tensor copies are refused.
 
 use super::{Err, Instr, Lower};
-use warpsim_kernel::ir::{Inst, MbarKind, MbarOp, MbarState, Reg};
+use warpsim_kernel::ir::{BulkOp, Inst, MbarKind, MbarOp, MbarState, Reg};
 
 impl Lower<'_> {
     /// Lowers an `mbarrier.*` or `cp.async.mbarrier.arrive`.
@@ -38,17 +47,13 @@ impl Lower<'_> {
         let mut flags = Flags::default();
         for m in mods {
             match *m {
-                "shared" | "shared::cta" => flags.shared = true,
-                "b64" | "release" | "acquire" | "relaxed" | "cta" => {}
+                // (A cluster of one block: its shared::cluster window is the block's own.)
+                "shared" | "shared::cta" | "shared::cluster" => flags.shared = true,
+                "b64" | "release" | "acquire" | "relaxed" | "cta" | "cluster" => {}
                 "noComplete" => flags.no_complete = true,
                 "expect_tx" => flags.tx = true,
                 "parity" => flags.parity = true,
                 "noinc" => flags.noinc = true,
-                "cluster" | "shared::cluster" => {
-                    return Err(unsup(
-                        "cluster scope (a barrier of another block of the cluster) is not modelled",
-                    ))
-                }
                 other => return Err(unsup(&format!("`.{other}` is not a form warpsim knows"))),
             }
         }
@@ -111,6 +116,96 @@ impl Lower<'_> {
         };
         let (addr, _) = self.address(addr, off)?;
         self.emit(Inst::Mbar(MbarOp { kind, addr, dst, a }));
+        Ok(())
+    }
+
+    /// Lowers a `cp.async.bulk.*`.
+    pub(super) fn bulk(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let unsup = |why: &str| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
+        let rest = parts.get(3..).unwrap_or_default();
+        match rest {
+            // (Copies complete at issue: their groups and prefetches change nothing.)
+            ["commit_group"] if args.is_empty() => return Ok(()),
+            ["wait_group"] | ["wait_group", "read"] if args.len() == 1 => return Ok(()),
+            ["prefetch", "L2", "global", ..] => return Ok(()),
+            ["tensor", ..] => {
+                return Err(unsup(
+                    "tensor copies (TMA with a tensor map) are not modelled yet; 1-D bulk copies \
+                     run",
+                ))
+            }
+            _ => {}
+        }
+        let hinted = rest.contains(&"L2::cache_hint");
+        let known = |p: &&str| {
+            matches!(
+                *p,
+                "shared::cluster"
+                    | "shared::cta"
+                    | "global"
+                    | "mbarrier::complete_tx::bytes"
+                    | "bulk_group"
+                    | "L2::cache_hint"
+            )
+        };
+        if let Some(other) = rest.iter().find(|p| !known(p)) {
+            return Err(unsup(&format!(
+                "`.{other}` is not a form warpsim runs (multicast, .cp_mask and reductions are not \
+                 modelled)"
+            )));
+        }
+        let to_shared = match rest.first() {
+            Some(&"shared::cluster" | &"shared::cta") if rest.get(1) == Some(&"global") => true,
+            Some(&"global") if rest.get(1) == Some(&"shared::cta") => false,
+            _ => {
+                return Err(unsup(
+                    "only global-to-shared and shared-to-global copies run",
+                ))
+            }
+        };
+        let want = 3 + to_shared as usize + hinted as usize;
+        if args.len() != want {
+            return Err(unsup(&format!("it takes {want} operands")));
+        }
+        let (dst, src) = (&args[0], &args[1]);
+        let size = self.val(&args[2], 1, off)?;
+        let global = |l: &mut Self, a: &str| -> Result<Reg, Err> {
+            let inner = a.trim().strip_prefix('[').and_then(|x| x.strip_suffix(']'));
+            match inner {
+                Some(r) if !r.contains('+') => l.val(r, 2, off),
+                _ => Err(unsup(&format!(
+                    "the global address `{}` must be one 64-bit register, `[%rd]`",
+                    a.trim()
+                ))),
+            }
+        };
+        let op = if to_shared {
+            let (d, _) = self.address(dst, off)?;
+            let s = global(self, src)?;
+            let (m, _) = self.address(&args[3], off)?;
+            BulkOp {
+                dst: d,
+                src: s,
+                size,
+                mbar: Some(m),
+            }
+        } else {
+            let d = global(self, dst)?;
+            let (s, _) = self.address(src, off)?;
+            BulkOp {
+                dst: d,
+                src: s,
+                size,
+                mbar: None,
+            }
+        };
+        self.emit(Inst::Bulk(op));
         Ok(())
     }
 
