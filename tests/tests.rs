@@ -38,6 +38,7 @@ mod ptx_local;
 mod ptx_mbarrier;
 mod ptx_ops;
 mod ptx_tensor;
+mod ptx_tma;
 mod racecheck;
 mod ron_matrix;
 mod run;

@@ -15,7 +15,8 @@ use super::fault::{Fault, FaultKind};
 use super::warp::At;
 use super::Lanes;
 use std::sync::atomic::Ordering::Relaxed;
-use warpsim_kernel::ir::{BulkOp, MbarKind};
+use warpsim_kernel::ir::{BulkOp, MbarKind, TensorOp};
+use warpsim_kernel::tensormap::{TensorMap, TENSORMAP_BASE};
 
 /// `op` by the active lanes of warp `at.w`.
 pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<(), Fault> {
@@ -135,4 +136,152 @@ pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The tensor map a lane's pointer names ([`TENSORMAP_BASE`]` + 128 k`).
+fn tensor_map<'a>(cx: &Ctx<'a>, ptr: u64) -> Option<&'a TensorMap> {
+    let off = ptr.checked_sub(TENSORMAP_BASE)?;
+    if !off.is_multiple_of(128) {
+        return None;
+    }
+    cx.prog.tensor_maps.get((off / 128) as usize)
+}
+
+/// `op` (a tensor copy: TMA with a tensor map) by the active lanes of warp `at.w`.
+pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Result<(), Fault> {
+    let rank = (op.rank as usize).min(5);
+    let (lo, hi) = (r[op.map.0 as usize], r[op.map.0 as usize + 1]);
+    let (smem, mbar) = (r[op.smem.0 as usize], r[op.mbar.0 as usize]);
+    let end = super::tensor_exec::shared_end(cx);
+    let text = cx.text(at.pc).to_owned();
+    let mut lanes = at.active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let fault = |kind, help: String| cx.lane_fault(at.pc, at.w, l as u32, kind, Some(help));
+        let ptr = lo[l] as u64 | (hi[l] as u64) << 32;
+        let Some(m) = tensor_map(cx, ptr) else {
+            return Err(fault(
+                FaultKind::Unpriceable(format!("`{text}` names no tensor map (address {ptr:#x})")),
+                "pass the kernel's CUtensorMap parameter's address (a tensor map of the launch \
+                 file's `tensor_maps`)"
+                    .into(),
+            ));
+        };
+        if m.rank != op.rank {
+            return Err(fault(
+                FaultKind::Unpriceable(format!(
+                    "a {}-D tensor copy with the {}-D tensor map `{}`",
+                    op.rank, m.rank, m.name
+                )),
+                "copy with as many coordinates as the tensor map has dimensions".into(),
+            ));
+        }
+        let sa = smem[l];
+        let align = 128u32.max(m.swizzle.bytes() * 8);
+        let bytes = m.box_bytes();
+        let span = if m.swizzle.bytes() > 0 {
+            bytes.div_ceil(128) * 128
+        } else {
+            bytes
+        };
+        if !sa.is_multiple_of(align) || sa as u64 + span > end as u64 {
+            let kind = if sa.is_multiple_of(align) {
+                FaultKind::OutOfBounds {
+                    global: false,
+                    access: format!("the {bytes}-byte box of `{text}` at shared byte {sa}"),
+                    bounds: format!("the block's {end} bytes of shared memory"),
+                }
+            } else {
+                FaultKind::Misaligned {
+                    width: align,
+                    access: format!("the box of `{text}`"),
+                    byte: sa as u64,
+                    memory: "shared memory".into(),
+                }
+            };
+            return Err(fault(
+                kind,
+                format!(
+                    "a box's shared address is a multiple of {align} bytes with tensor map `{}` \
+                     (128, and the swizzle's whole pattern: 8 rows of its span)",
+                    m.name
+                ),
+            ));
+        }
+        let at_coords: Vec<i32> = op.coords[..rank]
+            .iter()
+            .map(|c| r[c.0 as usize][l] as i32)
+            .collect();
+        let words = &cx.global.buffers[m.buffer as usize];
+        let esize = m.esize;
+        let thread = at.w * 32 + l;
+        if op.store {
+            if let Some(race) = cx.race.as_mut() {
+                race.access(at.pc, at.w, false, 1 << l, &[sa; 32], (span / 4) as usize);
+            }
+            let shared = &*cx.shared;
+            m.copy(sa, &at_coords, |s, g| {
+                if let Some(g) = g {
+                    for b in 0..esize {
+                        let a = sa.wrapping_add(s).wrapping_add(b);
+                        let v = shared
+                            .get((a / 4) as usize)
+                            .map_or(0, |w| (w >> ((a % 4) * 8)) as u8);
+                        put_byte(words, g + b as u64, v);
+                    }
+                }
+            });
+        } else {
+            let phase = super::mbarrier::phase(cx, at, l, mbar[l])?;
+            if let Some(race) = cx.race.as_mut() {
+                race.access(at.pc, at.w, true, 1 << l, &[sa; 32], (span / 4) as usize);
+                race.copies
+                    .copy_to_barrier(at.pc, thread, sa, (span / 4) as u32, (mbar[l], phase));
+            }
+            let fill = fill_byte(m);
+            let shared = &mut *cx.shared;
+            m.copy(sa, &at_coords, |s, g| {
+                for b in 0..esize {
+                    let v = match g {
+                        Some(g) => get_byte(words, g + b as u64),
+                        None => fill(b),
+                    };
+                    let a = sa.wrapping_add(s).wrapping_add(b);
+                    if let Some(w) = shared.get_mut((a / 4) as usize) {
+                        let sh = (a % 4) * 8;
+                        *w = (*w & !(0xff << sh)) | (v as u32) << sh;
+                    }
+                }
+            });
+            super::mbarrier::update(cx, at, l, mbar[l], MbarKind::CompleteTx, bytes as u32)?;
+        }
+    }
+    Ok(())
+}
+
+/// Byte `b` of an element outside the tensor: zero, or (`fill: Nan`) the element type's NaN
+/// (`0x7fff…`).
+fn fill_byte(m: &TensorMap) -> impl Fn(u32) -> u8 {
+    let (nan, esize) = (m.fill_nan, m.esize);
+    move |b| match (nan, b + 1 == esize) {
+        (false, _) => 0,
+        (true, true) => 0x7f,
+        (true, false) => 0xff,
+    }
+}
+
+fn get_byte(words: &super::Words, byte: u64) -> u8 {
+    words
+        .get((byte / 4) as usize)
+        .map_or(0, |w| (w.load(Relaxed) >> ((byte % 4) * 8)) as u8)
+}
+
+fn put_byte(words: &super::Words, byte: u64, v: u8) {
+    if let Some(w) = words.get((byte / 4) as usize) {
+        let sh = (byte % 4) * 8;
+        let _ = w.fetch_update(Relaxed, Relaxed, |x| {
+            Some((x & !(0xff << sh)) | (v as u32) << sh)
+        });
+    }
 }

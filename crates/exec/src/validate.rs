@@ -341,6 +341,12 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
         }
         AsyncCommit | AsyncWait { .. } => Ok(()),
         Bulk(b) => b.reads().try_for_each(|(r, w)| reg(r, w as usize)),
+        BulkTensor(t) => {
+            if !(1..=5).contains(&t.rank) {
+                return Err(format!("a {}-D tensor copy", t.rank));
+            }
+            t.reads().try_for_each(|(r, w)| reg(r, w as usize))
+        }
         Mbar(m) => m
             .reads()
             .chain(m.writes())

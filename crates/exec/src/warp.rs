@@ -462,6 +462,7 @@ fn execute<const V3: bool>(
         Mma { op } => crate::mma::mma(cx, at, op, r)?,
         Mbar(op) => return crate::mbarrier::run(cx, at, warp, &op, r),
         Bulk(op) => crate::bulk::copy(cx, at, &op, r)?,
+        BulkTensor(op) => crate::bulk::tensor(cx, at, &op, r)?,
         AddrOf(m) => memory::address_of(cx, at, &m, r)?,
         FragAddr {
             dst,

@@ -26,6 +26,9 @@ pub enum KernelArg {
     Int(i64),
     /// A number with a fraction or an exponent (`"1.5"`, `"1e-3"`), for a float parameter.
     Float(f64),
+    /// Tensor map `k` of the launch file (a `CUtensorMap` parameter):
+    /// [`crate::Program::tensor_maps`]`[k]`.
+    TensorMap(u16),
 }
 
 /// What the loader asks the front end to compile.

@@ -15,7 +15,7 @@ mod mbarrier;
 mod modes;
 mod tensor;
 
-pub use mbarrier::{BulkOp, MbarKind, MbarOp, MbarState};
+pub use mbarrier::{BulkOp, MbarKind, MbarOp, MbarState, TensorOp};
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
 pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
 
@@ -596,6 +596,8 @@ pub enum Inst {
     Mbar(MbarOp),
     /// `cp.async.bulk`: see [`BulkOp`] (`exec/bulk.rs`). The copy is done when issued.
     Bulk(BulkOp),
+    /// `cp.async.bulk.tensor`: see [`TensorOp`] (`exec/bulk.rs`). Done when issued.
+    BulkTensor(TensorOp),
     /// The byte address of the element access `m` names (a logical index, `rank` ≥ 1), into
     /// `m.data`: for a shared array its offset through its padding and swizzle (a RON
     /// `LoadMatrix` row address for [`Inst::Matrix`]); for a buffer a 64-bit global pointer
@@ -901,6 +903,7 @@ impl Inst {
             | Mma { .. }
             | Mbar(_)
             | Bulk(_)
+            | BulkTensor(_)
             | AddrOf(_) => return false,
         }
         true

@@ -46,6 +46,7 @@ pub mod literal;
 pub mod narrow;
 pub mod printf;
 mod program;
+pub mod tensormap;
 
 pub use bitops::{BitOp, PrmtMode, TestKind};
 pub use bits::PtxOp;

@@ -263,6 +263,10 @@ pub(crate) struct ProgramSource {
     /// `cudaMemcpyToSymbol` calls would write; `cuda:`/`ptx:` programs only).
     #[serde(default)]
     pub constants: Vec<ConstantFill>,
+    /// TMA tensor maps, passed to `CUtensorMap` parameters by name (what
+    /// `cuTensorMapEncodeTiled` would encode; `cuda:`/`ptx:` programs only).
+    #[serde(default)]
+    pub tensor_maps: Vec<TensorMapSource>,
     /// Named helpers (`__device__ __forceinline__` functions), expanded where they are
     /// called: `functions: { "name": (params: ["a", "b"], body: [...], returns: "expr") }`.
     #[serde(default, deserialize_with = "function_map")]
@@ -450,6 +454,56 @@ pub(crate) struct ConstantFill {
     /// Byte offset in the symbol (default 0), as `cudaMemcpyToSymbol`'s.
     #[serde(default)]
     pub offset: Option<Expr>,
+}
+
+/// A tensor map as written: `(name: "tA", buffer: "A", dims: ["K", "M"], box: [64, 8],
+/// strides: ["K * 2"], swizzle: B128, fill: Zeros)`. `dims` and `box` innermost first, in
+/// elements; `strides` in bytes for dimensions 1.. (default: packed).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TensorMapSource {
+    /// The name a kernel argument gives.
+    pub name: Text,
+    /// The buffer the tensor lies in (its element type is the map's).
+    pub buffer: Text,
+    /// Elements along each dimension (1 to 5 of them).
+    pub dims: Vec<Expr>,
+    /// Bytes between consecutive indices of dimensions 1.. (a multiple of 16).
+    #[serde(default)]
+    pub strides: Vec<Expr>,
+    /// The box a copy moves, in elements along each dimension (1 to 256 each).
+    #[serde(rename = "box")]
+    pub boxes: Vec<Expr>,
+    /// The box's layout in shared memory.
+    #[serde(default)]
+    pub swizzle: SwizzleSource,
+    /// What elements outside the tensor read as.
+    #[serde(default)]
+    pub fill: FillSource,
+}
+
+/// `swizzle:` of a tensor map.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) enum SwizzleSource {
+    /// Rows as they are.
+    #[default]
+    None,
+    /// 32-byte swizzle.
+    B32,
+    /// 64-byte swizzle.
+    B64,
+    /// 128-byte swizzle.
+    B128,
+}
+
+/// `fill:` of a tensor map.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) enum FillSource {
+    /// Zero.
+    #[default]
+    Zeros,
+    /// NaN (float elements only).
+    Nan,
 }
 
 /// A constant fill's values.

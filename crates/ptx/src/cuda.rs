@@ -280,7 +280,23 @@ fn check_args(req: &KernelRequest, k: &Kernel) -> Result<(), KernelError> {
             message,
             help: Some(format!("the kernel is {sig}")),
         };
+        let map = p.contains("CUtensorMap");
         match arg {
+            KernelArg::TensorMap(_) if map => {}
+            KernelArg::TensorMap(_) => {
+                return Err(at(format!(
+                    "parameter {} `{p}` is not a CUtensorMap: pass a buffer or a number, not a \
+                     tensor map",
+                    i + 1
+                )));
+            }
+            _ if map => {
+                return Err(at(format!(
+                    "parameter {} `{p}` is a tensor map: pass the name of one of the launch \
+                     file's `tensor_maps`",
+                    i + 1
+                )));
+            }
             KernelArg::Int(_) | KernelArg::Float(_) if pointer => {
                 return Err(at(format!(
                     "parameter {} `{p}` is a pointer: pass a buffer (or a buffer plus an offset)",
@@ -551,7 +567,7 @@ fn is_host(e: &LogError) -> bool {
 
 /// The prelude compiled before every `.cu`: what a CUDA file usually has from host headers
 /// and NVRTC does not (`uint` from the C library's `sys/types.h`, `INFINITY` and `NAN` from
-/// `<math.h>`). Each is skipped where the file defines it first; a file that defines
+/// `<math.h>`, `CUtensorMap` from the driver's `cuda.h`, which NVRTC cannot include). Each is skipped where the file defines it first; a file that defines
 /// `WARPSIM_NO_PRELUDE` (`macros:`) gets none of it. NVRTC itself defines `assert`.
 pub(crate) const PRELUDE: &str = "#ifndef WARPSIM_NO_PRELUDE
 typedef unsigned int uint;
@@ -560,6 +576,9 @@ typedef unsigned int uint;
 #endif
 #ifndef NAN
 #define NAN (__int_as_float(0x7fffffff))
+#endif
+#ifndef __cuda_cuda_h__
+typedef struct CUtensorMap_st { alignas(64) unsigned long long opaque[16]; } CUtensorMap;
 #endif
 #endif
 ";

@@ -395,6 +395,13 @@ impl Lower<'_> {
         if let Some(b) = self.const_index(a) {
             return Ok(self.konst(((b as u64) + 1) << Mem::GLOBAL_BASE_SHIFT, w));
         }
+        // A `CUtensorMap` parameter's address (`mov.b64 %rd, kernel_param_0`): its tensor map.
+        if let Some(k) = (self.entry.params.iter()).position(|p| p.0.split('[').next() == Some(a)) {
+            if let Some(KernelArg::TensorMap(m)) = self.req.args.get(k) {
+                let p = warpsim_kernel::tensormap::TENSORMAP_BASE + 128 * *m as u64;
+                return Ok(self.konst(p, w));
+            }
+        }
         // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
         if self.classes.iter().any(|c| c.0 == a) {
             return Ok(self.reg(a, off)?.0);

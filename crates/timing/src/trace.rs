@@ -467,6 +467,11 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             let srcs: Vec<Regs> = b.reads().map(|(r, w)| (r.0, w)).collect();
             StaticInst::new(Class::Int, None, &srcs)
         }
+        // `UTMALDG`/`UTMASTG`: one issue slot (the copy engine's time is not modelled yet).
+        BulkTensor(t) => {
+            let srcs: Vec<Regs> = t.reads().map(|(r, w)| (r.0, w)).collect();
+            StaticInst::new(Class::Int, None, &srcs)
+        }
         // `LDGDEPBAR` and `DEPBAR`: issued, one integer-pipe slot each.
         AsyncCommit | AsyncWait { .. } => StaticInst::new(Class::Int, None, &[]),
         _ => StaticInst::new(Class::Free, None, &[]),

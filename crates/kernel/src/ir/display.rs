@@ -224,6 +224,26 @@ impl fmt::Display for Inst {
                     b.dst, b.src, b.size
                 ),
             },
+            BulkTensor(t) => {
+                let c: Vec<String> = t.coords[..(t.rank as usize).min(5)]
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect();
+                let c = c.join(", ");
+                if t.store {
+                    write!(
+                        f,
+                        "cp.async.bulk.tensor.{}d global[{}, {{{c}}}], shared[{}]",
+                        t.rank, t.map, t.smem
+                    )
+                } else {
+                    write!(
+                        f,
+                        "cp.async.bulk.tensor.{}d shared[{}], global[{}, {{{c}}}], mbarrier shared[{}]",
+                        t.rank, t.smem, t.map, t.mbar
+                    )
+                }
+            }
             Mbar(m) => {
                 write!(f, "mbarrier.{} ", m.kind)?;
                 if let Some(d) = m.dst {

@@ -139,6 +139,41 @@ impl BulkOp {
     }
 }
 
+/// `cp.async.bulk.tensor.{rank}d` (TMA with a tensor map): the box of the tensor map `map`
+/// points to ([`crate::tensormap::TENSORMAP_BASE`]) at element coordinates `coords[..rank]`,
+/// by each active lane. A load (`.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+/// [smem], [map, {c..}], [mbar]`) writes the box to `smem` (swizzled as the map says) and
+/// completes its bytes on the barrier at `mbar`; a store (`.global.shared::cta.tile.bulk_group
+/// [map, {c..}], [smem]`) writes the box's elements inside the tensor from `smem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorOp {
+    /// A store (shared to global).
+    pub store: bool,
+    /// Dimensions (1 to 5).
+    pub rank: u8,
+    /// The box's shared byte address.
+    pub smem: Reg,
+    /// The tensor map's address (a register pair).
+    pub map: Reg,
+    /// The box's first element, per dimension (signed).
+    pub coords: [Reg; 5],
+    /// The barrier a load completes (a store: unused).
+    pub mbar: Reg,
+}
+
+impl TensorOp {
+    /// `(register, width)` of each register it reads.
+    pub fn reads(&self) -> impl Iterator<Item = (Reg, u8)> + '_ {
+        [(self.smem, 1), (self.map, 2), (self.mbar, 1)]
+            .into_iter()
+            .chain(
+                self.coords[..(self.rank as usize).min(5)]
+                    .iter()
+                    .map(|&c| (c, 1)),
+            )
+    }
+}
+
 /// The state of one barrier, as the executor keeps it in the object's 8 bytes: pending
 /// arrivals of the current phase (bits 0-19), expected arrivals per phase (20-39),
 /// outstanding transaction bytes (40-60, two's complement) and the phase's parity (63). A

@@ -36,6 +36,10 @@ impl Loader<'_> {
                     let m = "`constants` without a `cuda:` or `ptx:` kernel";
                     return Err(self.err_text(&c.name, m, None));
                 }
+                if let Some(t) = p.tensor_maps.first() {
+                    let m = "`tensor_maps` without a `cuda:` or `ptx:` kernel";
+                    return Err(self.err_text(&t.name, m, None));
+                }
                 return Ok(None);
             }
             (Some(k), None) => (k, true),
@@ -81,6 +85,7 @@ impl Loader<'_> {
             })?;
             macros.push((m.text.clone(), v));
         }
+        self.tensor_maps(p)?;
         let args = k
             .args
             .iter()
@@ -188,7 +193,11 @@ impl Loader<'_> {
         if let Some(x) = float_literal(&n) {
             return Ok(KernelArg::Float(x));
         }
+        let map = |name: &str| self.tensor_maps.iter().position(|m| m.name == name);
         match &n.kind {
+            Kind::Name(name) if map(name).is_some() => {
+                Ok(KernelArg::TensorMap(map(name).unwrap_or(0) as u16))
+            }
             Kind::Name(name) if buffer(name).is_some() => Ok(KernelArg::Buffer {
                 index: buffer(name).unwrap_or(0),
                 offset: 0,

@@ -27,6 +27,7 @@ mod lower_stmt;
 mod lower_tensor;
 mod mathfn;
 mod regs;
+mod tensormaps;
 mod warpops;
 
 use defines::{fold_i64, fold_u32};
@@ -271,6 +272,8 @@ struct Loader<'a> {
     /// The `mma.sync` operands (`Program::mmas`): a `cuda:`/`ptx:` kernel's, or the `Mma`
     /// statements'.
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// The launch file's tensor maps (`Program::tensor_maps`).
+    tensor_maps: Vec<warpsim_kernel::tensormap::TensorMap>,
 }
 
 type R<T> = Result<T, Diag>;
@@ -306,6 +309,7 @@ impl<'a> Loader<'a> {
             kernel_local: (Vec::new(), 0),
             kernel_formats: Vec::new(),
             mmas: Vec::new(),
+            tensor_maps: Vec::new(),
         }
     }
 

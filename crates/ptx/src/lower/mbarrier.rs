@@ -23,7 +23,7 @@
 //! Generic addresses, multicast, `.cp_mask` and tensor copies are refused.
 
 use super::{Err, Instr, Lower};
-use warpsim_kernel::ir::{BulkOp, Inst, MbarKind, MbarOp, MbarState, Reg};
+use warpsim_kernel::ir::{BulkOp, Inst, MbarKind, MbarOp, MbarState, Reg, TensorOp};
 
 impl Lower<'_> {
     /// Lowers an `mbarrier.*` or `cp.async.mbarrier.arrive`.
@@ -134,12 +134,7 @@ impl Lower<'_> {
             ["commit_group"] if args.is_empty() => return Ok(()),
             ["wait_group"] | ["wait_group", "read"] if args.len() == 1 => return Ok(()),
             ["prefetch", "L2", "global", ..] => return Ok(()),
-            ["tensor", ..] => {
-                return Err(unsup(
-                    "tensor copies (TMA with a tensor map) are not modelled yet; 1-D bulk copies \
-                     run",
-                ))
-            }
+            ["tensor", ..] => return self.bulk_tensor(i),
             _ => {}
         }
         let hinted = rest.contains(&"L2::cache_hint");
@@ -206,6 +201,123 @@ impl Lower<'_> {
             }
         };
         self.emit(Inst::Bulk(op));
+        Ok(())
+    }
+
+    /// Lowers a `cp.async.bulk.tensor.{n}d` in tile mode.
+    fn bulk_tensor(&mut self, i: Instr) -> Result<(), Err> {
+        let Instr(off, op, parts, args) = i;
+        let unsup = |why: &str| {
+            (
+                off,
+                format!("PTX instruction `{op}` is not supported: {why}"),
+            )
+        };
+        let rest = parts.get(5..).unwrap_or_default();
+        let rank = match parts.get(4) {
+            Some(d) => d
+                .strip_suffix('d')
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| (1..=5).contains(n)),
+            None => None,
+        };
+        let Some(rank) = rank else {
+            return Err(unsup("it needs a dimension count from .1d to .5d"));
+        };
+        let hinted = rest.contains(&"L2::cache_hint");
+        let known = |p: &&str| {
+            matches!(
+                *p,
+                "shared::cluster"
+                    | "shared::cta"
+                    | "global"
+                    | "tile"
+                    | "mbarrier::complete_tx::bytes"
+                    | "bulk_group"
+                    | "L2::cache_hint"
+            )
+        };
+        if let Some(other) = rest.iter().find(|p| !known(p)) {
+            return Err(unsup(&format!(
+                "`.{other}` is not a form warpsim runs (tile mode only: im2col, multicast and \
+                 reductions are not modelled)"
+            )));
+        }
+        let store = match rest.first() {
+            Some(&"shared::cluster" | &"shared::cta") if rest.get(1) == Some(&"global") => false,
+            Some(&"global") if rest.get(1) == Some(&"shared::cta") => true,
+            _ => {
+                return Err(unsup(
+                    "only global-to-shared and shared-to-global copies run",
+                ))
+            }
+        };
+        // (The operands as one string: `[map, {c0, c1}]` holds commas.)
+        let all = args.join(",");
+        let mut ops: Vec<String> = Vec::new();
+        let mut depth = 0;
+        let mut cur = String::new();
+        for ch in all.chars() {
+            match ch {
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                _ => {}
+            }
+            if ch == ',' && depth == 0 {
+                ops.push(std::mem::take(&mut cur));
+            } else {
+                cur.push(ch);
+            }
+        }
+        ops.push(cur);
+        let want = 2 + !store as usize + hinted as usize;
+        if ops.len() != want {
+            return Err(unsup(&format!("it takes {want} operands")));
+        }
+        let (tensor, smem) = if store {
+            (&ops[0], &ops[1])
+        } else {
+            (&ops[1], &ops[0])
+        };
+        let inner = tensor
+            .trim()
+            .strip_prefix('[')
+            .and_then(|x| x.strip_suffix(']'));
+        let parsed = inner.and_then(|x| {
+            let (m, c) = x.split_once(',')?;
+            let c = c.trim().strip_prefix('{')?.strip_suffix('}')?;
+            Some((
+                m.trim().to_owned(),
+                c.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .collect::<Vec<_>>(),
+            ))
+        });
+        let Some((map, cs)) = parsed.filter(|(_, cs)| cs.len() == rank as usize) else {
+            return Err(unsup(&format!(
+                "the tensor operand `{}` must be `[map, {{c0, ...}}]` with {rank} coordinates",
+                tensor.trim()
+            )));
+        };
+        let map = self.val(&map, 2, off)?;
+        let mut coords = [Reg(0); 5];
+        for (k, c) in cs.iter().enumerate() {
+            coords[k] = self.val(c, 1, off)?;
+        }
+        let (smem, _) = self.address(smem, off)?;
+        let mbar = if store {
+            smem
+        } else {
+            self.address(&ops[2], off)?.0
+        };
+        self.emit(Inst::BulkTensor(TensorOp {
+            store,
+            rank,
+            smem,
+            map,
+            coords,
+            mbar,
+        }));
         Ok(())
     }
 

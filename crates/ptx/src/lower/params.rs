@@ -24,6 +24,18 @@ pub(super) fn arg_bits(
         let float = t.starts_with('f');
         let n = i + 1;
         let v = match *arg {
+            KernelArg::TensorMap(_) if t != "b8" => {
+                let msg = format!("parameter {n} is a {t}, not a CUtensorMap: pass a buffer or a number, not a tensor map");
+                return Err((at_arg(i), msg));
+            }
+            KernelArg::TensorMap(_) => None,
+            _ if t == "b8" => {
+                let msg = format!(
+                    "parameter {n} is a structure passed by value (`.b8` bytes): warpsim passes only \
+                     tensor maps (`CUtensorMap`, from the launch file's `tensor_maps`) that way"
+                );
+                return Err((at_arg(i), msg));
+            }
             KernelArg::Buffer { .. } if bits != 64 || float => {
                 let msg = format!(
                     "parameter {n} is a {t}, not a pointer: pass {}, not a buffer",
