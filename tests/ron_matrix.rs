@@ -1,4 +1,5 @@
-//! `LoadMatrix`/`StoreMatrix`/`Mma`/`CopyAsync` in the kernel language (issue 41):
+//! `LoadMatrix`/`StoreMatrix`/`Mma`/`CopyAsync` and the barrier-object statements in the
+//! kernel language (issue 41):
 //! `ldmatrix`/`stmatrix`, `mma.sync` and `cp.async` without CUDA. programs/tensor/ldmatrix_tile.ron checks the fragment layout against its `expect` and
 //! is priced by the ldmatrix rule (rows 128 bytes apart: 8 wavefronts a matrix; padded by 16
 //! bytes: 1); a `.trans` load stored back with a `.trans` store gives the tile back; misuse is
@@ -156,4 +157,72 @@ fn copy_async_from_the_kernel_language_is_waited_for() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("copies 4, 8 or 16 bytes a lane"), "{err}");
     assert!(err.contains("bad_copy.ron:29:"), "{err}");
+}
+
+/// The barrier-object statements: programs/tensor/mbar_pipeline.ron (a producer warp and four
+/// consumer warps through full/empty barriers) verifies without races; each consumer read is
+/// 32-way (rows of 32 floats, 32 wavefronts a load) and conflict-free with `PAD=1`.
+#[test]
+fn barrier_statements_run_a_warp_specialised_pipeline() {
+    for (pad, wavefronts) in [("0", 65536), ("1", 2048)] {
+        let def = format!("PAD={pad}");
+        let (code, j, err) = run_json(&[
+            "run",
+            "programs/tensor/mbar_pipeline.ron",
+            "-D",
+            &def,
+            "--racecheck",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(j["verified"], true, "{}", j["verification"]);
+        assert_eq!(j["races"], serde_json::json!([]));
+        assert_eq!(j["shared"]["ld_instructions"], 2048, "PAD={pad}");
+        assert_eq!(j["shared"]["ld_wavefronts"], wavefronts, "PAD={pad}");
+    }
+}
+
+#[test]
+fn a_barrier_wait_no_arrival_completes_is_a_fault_at_its_line() {
+    let src = std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
+        .unwrap()
+        .replace(
+            r#"BarrierInit(at: "bars[2]", count: "128")"#,
+            r#"BarrierInit(at: "bars[2]", count: "129")"#,
+        );
+    let p = scratch("mbar_never.ron", &src);
+    let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("mbarrier wait that can never complete"), "{err}");
+    assert!(err.contains("mbar_never.ron:37:"), "{err}");
+}
+
+#[test]
+fn a_barrier_outside_shared_memory_or_an_unknown_field_is_an_error_at_its_place() {
+    let base = std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
+        .unwrap();
+    for (from, to, want) in [
+        (
+            r#"BarrierInit(at: "bars[0]", count: "32")"#,
+            r#"BarrierInit(at: "out[0]", count: "32")"#,
+            "a barrier object is 8 bytes of a shared array",
+        ),
+        (
+            r#"BarrierArrive(at: "bars[2 + s]")"#,
+            r#"BarrierArrive(at: "bars[2 + s]", count: "1", tx: "4")"#,
+            "BarrierArrive takes `count` or `tx`, not both",
+        ),
+        // (An unknown field of a statement was once dropped without a word.)
+        (
+            "], else: [",
+            "], otherwise: [",
+            "Unexpected field named `otherwise` in `If`",
+        ),
+    ] {
+        assert!(base.contains(from), "{from}");
+        let p = scratch("mbar_bad.ron", &base.replace(from, to));
+        let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{to}: {err}");
+        assert!(err.contains(want), "{to}: {err}");
+        assert!(err.contains("mbar_bad.ron:"), "{to}: {err}");
+    }
 }

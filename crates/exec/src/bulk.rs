@@ -181,7 +181,7 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
         let align = 128u32.max(m.swizzle.bytes() * 8);
         let bytes = m.box_bytes();
         let span = if m.swizzle.bytes() > 0 {
-            bytes.div_ceil(128) * 128
+            m.footprint().div_ceil(128) * 128
         } else {
             bytes
         };

@@ -34,8 +34,8 @@ pub(super) fn run(
     let a = op.a.map(|a| r[a.0 as usize]);
     let a_hi =
         op.a.map(|a| r.get(a.0 as usize + 1).copied().unwrap_or([0; 32]));
-    if let MbarKind::Wait { parity } = op.kind {
-        return wait(cx, at, warp, op, &addrs, (a, a_hi), parity, r);
+    if let MbarKind::Wait { parity, block } = op.kind {
+        return wait(cx, at, warp, op, &addrs, (a, a_hi), (parity, block), r);
     }
     let mut out = [[0u32; 32]; 2];
     let mut lanes = at.active;
@@ -182,7 +182,7 @@ fn wait(
     op: &MbarOp,
     addrs: &Lanes,
     (a, a_hi): (Option<Lanes>, Option<Lanes>),
-    parity: bool,
+    (parity, block): (bool, bool),
     r: &mut [Lanes],
 ) -> Result<ControlFlow<()>, Fault> {
     let mut done = [0u32; 32];
@@ -201,7 +201,7 @@ fn wait(
         done[l] = (s.phase != named) as u32;
         all &= done[l] == 1;
     }
-    if !all && !warp.timed_out {
+    if !all && (!warp.timed_out || block) {
         warp.state = State::Parked;
         warp.barrier_pc = at.pc;
         at.next = at.pc;

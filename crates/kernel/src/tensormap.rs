@@ -11,9 +11,12 @@
 /// [`crate::printf::STRING_BASE`], above every buffer pointer).
 pub const TENSORMAP_BASE: u64 = 0xfffd << 48;
 
-/// How a box is laid out in shared memory: each 16-byte chunk of a row of 128 bytes moves to
-/// chunk `c ^ ((address / 128) % n)` (`n` = 2, 4, 8 for 32, 64, 128 bytes: bits 4-6 of the
-/// shared address XOR bits 7-9, as CuTe's `Swizzle<1|2|3, 4, 3>` on bytes).
+/// How a box is laid out in shared memory, as the H200 wrote it
+/// (`calibration/probes/tensor_smem/README.md`, "TMA"): without a swizzle, dense rows of the
+/// box's inner bytes; with one, every row takes the swizzle's whole span (a narrower row is
+/// padded, the padding not written), then each 16-byte chunk moves to chunk
+/// `c ^ ((address / 128) % n)` (`n` = 2, 4, 8 for 32, 64, 128 bytes: bits 4-6 of the shared
+/// address XOR bits 7-9, CuTe's `Swizzle<1|2|3, 4, 3>` on bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TmaSwizzle {
     /// Rows as they are.
@@ -71,7 +74,21 @@ pub struct TensorMap {
 }
 
 impl TensorMap {
-    /// Bytes one box takes in shared memory (what a load completes on its barrier).
+    /// Bytes a row of the box (its inner dimension) takes in shared memory: the inner bytes,
+    /// or with a swizzle its span.
+    pub fn row_bytes(&self) -> u64 {
+        match self.swizzle.bytes() {
+            0 => self.boxes[0] as u64 * self.esize as u64,
+            s => s as u64,
+        }
+    }
+
+    /// Bytes the box takes in shared memory (its rows, padded to the swizzle's span).
+    pub fn footprint(&self) -> u64 {
+        self.box_bytes() / (self.boxes[0] as u64 * self.esize as u64) * self.row_bytes()
+    }
+
+    /// The box's bytes (what a load completes on its barrier).
     pub fn box_bytes(&self) -> u64 {
         self.boxes[..self.rank as usize]
             .iter()
@@ -81,9 +98,9 @@ impl TensorMap {
     }
 
     /// Moves the box at element coordinates `at` (one per dimension): for each of its
-    /// elements, in shared-memory order, `f(shared byte offset from the box's start, already
-    /// swizzled, with `base` the box's shared address; the element's global byte offset in the
-    /// buffer, or `None` outside the tensor)`.
+    /// elements, row by row, `f(shared byte offset from the box's start, padded and swizzled,
+    /// with `base` the box's shared address; the element's global byte offset in the buffer,
+    /// or `None` outside the tensor)`.
     pub fn copy(&self, base: u32, at: &[i32], mut f: impl FnMut(u32, Option<u64>)) {
         let r = self.rank as usize;
         let mut idx = [0u32; 5];
@@ -104,7 +121,8 @@ impl TensorMap {
                     _ => None,
                 };
             }
-            let off = (n * self.esize as u64) as u32;
+            let (row, x) = (n / self.boxes[0] as u64, n % self.boxes[0] as u64);
+            let off = (row * self.row_bytes() + x * self.esize as u64) as u32;
             let s = self
                 .swizzle
                 .apply(base.wrapping_add(off))
@@ -144,6 +162,21 @@ mod tests {
         // Box row 2 is tensor row 3: outside.
         assert_eq!(seen[64], (256, None));
         assert_eq!(map(TmaSwizzle::None).box_bytes(), 1024);
+    }
+
+    #[test]
+    fn swizzled_rows_narrower_than_the_span_are_padded_to_it() {
+        // 16-byte rows with the 64-byte swizzle: row r at 64 r, then the XOR (as the H200's
+        // `tmadump_128Bi64` dump shows for 64-byte rows under the 128-byte swizzle).
+        let mut m = map(TmaSwizzle::B64);
+        m.boxes = [4, 8, 1, 1, 1];
+        assert_eq!((m.row_bytes(), m.footprint(), m.box_bytes()), (64, 512, 128));
+        let mut seen = Vec::new();
+        m.copy(0, &[0, 0], |s, _| seen.push(s));
+        // Row 2 (at 128): chunk 0 ^ 1; row 4 (at 256): chunk 0 ^ 2.
+        assert_eq!(&seen[8..12], &[144, 148, 152, 156]);
+        assert_eq!(seen[16], 256 + 32);
+        assert_eq!(seen[4], 64);
     }
 
     #[test]

@@ -540,6 +540,7 @@ pub(crate) struct Shared {
 
 /// A statement of the body.
 #[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) enum Stmt {
     /// `Let("x", "expr")`: a new register `x`, typed by its expression.
     Let(Text, Text),
@@ -595,6 +596,40 @@ pub(crate) enum Stmt {
     CommitGroup,
     /// `WaitGroup(n)`: `cp.async.wait_group n`, every group but the `n` most recent is done.
     WaitGroup(u8),
+    /// `BarrierInit(at: "bar[0]", count: "64")`: `mbarrier.init` of the barrier object in the
+    /// 8 shared bytes at `at` (8-aligned): `count` arrivals a phase. Each active lane inits.
+    BarrierInit {
+        /// The barrier: an element of a shared array (8 bytes from it).
+        at: Text,
+        /// Arrivals a phase (1 to 2^20 - 1).
+        count: Text,
+    },
+    /// `BarrierArrive(at: "bar[0]")`: `mbarrier.arrive`, each active lane once (`count`: that
+    /// many times; `tx`: `mbarrier.arrive.expect_tx`, the phase also waits for `tx` bytes).
+    BarrierArrive {
+        /// The barrier.
+        at: Text,
+        /// Arrivals (default 1).
+        #[serde(default)]
+        count: Option<Text>,
+        /// Transaction bytes the phase waits for besides (arrives once).
+        #[serde(default)]
+        tx: Option<Text>,
+    },
+    /// `BarrierArriveCopies(at: "bar[0]")`: `cp.async.mbarrier.arrive.noinc`, an arrival once
+    /// the lane's earlier `CopyAsync`s are complete.
+    BarrierArriveCopies {
+        /// The barrier.
+        at: Text,
+    },
+    /// `BarrierWait(at: "bar[0]", parity: "t % 2")`: waits until the barrier's phase of that
+    /// parity completes (`mbarrier.try_wait.parity`, retried).
+    BarrierWait {
+        /// The barrier.
+        at: Text,
+        /// The phase's parity (0 or 1; only the low bit counts).
+        parity: Text,
+    },
     /// `Mma(shape: "m16n8k16", types: "f32.f16.f16.f32", d: [..], a: [..], b: [..], c: [..])`:
     /// `mma.sync.aligned.{shape}.row.col.{types}`, the warp's `D = A x B + C` on the tensor
     /// cores; `d` declares new registers, `a`, `b`, `c` are expressions (16- and 8-bit

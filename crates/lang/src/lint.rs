@@ -94,6 +94,13 @@ impl Lint<'_> {
                     self.flush();
                 }
                 Stmt::CommitGroup | Stmt::WaitGroup(_) => self.flush(),
+                Stmt::BarrierInit { at, .. }
+                | Stmt::BarrierArrive { at, .. }
+                | Stmt::BarrierArriveCopies { at }
+                | Stmt::BarrierWait { at, .. } => {
+                    self.target_indices(at);
+                    self.flush();
+                }
                 Stmt::Mma { a, b, c, .. } => {
                     a.iter().chain(b).chain(c).for_each(|v| self.loads(v));
                     self.flush();

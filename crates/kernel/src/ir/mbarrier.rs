@@ -34,6 +34,9 @@ pub enum MbarKind {
     Wait {
         /// `a` is a phase parity (else a 64-bit state).
         parity: bool,
+        /// Never times out (a kernel-language `BarrierWait`, which has no retry loop around
+        /// it): parked until the phase completes, or a deadlock fault.
+        block: bool,
     },
     /// `mbarrier.inval [addr]`: the object is no longer a barrier.
     Inval,
@@ -67,7 +70,7 @@ impl std::fmt::Display for MbarKind {
             }
             MbarKind::ExpectTx => f.write_str("expect_tx"),
             MbarKind::CompleteTx => f.write_str("complete_tx"),
-            MbarKind::Wait { parity } => f.write_str(if parity {
+            MbarKind::Wait { parity, .. } => f.write_str(if parity {
                 "try_wait.parity"
             } else {
                 "try_wait"
@@ -100,7 +103,7 @@ pub struct MbarOp {
 impl MbarOp {
     /// `(register, width)` of each register it reads.
     pub fn reads(&self) -> impl Iterator<Item = (Reg, u8)> {
-        let wide = matches!(self.kind, MbarKind::Wait { parity: false });
+        let wide = matches!(self.kind, MbarKind::Wait { parity: false, .. });
         std::iter::once((self.addr, 1)).chain(self.a.map(|a| (a, if wide { 2 } else { 1 })))
     }
 

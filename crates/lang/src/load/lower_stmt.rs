@@ -1,5 +1,6 @@
 //! Lowering statements: declarations, assignments, stores, loops, branches, barriers.
 
+use super::lower_tensor::BarrierStmt;
 use super::*;
 
 impl Loader<'_> {
@@ -11,6 +12,10 @@ impl Loader<'_> {
             Stmt::StoreMatrix { at, .. } => at.span,
             Stmt::Mma { d, shape, .. } => d.first().and_then(|n| n.span).or(shape.span),
             Stmt::CopyAsync { to, .. } => to.span,
+            Stmt::BarrierInit { at, .. }
+            | Stmt::BarrierArrive { at, .. }
+            | Stmt::BarrierArriveCopies { at }
+            | Stmt::BarrierWait { at, .. } => at.span,
             Stmt::CommitGroup => self.find_keyword("CommitGroup"),
             Stmt::WaitGroup(_) => self.find_keyword("WaitGroup"),
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => cond.span,
@@ -65,6 +70,12 @@ impl Loader<'_> {
             }
             Stmt::CommitGroup => "cp.async.commit_group".into(),
             Stmt::WaitGroup(n) => format!("cp.async.wait_group {n}"),
+            Stmt::BarrierInit { at, count } => format!("mbarrier.init {} ({})", at.text, count.text),
+            Stmt::BarrierArrive { at, .. } => format!("mbarrier.arrive {}", at.text),
+            Stmt::BarrierArriveCopies { at } => format!("cp.async.mbarrier.arrive {}", at.text),
+            Stmt::BarrierWait { at, parity } => {
+                format!("mbarrier.wait {} (parity {})", at.text, parity.text)
+            }
             Stmt::If { cond, .. } => format!("if {}", cond.text),
             Stmt::While { cond, .. } => format!("while {}", cond.text),
             Stmt::For { var, to, .. } => format!("for {} < {}", var.text, to.0.text),
@@ -188,6 +199,18 @@ impl Loader<'_> {
                 self.emit(Inst::AsyncWait { n: *n, all: false });
                 Ok(())
             }
+            Stmt::BarrierInit { at, count } => self.barrier_op(at, Some(count), BarrierStmt::Init),
+            Stmt::BarrierArrive { at, count, tx } => match (count, tx) {
+                (Some(c), Some(_)) => Err(self.err_text(
+                    c,
+                    "BarrierArrive takes `count` or `tx`, not both (an expect_tx arrival is one)",
+                    None,
+                )),
+                (_, Some(t)) => self.barrier_op(at, Some(t), BarrierStmt::ArriveTx),
+                (c, None) => self.barrier_op(at, c.as_ref(), BarrierStmt::Arrive),
+            },
+            Stmt::BarrierArriveCopies { at } => self.barrier_op(at, None, BarrierStmt::Copies),
+            Stmt::BarrierWait { at, parity } => self.barrier_op(at, Some(parity), BarrierStmt::Wait),
             Stmt::Mma {
                 shape,
                 types,

@@ -1,6 +1,8 @@
 //! Lowering the tensor-core statements (issue 41): `LoadMatrix`/`StoreMatrix` (`ldmatrix`/
 //! `stmatrix` at a shared element's address, `Inst::AddrOf` then `Inst::Matrix`), `CopyAsync`
-//! (`cp.async` between a buffer element and a shared one) and `Mma` (`mma.sync`).
+//! (`cp.async` between a buffer element and a shared one), `Mma` (`mma.sync`) and the barrier
+//! object's statements (`BarrierInit`, `BarrierArrive`, `BarrierArriveCopies`, `BarrierWait`:
+//! `mbarrier`).
 
 use super::*;
 
@@ -86,6 +88,58 @@ impl Loader<'_> {
             false => format!("({}) = ldmatrix {}", join(regs), at.text),
         };
         self.emit_at(Inst::Matrix(op), site, &an, text);
+        Ok(())
+    }
+
+    /// A barrier-object statement: the barrier's address (`Inst::AddrOf` of 8 bytes of a shared
+    /// array), the operand `arg` as a `u32`, then one `Inst::Mbar`.
+    pub(super) fn barrier_op(&mut self, at: &Text, arg: Option<&Text>, s: BarrierStmt) -> R<()> {
+        use warpsim_kernel::ir::{MbarKind, MbarOp};
+        let (an, site) = self.parse_expr(at)?;
+        let (space, array, elem, rank) = self.array_of(&an, site)?;
+        if space != Space::Shared || !8u32.is_multiple_of(elem.bytes()) {
+            return Err(self.err_text(
+                at,
+                format!(
+                    "a barrier object is 8 bytes of a shared array, from an element of at most 8 \
+                     bytes: not `{}` ({elem})",
+                    at.text
+                ),
+                Some("declare it in `shared`, e.g. (name: \"bar\", ty: F64, len: 2)".to_owned()),
+            ));
+        }
+        let vec = (8 / elem.bytes()) as u8;
+        let addr = self.address_of(at, (&an, site), (space, array, rank), vec)?;
+        let a = match arg {
+            Some(t) => {
+                let (vn, vsite) = self.parse_expr(t)?;
+                let v = self.expr(&vn, vsite)?;
+                let v = self.coerce(v, KernelTy::U32, vsite, &vn, "a barrier operand (u32)")?;
+                Some(self.materialize(v, KernelTy::U32)?)
+            }
+            None => None,
+        };
+        let (kind, dst) = match s {
+            BarrierStmt::Init => (MbarKind::Init, None),
+            BarrierStmt::Arrive | BarrierStmt::ArriveTx => (
+                MbarKind::Arrive {
+                    drop: false,
+                    no_complete: false,
+                    tx: s == BarrierStmt::ArriveTx,
+                },
+                None,
+            ),
+            BarrierStmt::Copies => (MbarKind::AsyncArrive { noinc: true }, None),
+            BarrierStmt::Wait => (
+                MbarKind::Wait {
+                    parity: true,
+                    block: true,
+                },
+                Some(self.alloc_temp(1)?),
+            ),
+        };
+        let op = MbarOp { kind, addr, dst, a };
+        self.emit_at(Inst::Mbar(op), site, &an, format!("mbarrier.{kind} {}", at.text));
         Ok(())
     }
 
@@ -229,4 +283,14 @@ impl Loader<'_> {
         self.emit_at(Inst::Mma { op }, site, &n, text);
         Ok(())
     }
+}
+
+/// Which barrier-object statement [`Loader::barrier_op`] lowers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum BarrierStmt {
+    Init,
+    Arrive,
+    ArriveTx,
+    Copies,
+    Wait,
 }

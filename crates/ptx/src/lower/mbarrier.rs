@@ -85,6 +85,7 @@ impl Lower<'_> {
             "complete_tx" => MbarKind::CompleteTx,
             "test_wait" | "try_wait" => MbarKind::Wait {
                 parity: flags.parity,
+                block: false,
             },
             "inval" => MbarKind::Inval,
             "cp.async.arrive" => MbarKind::AsyncArrive { noinc: flags.noinc },
@@ -108,7 +109,7 @@ impl Lower<'_> {
                 };
                 (self.result(d, off)?, addr, a)
             }
-            (MbarKind::Wait { parity }, [d, addr, a, hint @ ..]) if hint.len() <= 1 => {
+            (MbarKind::Wait { parity, .. }, [d, addr, a, hint @ ..]) if hint.len() <= 1 => {
                 let a = self.val(a, if parity { 1 } else { 2 }, off)?;
                 (self.result(d, off)?, addr, Some(a))
             }
