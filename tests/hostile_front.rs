@@ -162,8 +162,8 @@ fn unsupported_ptx_is_named_as_such() {
         ),
         ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
         (
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
-            "tensor copies (TMA with a tensor map) are not modelled yet",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
+            "tile mode only",
         ),
         ("mbarrier.init.b64 [%rd5], 32;", "write the state space"),
         ("tex.2d.v4.f32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1, %r1}];", "texture"),

@@ -133,8 +133,8 @@ fn tensor_copies_and_generic_barriers_are_refused_at_their_line() {
     for (from, to, want) in [
         (
             "mbarrier.arrive.shared.b64 _, [bar], 2;",
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [bar], [%rd1, {%r1, %r1}], [bar];",
-            "tensor copies (TMA with a tensor map) are not modelled yet",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [bar], [%rd1, {%r1, %r1}], [bar];",
+            "tile mode only",
         ),
         (
             "mbarrier.arrive.shared.b64 _, [bar], 2;",

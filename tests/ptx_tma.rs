@@ -64,6 +64,11 @@ fn tensor_maps_are_checked_as_the_driver_checks_them() {
             r#"(name: "tA", buffer: "A", dims: [16, 5, 2], box: [16, 300, 2])"#,
             "a box dimension 300 is not between 1 and 256",
         ),
+        // (Sizes whose byte extent overflows 64 bits: an error, not a wrap or a panic.)
+        (
+            r#"(name: "tA", buffer: "A", dims: [16, 4294967296, 4294967296], box: [16, 4, 2])"#,
+            "the tensor reaches byte 1180591620717411303424 of `A`",
+        ),
     ] {
         refused(a, to, want, "tma_refused.ron:");
     }
@@ -119,5 +124,9 @@ fn the_tma_swizzle_turns_a_32_way_column_read_into_4_way() {
         let s = &r["shared"];
         assert_eq!(s["ld_instructions"], 64 * 32, "{file}");
         assert_eq!(s["ld_wavefronts"], 64 * 32 * per_read, "{file}");
+        // One TMA load a block, no shared-pipe wavefront (it has no row); init, arrive and one
+        // wait a warp (the copy is issued before the block's barrier: no wait parks).
+        assert_eq!(s["tma_instructions"], 64, "{file}");
+        assert_eq!(s["mbarrier_instructions"], 64 * (2 + 32), "{file}");
     }
 }

@@ -183,23 +183,28 @@ fn barrier_statements_run_a_warp_specialised_pipeline() {
 
 #[test]
 fn a_barrier_wait_no_arrival_completes_is_a_fault_at_its_line() {
-    let src = std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
-        .unwrap()
-        .replace(
-            r#"BarrierInit(at: "bars[2]", count: "128")"#,
-            r#"BarrierInit(at: "bars[2]", count: "129")"#,
-        );
+    let src =
+        std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
+            .unwrap()
+            .replace(
+                r#"BarrierInit(at: "bars[2]", count: "128")"#,
+                r#"BarrierInit(at: "bars[2]", count: "129")"#,
+            );
     let p = scratch("mbar_never.ron", &src);
     let (code, _, err) = run_json(&["run", p.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("mbarrier wait that can never complete"), "{err}");
+    assert!(
+        err.contains("mbarrier wait that can never complete"),
+        "{err}"
+    );
     assert!(err.contains("mbar_never.ron:37:"), "{err}");
 }
 
 #[test]
 fn a_barrier_outside_shared_memory_or_an_unknown_field_is_an_error_at_its_place() {
-    let base = std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
-        .unwrap();
+    let base =
+        std::fs::read_to_string(crate::util::root().join("programs/tensor/mbar_pipeline.ron"))
+            .unwrap();
     for (from, to, want) in [
         (
             r#"BarrierInit(at: "bars[0]", count: "32")"#,

@@ -170,7 +170,10 @@ mod tests {
         // `tmadump_128Bi64` dump shows for 64-byte rows under the 128-byte swizzle).
         let mut m = map(TmaSwizzle::B64);
         m.boxes = [4, 8, 1, 1, 1];
-        assert_eq!((m.row_bytes(), m.footprint(), m.box_bytes()), (64, 512, 128));
+        assert_eq!(
+            (m.row_bytes(), m.footprint(), m.box_bytes()),
+            (64, 512, 128)
+        );
         let mut seen = Vec::new();
         m.copy(0, &[0, 0], |s, _| seen.push(s));
         // Row 2 (at 128): chunk 0 ^ 1; row 4 (at 256): chunk 0 ^ 2.

@@ -166,6 +166,17 @@ pub struct SharedTotals {
     /// `smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum`: global sectors read.
     #[serde(skip_serializing_if = "is_zero")]
     pub ldgsts_sectors: u64,
+    /// TMA and bulk copies (`cp.async.bulk[.tensor]`: `UTMALDG`, `UTMASTG`, `UBLKCP`) executed
+    /// (warp instructions): no shared-pipe counter sees them, as on the H200.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tma_instructions: u64,
+    /// The copies they made (one per active lane).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tma_copies: u64,
+    /// `mbarrier` operations (`SYNCS`) executed (warp instructions, a parked wait's retries
+    /// included): no shared-pipe wavefronts.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub mbarrier_instructions: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

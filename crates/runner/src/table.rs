@@ -173,6 +173,21 @@ impl Report {
                 s.ldgsts_sectors, s.ldgsts_hw_bank_conflicts
             );
         }
+        if s.tma_instructions > 0 {
+            let _ = writeln!(
+                o,
+                "TMA and bulk copies (UTMALDG/UTMASTG/UBLKCP): {} instructions, {} copies; no \
+                 shared-pipe wavefronts (the H200 shows them only in l1tex__data_bank_writes/reads)",
+                s.tma_instructions, s.tma_copies
+            );
+        }
+        if s.mbarrier_instructions > 0 {
+            let _ = writeln!(
+                o,
+                "mbarrier operations (SYNCS): {} instructions; no shared-pipe wavefronts",
+                s.mbarrier_instructions
+            );
+        }
         if s.wavefronts() > 0 {
             let _ = writeln!(
                 o,
@@ -180,7 +195,7 @@ impl Report {
                 s.ideal_wavefronts,
                 self.cost_over_ideal()
             );
-        } else if s.ldgsts_instructions == 0 {
+        } else if s.ldgsts_instructions == 0 && s.tma_instructions == 0 {
             let _ = writeln!(o, "no shared-memory accesses");
         }
         if let Some(c) = &self.constant {

@@ -8,6 +8,9 @@
 //!   bank conflicts, the global sectors read, and the hardware
 //!   `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts`. They are not in the
 //!   `total` row (no `op_ld`/`op_st` counter sees them).
+//! * TMA and bulk copies and `mbarrier` operations have no row: no LSU shared counter sees
+//!   them on the H200 (`tensor_smem`); their counts go to the totals' `tma_*` and
+//!   `mbarrier_instructions`, which the report prints as such.
 
 use super::{InstReport, MemSpace, SharedTotals, StallCycles, Timing};
 use warpsim_exec::Stats;
@@ -25,6 +28,18 @@ pub(crate) fn row(
     timing: Option<&Timing>,
 ) -> Option<InstReport> {
     let ps = stats.per_pc.get(pc).filter(|p| p.executions > 0)?;
+    match prog.code.get(pc)? {
+        Inst::Bulk(_) | Inst::BulkTensor(_) => {
+            shared.tma_instructions += ps.executions;
+            shared.tma_copies += ps.lanes;
+            return None;
+        }
+        Inst::Mbar(_) => {
+            shared.mbarrier_instructions += ps.executions;
+            return None;
+        }
+        _ => {}
+    }
     let ideal = ps.wavefronts.saturating_sub(ps.conflicts);
     let (op, array, width, name) = match prog.code.get(pc)? {
         Inst::Matrix(m) => {

@@ -70,7 +70,9 @@ impl Loader<'_> {
             }
             Stmt::CommitGroup => "cp.async.commit_group".into(),
             Stmt::WaitGroup(n) => format!("cp.async.wait_group {n}"),
-            Stmt::BarrierInit { at, count } => format!("mbarrier.init {} ({})", at.text, count.text),
+            Stmt::BarrierInit { at, count } => {
+                format!("mbarrier.init {} ({})", at.text, count.text)
+            }
             Stmt::BarrierArrive { at, .. } => format!("mbarrier.arrive {}", at.text),
             Stmt::BarrierArriveCopies { at } => format!("cp.async.mbarrier.arrive {}", at.text),
             Stmt::BarrierWait { at, parity } => {
@@ -210,7 +212,9 @@ impl Loader<'_> {
                 (c, None) => self.barrier_op(at, c.as_ref(), BarrierStmt::Arrive),
             },
             Stmt::BarrierArriveCopies { at } => self.barrier_op(at, None, BarrierStmt::Copies),
-            Stmt::BarrierWait { at, parity } => self.barrier_op(at, Some(parity), BarrierStmt::Wait),
+            Stmt::BarrierWait { at, parity } => {
+                self.barrier_op(at, Some(parity), BarrierStmt::Wait)
+            }
             Stmt::Mma {
                 shape,
                 types,

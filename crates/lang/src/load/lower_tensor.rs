@@ -139,7 +139,12 @@ impl Loader<'_> {
             ),
         };
         let op = MbarOp { kind, addr, dst, a };
-        self.emit_at(Inst::Mbar(op), site, &an, format!("mbarrier.{kind} {}", at.text));
+        self.emit_at(
+            Inst::Mbar(op),
+            site,
+            &an,
+            format!("mbarrier.{kind} {}", at.text),
+        );
         Ok(())
     }
 

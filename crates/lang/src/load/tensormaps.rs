@@ -59,7 +59,8 @@ impl Loader<'_> {
             let mut strides = vec![esize];
             if t.strides.is_empty() {
                 for i in 1..rank {
-                    strides.push(strides[i - 1] * dims[i - 1]);
+                    // (Saturating: a tensor past 2^64 bytes is refused below.)
+                    strides.push(strides[i - 1].saturating_mul(dims[i - 1]));
                 }
             } else if t.strides.len() + 1 != rank {
                 return Err(self.err_text(
@@ -88,10 +89,10 @@ impl Loader<'_> {
             let span = dims
                 .iter()
                 .zip(&strides)
-                .map(|(&d, &s)| (d - 1) * s)
-                .sum::<u64>()
-                + esize;
-            if span > len * esize {
+                .map(|(&d, &s)| (d as u128 - 1) * s as u128)
+                .sum::<u128>()
+                + esize as u128;
+            if span > (len as u128) * esize as u128 {
                 return Err(self.err_text(
                     &t.name,
                     format!(
@@ -109,7 +110,8 @@ impl Loader<'_> {
                 SwizzleSource::B128 => TmaSwizzle::B128,
             };
             let inner = boxes[0] * esize;
-            if !inner.is_multiple_of(16) || (swizzle.bytes() > 0 && inner > swizzle.bytes() as u64) {
+            if !inner.is_multiple_of(16) || (swizzle.bytes() > 0 && inner > swizzle.bytes() as u64)
+            {
                 let want = match swizzle.bytes() {
                     0 => "a multiple of 16 bytes".to_string(),
                     s => format!("a multiple of 16 bytes, at most the swizzle's {s}"),
