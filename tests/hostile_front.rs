@@ -190,6 +190,26 @@ fn unsupported_ptx_is_named_as_such() {
     }
 }
 
+/// A register past its `.reg %r<N>` declaration is refused at its line, as ptxas refuses it
+/// (it was given a register of its own).
+#[test]
+fn a_register_past_its_declared_range_is_refused() {
+    let path = one_line_ptx("reg_range.ptx", "mov.u32 %r12, 5;", "u32");
+    let p = write(
+        "reg_range.ron",
+        "Program(name: \"u\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+         \"out\", ty: U32, len: 32)],\n    ptx: (file: \"reg_range.ptx\", kernel: \"k\", args: \
+         [\"out\", \"1\"]),\n)\n",
+    );
+    let o = case(
+        &["check", &p],
+        2,
+        Some(&path),
+        "register `%r12` is not declared: `.reg … %r<9>` declares %r0 to %r8",
+    );
+    assert!(o.stderr.contains(":12:"), "{}", o.stderr);
+}
+
 /// Integer arguments are checked against their parameter's width (never wrapped; NVRTC declares
 /// `int` and `unsigned` alike, so either reading of the bits is accepted), and an integer for a
 /// float parameter is passed as that float.

@@ -63,7 +63,9 @@ struct Lower<'a> {
     req: &'a KernelRequest<'a>,
     entry: &'a Entry,
     regs: HashMap<String, (Reg, u8)>,
-    classes: Vec<(String, u8)>,
+    /// The declared registers: a name or a `%r<N>` family's base, its width in words, and
+    /// the family's count (`None` for a single name).
+    classes: Vec<(String, u8, Option<u64>)>,
     next: usize,
     init: Vec<(Reg, RegInit)>,
     consts: HashMap<(u64, u8), Reg>,
@@ -209,20 +211,6 @@ pub fn lower(
         formats: Vec::new(),
         mmas: Vec::new(),
     };
-    for s in &entry.body {
-        let StmtKind::Directive(w) = &s.kind else {
-            continue;
-        };
-        if w.first().map(String::as_str) == Some(".reg") {
-            let ty = w.get(1).cloned().unwrap_or_default();
-            for name in w.get(2..).unwrap_or_default().join(" ").split(',') {
-                let name = name.trim();
-                let base = name.split('<').next().unwrap_or(name).to_owned();
-                l.classes
-                    .push((base, if ty == ".pred" { 1 } else { words_of(&ty) }));
-            }
-        }
-    }
     let (vars, top) = shared_layout(globals, entry, req.dynamic_shared)?;
     l.vars = vars;
     if top > req.shared_limit {
@@ -255,6 +243,28 @@ pub fn lower(
     // written.
     let merged = req.merge.then(|| crate::merge::merge(&entry.body, &l.vars));
     let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
+    // The declared registers (of the merged body: the merge model's unrolling declares the
+    // registers it makes up).
+    for s in body {
+        let StmtKind::Directive(w) = &s.kind else {
+            continue;
+        };
+        if w.first().map(String::as_str) == Some(".reg") {
+            let ty = w.get(1).cloned().unwrap_or_default();
+            for name in w.get(2..).unwrap_or_default().join(" ").split(',') {
+                let name = name.trim();
+                let (base, count) = match name.split_once('<') {
+                    Some((b, n)) => (b, n.trim_end_matches('>').trim().parse().ok()),
+                    None => (name, None),
+                };
+                l.classes.push((
+                    base.to_owned(),
+                    if ty == ".pred" { 1 } else { words_of(&ty) },
+                    count,
+                ));
+            }
+        }
+    }
     if let Some(m) = &merged {
         // The merge model unrolls constant-trip loops (new registers): its facts.
         l.facts = Facts::of(&m.body);
@@ -295,9 +305,27 @@ impl Lower<'_> {
         let w = self
             .classes
             .iter()
-            .find(|(b, _)| *b == base || *b == name)
+            .find(|(b, _, n)| *b == name || (*b == base && n.is_some()))
             .map(|c| c.1)
             .ok_or_else(|| (off, unsupported::register(name)))?;
+        // `%r<N>` declares `%r0` to `%r{N-1}` (ptxas refuses the others).
+        let index: Option<u64> = name.get(base.len()..).and_then(|d| d.parse().ok());
+        let most = (self.classes.iter())
+            .filter(|(b, _, _)| *b == base)
+            .filter_map(|c| c.2)
+            .max();
+        if let (Some(i), Some(n), false) = (index, most, self.classes.iter().any(|c| c.0 == name)) {
+            if i >= n {
+                return Err((
+                    off,
+                    format!(
+                        "register `{name}` is not declared: `.reg … {base}<{n}>` declares \
+                         {base}0 to {base}{}",
+                        n.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
         let r = self.alloc(w);
         self.regs.insert(name.to_owned(), (r, w));
         Ok((r, w))
@@ -403,7 +431,7 @@ impl Lower<'_> {
             }
         }
         // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
-        if self.classes.iter().any(|c| c.0 == a) {
+        if self.classes.iter().any(|c| c.0 == a && c.2.is_none()) {
             return Ok(self.reg(a, off)?.0);
         }
         Err((off, format!("operand `{a}` is not supported")))

@@ -50,6 +50,18 @@ pub(super) fn unroll(body: &[Stmt]) -> Vec<Stmt> {
             i += 1;
         }
     }
+    // The registers it made up, declared (the lowering refuses undeclared ones).
+    if let Some(at) = body.first() {
+        let decls = fresh.made.iter().filter_map(|r| {
+            let ty = fresh.types.get(split_num(r).0)?;
+            Some(Stmt {
+                off: at.off,
+                loc: at.loc,
+                kind: StmtKind::Directive(vec![".reg".into(), format!(".{ty}"), r.clone()]),
+            })
+        });
+        out.splice(0..0, decls.collect::<Vec<_>>());
+    }
     out
 }
 
@@ -75,6 +87,8 @@ struct Fresh {
     next: HashMap<String, u64>,
     /// Register prefix → its `.reg` type (`b32`, `f32`, `pred`, …), for the `mov`s.
     types: HashMap<String, String>,
+    /// The names made, in order.
+    made: Vec<String>,
 }
 
 impl Fresh {
@@ -100,7 +114,11 @@ impl Fresh {
                 }
             }
         }
-        Fresh { next, types }
+        Fresh {
+            next,
+            types,
+            made: Vec::new(),
+        }
     }
 
     /// `mov.T to, from` with `to`'s register type.
@@ -123,7 +141,9 @@ impl Fresh {
         let e = self.next.entry(p.to_owned()).or_insert(0);
         let n = (*e).max(100_000);
         *e = n + 1;
-        format!("{p}{n}")
+        let name = format!("{p}{n}");
+        self.made.push(name.clone());
+        name
     }
 }
 
