@@ -49,21 +49,11 @@ pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<()
             ));
         }
         let sa = shared[l];
-        if !sa.is_multiple_of(16) || sa as u64 + n as u64 > end as u64 {
-            let kind = if sa.is_multiple_of(16) {
-                FaultKind::OutOfBounds {
-                    global: false,
-                    access: format!("{n} bytes of `{text}` at shared byte {sa}"),
-                    bounds: format!("the block's {end} bytes of shared memory"),
-                }
-            } else {
-                FaultKind::Misaligned {
-                    width: 16,
-                    access: format!("the shared side of `{text}`"),
-                    byte: sa as u64,
-                    memory: "shared memory".into(),
-                }
-            };
+        let what = (
+            format!("{n} bytes of `{text}`"),
+            format!("the shared side of `{text}`"),
+        );
+        if let Some(kind) = shared_side(sa, n as u64, 16, end, what) {
             return Err(fault(
                 kind,
                 "both addresses of a bulk copy are 16-byte aligned",
@@ -138,6 +128,30 @@ pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<()
     Ok(())
 }
 
+/// The fault of `bytes` at shared byte `sa` that must be `align`-aligned and end within the
+/// block's `end` bytes, if they are not (`what`: the bytes, then the access, for messages).
+fn shared_side(
+    sa: u32,
+    bytes: u64,
+    align: u32,
+    end: u32,
+    what: (String, String),
+) -> Option<FaultKind> {
+    if !sa.is_multiple_of(align) {
+        return Some(FaultKind::Misaligned {
+            width: align,
+            access: what.1,
+            byte: sa as u64,
+            memory: "shared memory".into(),
+        });
+    }
+    (sa as u64 + bytes > end as u64).then(|| FaultKind::OutOfBounds {
+        global: false,
+        access: format!("{} at shared byte {sa}", what.0),
+        bounds: format!("the block's {end} bytes of shared memory"),
+    })
+}
+
 /// The tensor map a lane's pointer names ([`TENSORMAP_BASE`]` + 128 k`).
 fn tensor_map<'a>(cx: &Ctx<'a>, ptr: u64) -> Option<&'a TensorMap> {
     let off = ptr.checked_sub(TENSORMAP_BASE)?;
@@ -185,21 +199,11 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
         } else {
             bytes
         };
-        if !sa.is_multiple_of(align) || sa as u64 + span > end as u64 {
-            let kind = if sa.is_multiple_of(align) {
-                FaultKind::OutOfBounds {
-                    global: false,
-                    access: format!("the {bytes}-byte box of `{text}` at shared byte {sa}"),
-                    bounds: format!("the block's {end} bytes of shared memory"),
-                }
-            } else {
-                FaultKind::Misaligned {
-                    width: align,
-                    access: format!("the box of `{text}`"),
-                    byte: sa as u64,
-                    memory: "shared memory".into(),
-                }
-            };
+        let what = (
+            format!("the {bytes}-byte box of `{text}`"),
+            format!("the box of `{text}`"),
+        );
+        if let Some(kind) = shared_side(sa, span, align, end, what) {
             return Err(fault(
                 kind,
                 format!(

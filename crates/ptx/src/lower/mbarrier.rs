@@ -138,33 +138,7 @@ impl Lower<'_> {
             ["tensor", ..] => return self.bulk_tensor(i),
             _ => {}
         }
-        let hinted = rest.contains(&"L2::cache_hint");
-        let known = |p: &&str| {
-            matches!(
-                *p,
-                "shared::cluster"
-                    | "shared::cta"
-                    | "global"
-                    | "mbarrier::complete_tx::bytes"
-                    | "bulk_group"
-                    | "L2::cache_hint"
-            )
-        };
-        if let Some(other) = rest.iter().find(|p| !known(p)) {
-            return Err(unsup(&format!(
-                "`.{other}` is not a form warpsim runs (multicast, .cp_mask and reductions are not \
-                 modelled)"
-            )));
-        }
-        let to_shared = match rest.first() {
-            Some(&"shared::cluster" | &"shared::cta") if rest.get(1) == Some(&"global") => true,
-            Some(&"global") if rest.get(1) == Some(&"shared::cta") => false,
-            _ => {
-                return Err(unsup(
-                    "only global-to-shared and shared-to-global copies run",
-                ))
-            }
-        };
+        let (to_shared, hinted) = bulk_form(rest, false).map_err(|why| unsup(&why))?;
         let want = 3 + to_shared as usize + hinted as usize;
         if args.len() != want {
             return Err(unsup(&format!("it takes {want} operands")));
@@ -225,34 +199,8 @@ impl Lower<'_> {
         let Some(rank) = rank else {
             return Err(unsup("it needs a dimension count from .1d to .5d"));
         };
-        let hinted = rest.contains(&"L2::cache_hint");
-        let known = |p: &&str| {
-            matches!(
-                *p,
-                "shared::cluster"
-                    | "shared::cta"
-                    | "global"
-                    | "tile"
-                    | "mbarrier::complete_tx::bytes"
-                    | "bulk_group"
-                    | "L2::cache_hint"
-            )
-        };
-        if let Some(other) = rest.iter().find(|p| !known(p)) {
-            return Err(unsup(&format!(
-                "`.{other}` is not a form warpsim runs (tile mode only: im2col, multicast and \
-                 reductions are not modelled)"
-            )));
-        }
-        let store = match rest.first() {
-            Some(&"shared::cluster" | &"shared::cta") if rest.get(1) == Some(&"global") => false,
-            Some(&"global") if rest.get(1) == Some(&"shared::cta") => true,
-            _ => {
-                return Err(unsup(
-                    "only global-to-shared and shared-to-global copies run",
-                ))
-            }
-        };
+        let (to_shared, hinted) = bulk_form(rest, true).map_err(|why| unsup(&why))?;
+        let store = !to_shared;
         // (The operands as one string: `[map, {c0, c1}]` holds commas.)
         let all = args.join(",");
         let mut ops: Vec<String> = Vec::new();
@@ -339,4 +287,38 @@ struct Flags {
     tx: bool,
     parity: bool,
     noinc: bool,
+}
+
+/// A bulk copy's qualifiers after `cp.async.bulk[.tensor.Nd]` (`tensor`: which also name the
+/// `.tile` mode): whether it copies into shared memory, and whether it takes a cache policy
+/// operand; else why it is refused.
+fn bulk_form(rest: &[&str], tensor: bool) -> Result<(bool, bool), String> {
+    let known = |p: &&str| {
+        matches!(
+            *p,
+            "shared::cluster"
+                | "shared::cta"
+                | "global"
+                | "mbarrier::complete_tx::bytes"
+                | "bulk_group"
+                | "L2::cache_hint"
+        ) || (tensor && *p == "tile")
+    };
+    if let Some(other) = rest.iter().find(|p| !known(p)) {
+        let modes = if tensor {
+            "tile mode only: im2col, "
+        } else {
+            ""
+        };
+        return Err(format!(
+            "`.{other}` is not a form warpsim runs ({modes}multicast, .cp_mask and reductions are \
+             not modelled)"
+        ));
+    }
+    let to_shared = match rest.first() {
+        Some(&"shared::cluster" | &"shared::cta") if rest.get(1) == Some(&"global") => true,
+        Some(&"global") if rest.get(1) == Some(&"shared::cta") => false,
+        _ => return Err("only global-to-shared and shared-to-global copies run".into()),
+    };
+    Ok((to_shared, rest.contains(&"L2::cache_hint")))
 }
