@@ -74,7 +74,13 @@ fn misused_barriers_are_faults_at_their_line() {
             215,
             "2 arrival(s) at the mbarrier at shared byte 0, whose phase waits for 1 more",
         ),
-        (2, 220, "mbarrier wait that can never complete: 1 warp(s)"),
+        (
+            2,
+            220,
+            "can never complete: 1 warp(s) wait for a phase that no remaining arrival or \
+             transaction completes: the mbarrier at shared byte 8 (`bar` + 8) is in a phase of \
+             parity 0, waiting for 1 of its 2 arrivals and 0 transaction bytes",
+        ),
         (3, 224, "mbarrier.arrive.noComplete completes the phase"),
         (4, 209, "misaligned 8-byte access"),
     ] {

@@ -43,6 +43,8 @@ pub(super) struct Warp {
     pub(super) barrier_pc: usize,
     /// Its mbarrier wait times out when it next runs (returns false for incomplete phases).
     pub(super) timed_out: bool,
+    /// While `Parked`: the shared byte address of the barrier its first waiting lane waits on.
+    pub(super) waits_on: u32,
 }
 
 /// What a block's warps share while running.
@@ -334,6 +336,7 @@ pub(super) fn run<H: Hook>(
             state: State::Ready,
             barrier_pc: 0,
             timed_out: false,
+            waits_on: 0,
         }
     }));
     sc.shared.clear();

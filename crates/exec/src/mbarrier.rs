@@ -187,6 +187,7 @@ fn wait(
 ) -> Result<ControlFlow<()>, Fault> {
     let mut done = [0u32; 32];
     let mut all = true;
+    let mut first = None;
     let mut lanes = at.active;
     while lanes != 0 {
         let l = lanes.trailing_zeros() as usize;
@@ -200,10 +201,14 @@ fn wait(
         };
         done[l] = (s.phase != named) as u32;
         all &= done[l] == 1;
+        if done[l] == 0 {
+            first.get_or_insert(addrs[l]);
+        }
     }
     if !all && (!warp.timed_out || block) {
         warp.state = State::Parked;
         warp.barrier_pc = at.pc;
+        warp.waits_on = first.unwrap_or(0);
         at.next = at.pc;
         return Ok(ControlFlow::Break(()));
     }
@@ -289,17 +294,47 @@ pub(super) fn deadlock(cx: &Ctx, warps: &[Warp]) -> Fault {
         .filter(|&w| warps[w].state == State::Parked)
         .collect();
     let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();
-    let pc = warps[parked[0]].barrier_pc;
+    let first = &warps[parked[0]];
     let also = if waiting > 0 {
-        format!(", {waiting} warp(s) wait at a barrier of the block")
+        format!("; {waiting} warp(s) wait at a barrier of the block")
     } else {
         String::new()
     };
+    // The barrier the first parked warp waits on, and where its phase stands.
+    let addr = first.waits_on;
+    let w = (addr / 4) as usize;
+    let state = match (cx.shared.get(w), cx.shared.get(w + 1)) {
+        (Some(&lo), Some(&hi)) => {
+            let s = MbarState::decode(lo as u64 | (hi as u64) << 32);
+            // (A RON array's element; a PTX variable and the byte in it: its views are words.)
+            let name = crate::race::locate(cx.prog, addr / 4).and_then(|(k, idx)| {
+                let v = cx.prog.shared.get(k)?;
+                Some(match cx.prog.shared_stream {
+                    Some(_) if addr > v.base => format!(" (`{}` + {})", v.name, addr - v.base),
+                    Some(_) => format!(" (`{}`)", v.name),
+                    None => {
+                        let idx: Vec<String> = idx.iter().map(|i| format!("[{i}]")).collect();
+                        format!(" (`{}{}`)", v.name, idx.concat())
+                    }
+                })
+            });
+            format!(
+                ": the mbarrier at shared byte {addr}{} is in a phase of parity {}, waiting for \
+                 {} of its {} arrivals and {} transaction bytes",
+                name.unwrap_or_default(),
+                s.phase as u8,
+                s.pending,
+                s.expected,
+                s.tx.max(0)
+            )
+        }
+        _ => String::new(),
+    };
     cx.fault(
-        pc,
+        first.barrier_pc,
         FaultKind::Mbarrier(format!(
             "mbarrier wait that can never complete: {} warp(s) wait for a phase that no \
-             remaining arrival or transaction completes{also}",
+             remaining arrival or transaction completes{state}{also}",
             parked.len()
         )),
         Some(
