@@ -9,7 +9,8 @@
 //! widens it again after the construct.
 //!
 //! Scheduling is round robin and deterministic: warp 0 runs until it reaches a `Barrier` or
-//! `Exit`, then warp 1, and so on; when every warp waits at a barrier they are all released.
+//! `Exit` (or an `mbarrier` wait it must park at), then warp 1, and so on; when every warp
+//! waits at a barrier they are all released.
 //!
 //! Every shared-memory access is priced with [`warpsim_smem::cost_into`] and added to
 //! [`Stats`]; every fault (division by zero, out-of-bounds or misaligned access, a barrier that
@@ -47,6 +48,10 @@
 //! * `local`: local memory (PTX `.local`), each thread's private bytes: checks and data
 //!   movement, and the offsets the hook is told.
 //! * `lanes` and `gather`: 32-lane helpers (masks, per-lane maps, SIMD gathers and copies).
+//! * `tensor_exec` and `tensor`: `ldmatrix`/`stmatrix` and `cp.async` (and their data as the
+//!   H200 moves it); `mma`: `mma.sync`; `mbarrier`: transaction barriers in shared memory (a
+//!   failing wait parks its warp: the block scheduler retries it after a change); `bulk`:
+//!   TMA's bulk and tensor copies.
 //! * `race`: the shared-memory race detector ([`Config::racecheck`]): a shadow of each
 //!   shared word between barriers, whose [`Hazard`]s end in [`Stats::races`].
 //! * `init`: the buffers' initial contents ([`init_words`], [`fill_global`]: `Zeros`, `Iota`,

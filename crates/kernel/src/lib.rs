@@ -21,11 +21,13 @@
 //!   with such errors.
 //! * [`input`]: the one reader of every input file (regular files only, capped), and
 //!   [`escape`]: control characters made visible in everything printed.
+//! * [`tensormap`]: TMA's tensor maps (a launch file's `tensor_maps`) and the layout of a box
+//!   in shared memory, which the executor's tensor copies follow.
 //! * The front-end interface: a `cuda:`/`ptx:` kernel is asked for with a [`KernelRequest`]
 //!   and comes back as [`KernelCode`] or a [`KernelError`]; [`ptxas_op`] is the one rule both
 //!   front ends share (ptxas's choice of `ATOMS.POPC.INC`).
 //!
-//! `ir`, `expr`, `diag`, `escape`, `input`, `fp16` and `narrow` are public modules (each a namespace of many
+//! `ir`, `expr`, `diag`, `escape`, `input`, `fp16`, `narrow` and `tensormap` are public modules (each a namespace of many
 //! items); everything else is re-exported here.
 
 // `Diag` carries the file's text and a span: large, but only ever on the cold error path.
