@@ -130,6 +130,9 @@ fn libcudacxx_barriers_run_in_both_copy_paths() {
         let code = String::from_utf8_lossy(&out.stdout);
         assert!(code.contains(op), "{a}: {code}");
     }
+    // cuda::pipeline: its shared state through generic pointers, resolved as shared.
+    let r = run_verified("tests/fixtures/cuda/barrier/pipeline.ron", &["--racecheck"]);
+    assert_eq!(r["races"], serde_json::json!([]));
 }
 
 #[test]

@@ -102,7 +102,13 @@ pub fn resolve(
         if *space == "param" {
             continue;
         }
-        if let Some(n) = w.last() {
+        // The name: the last word, or the one before an initialiser's `=` (`.global .u64
+        // cutoff = 32;` names `cutoff`, not `32`).
+        let name = match w.iter().position(|x| x.starts_with('=')) {
+            Some(k) => k.checked_sub(1).and_then(|k| w.get(k)),
+            None => w.last(),
+        };
+        if let Some(n) = name {
             syms.insert(
                 n.split('[').next().unwrap_or(n).to_owned(),
                 space_bit(space),
