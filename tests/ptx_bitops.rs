@@ -159,6 +159,23 @@ fn warp_instructions_of_issue_37_run_verified() {
     }
 }
 
+/// A warp spinning on a shared flag another warp sets: its turn ends (warp.rs `TURN_STEPS`),
+/// the other warp runs, and the spin ends (it was a runaway fault).
+#[test]
+fn a_warp_spinning_on_another_warps_store_sees_it() {
+    let out = crate::util::run(&[
+        "run",
+        "tests/fixtures/ptx/spin37.ron",
+        "--format",
+        "json",
+        "--no-timing",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verified"], true, "{}", r["verification"]);
+}
+
 #[test]
 fn trap_is_a_fault_at_its_line() {
     let out = crate::util::run(&["run", "tests/fixtures/ptx/bad_trap37.ron", "--no-timing"]);

@@ -393,10 +393,12 @@ pub(super) fn run<H: Hook>(
                 run_warp(&mut cx, w, warp, r, f, hook)?;
             }
         }
+        // A warp still `Ready` ended its turn (warp.rs `turn`): it runs again next round.
+        let turned = warps.iter().any(|w| w.state == State::Ready);
         if warps.iter().any(|w| w.state == State::Parked) {
             // Parked at mbarrier waits: retry them after a change; after a round without
             // one, let them time out; after a second, nothing can complete them.
-            stalled = if cx.mbar_changes != changes {
+            stalled = if cx.mbar_changes != changes || turned {
                 0
             } else {
                 stalled + 1
@@ -411,6 +413,9 @@ pub(super) fn run<H: Hook>(
             continue;
         }
         stalled = 0;
+        if turned {
+            continue;
+        }
         let waiting = warps.iter().filter(|w| w.state == State::Waiting).count();
         if waiting == 0 {
             return Ok(());

@@ -30,6 +30,8 @@ pub(super) struct At {
     /// block: [`Config::max_steps`](super::Config::max_steps), or sooner when a progress
     /// callback wants to hear how far the block got ([`super::flow::checkpoint`]).
     pub(super) check_at: u64,
+    /// The step count past which a jump ends the warp's turn ([`TURN_STEPS`] after it began).
+    pub(super) turn_end: u64,
 }
 
 /// Runs warp `w` until it reaches a barrier or exits.
@@ -103,6 +105,7 @@ fn run_warp_in<const V3: bool, H: Hook>(
         sp: warp.sp,
         steps: cx.steps,
         check_at: cx.check_at,
+        turn_end: cx.steps + TURN_STEPS,
     };
     let result = warp_loop::<V3, H>(cx, &mut at, warp, r, frames, per_pc, hook);
     warp.pc = at.next;
@@ -232,6 +235,22 @@ fn observe_issue<H: Hook>(
     }
     None
 }
+
+/// After a jump: whether the warp's turn is over (it has run [`TURN_STEPS`] warp
+/// instructions since it got the block and jumped back: it lets the others run, as the GPU's
+/// warps interleave, so a warp that spins on memory another warp writes sees the write).
+#[inline(always)]
+fn turn(at: &At) -> ControlFlow<()> {
+    if at.steps > at.turn_end {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
+    }
+}
+
+/// Warp instructions a warp runs in one turn before a backward jump hands the block to the
+/// next warp (long: turns only matter to warps that wait for each other through memory).
+pub(super) const TURN_STEPS: u64 = 1 << 20;
 
 /// Executes instruction `ip` (at `at.pc`) for the active lanes of the warp: one arm per kind
 /// of instruction, each one call to its handler. Breaks when the warp stops running (a
@@ -373,14 +392,17 @@ fn execute<const V3: bool>(
         EndIf | LoopEnd => flow::reconverge(cx, at, frames, inst)?,
         LoopStart => flow::loop_start(cx, at, frames)?,
         LoopTest { c, exit_pc } => flow::loop_test(cx, at, frames, r, c, exit_pc)?,
-        LoopBack { head_pc } => flow::loop_back(cx, at, head_pc)?,
+        LoopBack { head_pc } => return flow::loop_back(cx, at, head_pc).map(|_| turn(at)),
         ForTest {
             a,
             b,
             signed,
             exit_pc,
         } => flow::for_test(cx, at, frames, flow::below(r, a, b, signed), exit_pc)?,
-        ForNext { var, step, head_pc } => flow::for_next(cx, at, r, (var, step), head_pc)?,
+        ForNext { var, step, head_pc } => {
+            flow::for_next(cx, at, r, (var, step), head_pc)?;
+            return Ok(turn(at));
+        }
         Barrier => return flow::barrier(cx, at, warp).map(ControlFlow::Break),
         BarrierRed { a, .. } => {
             flow::barrier(cx, at, warp)?;
@@ -451,8 +473,11 @@ fn execute<const V3: bool>(
             neg,
             target,
             join,
-        } => branch::branch(cx, at, frames, r, (c, neg), target, join)?,
-        Jump { target } => branch::jump(cx, at, target)?,
+        } => {
+            branch::branch(cx, at, frames, r, (c, neg), target, join)?;
+            return Ok(turn(at));
+        }
+        Jump { target } => return branch::jump(cx, at, target).map(|_| turn(at)),
         Join => branch::join(at, frames),
         Ret => return Ok(branch::ret(at, warp, frames)),
         Matrix(op) => tensor_exec::matrix(cx, at, &op, r, ps)?,

@@ -59,6 +59,10 @@ pub struct Lowered {
     pub mmas: Vec<warpsim_kernel::ir::MmaOp>,
 }
 
+/// Bytes of shared memory a block has reserved for the system on sm_90
+/// (`cudaDevAttrReservedSharedMemoryPerBlock`).
+const RESERVED_SMEM: u32 = 1024;
+
 struct Lower<'a> {
     req: &'a KernelRequest<'a>,
     entry: &'a Entry,
@@ -96,6 +100,10 @@ struct Lower<'a> {
     formats: Vec<warpsim_kernel::printf::Format>,
     /// The `mma.sync` operands ([`Lowered::mmas`]).
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// The end of the kernel's own shared memory (static and dynamic), in bytes.
+    shared_top: u32,
+    /// A `%reserved_smem_offset_*` register was read: the block reserves its 1 KiB.
+    reserved_used: bool,
 }
 
 /// What a pre-pass over the body knows of the registers (also `wmma.rs`'s constant strides).
@@ -210,9 +218,12 @@ pub fn lower(
         str_regs: HashMap::new(),
         formats: Vec::new(),
         mmas: Vec::new(),
+        shared_top: 0,
+        reserved_used: false,
     };
     let (vars, top) = shared_layout(globals, entry, req.dynamic_shared)?;
     l.vars = vars;
+    l.shared_top = top;
     if top > req.shared_limit {
         return Err((
             entry.off,
@@ -271,6 +282,20 @@ pub fn lower(
     }
     for s in body {
         l.stmt(s)?;
+    }
+    let top = match l.reserved_used {
+        true => top.div_ceil(128) * 128 + RESERVED_SMEM,
+        false => top,
+    };
+    if top > req.shared_limit {
+        return Err((
+            entry.off,
+            format!(
+                "the kernel uses {top} bytes of shared memory with the block's reserved {} \
+                 (cooperative groups' scratch), more than the block's {}",
+                RESERVED_SMEM, req.shared_limit
+            ),
+        ));
     }
     let mut low = l.finish(top)?;
     low.texts = merged.map(|m| m.texts).unwrap_or_default();
@@ -383,6 +408,11 @@ impl Lower<'_> {
             if a == "%warpid" {
                 return Ok(self.special(Special::WarpId));
             }
+            if let Some(k) = a.strip_prefix("%reserved_smem_offset_") {
+                if let Some(v) = self.reserved_smem(k) {
+                    return Ok(self.konst(v as u64, w));
+                }
+            }
             if let Some(m) = a.strip_prefix("%lanemask_") {
                 if let Some(m) = LaneMask::ALL.into_iter().find(|k| k.suffix() == m) {
                     return Ok(self.special(Special::LaneMask(m)));
@@ -435,6 +465,30 @@ impl Lower<'_> {
             return Ok(self.reg(a, off)?.0);
         }
         Err((off, format!("operand `{a}` is not supported")))
+    }
+
+    /// `%reserved_smem_offset_{begin,end,cap,0,1}`: the block's reserved shared memory (1 KiB
+    /// on sm_90, which cooperative groups' multi-warp tiles use as scratch), placed after the
+    /// kernel's own at a multiple of 128 bytes; regions 0 and 1 are its halves. Reading one
+    /// reserves it (the block's shared bytes count it).
+    fn reserved_smem(&mut self, which: &str) -> Option<u32> {
+        let begin = self.shared_top.div_ceil(128) * 128;
+        let v = match which {
+            "begin" | "0" => begin,
+            "1" => begin + RESERVED_SMEM / 2,
+            "end" => begin + RESERVED_SMEM,
+            "cap" => RESERVED_SMEM,
+            _ => return None,
+        };
+        self.reserved_used = true;
+        // A pointer from it names the region as a variable of its own (accesses through it
+        // are checked against the block's window up to the region's end, not against the
+        // kernel's first variable; its addresses are the window's).
+        let name = format!("%reserved_smem_offset_{which}");
+        if matches!(which, "begin" | "0" | "1") && !self.vars.iter().any(|x| x.0 == name) {
+            self.vars.push((name, 0, begin + RESERVED_SMEM));
+        }
+        Some(v)
     }
 
     fn emit(&mut self, i: Inst) {

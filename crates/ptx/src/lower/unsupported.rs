@@ -37,7 +37,7 @@ pub(super) fn instruction(name: &str, op: &str) -> Option<String> {
 }
 
 /// PTX's special registers (the PTX ISA's chapter 10) that warpsim does not provide.
-const SPECIAL: [&str; 10] = [
+const SPECIAL: [&str; 9] = [
     "%smid",
     "%nsmid",
     "%nwarpid",
@@ -46,7 +46,6 @@ const SPECIAL: [&str; 10] = [
     "%total_smem_size",
     "%aggr_smem_size",
     "%is_explicit_cluster",
-    "%reserved_smem_offset_begin",
     "%current_graph_exec",
 ];
 
