@@ -95,7 +95,7 @@ fn a_box_at_a_misaligned_shared_address_is_a_fault_at_its_line() {
     let ptx = std::fs::read_to_string(root().join("tests/fixtures/ptx/tma41.ptx")).unwrap();
     let ptx = ptx.replace(
         "[box], [%rd1, {%r2, %r9, %r2}], [bar];",
-        "[box+128], [%rd1, {%r2, %r9, %r2}], [bar];",
+        "[box+64], [%rd1, {%r2, %r9, %r2}], [bar];",
     );
     let p = scratch("tma_misaligned.ptx", &ptx);
     let ron = std::fs::read_to_string(root().join("tests/fixtures/ptx/tma41.ron"))
@@ -105,7 +105,7 @@ fn a_box_at_a_misaligned_shared_address_is_a_fault_at_its_line() {
     let out = run(&["run", path.to_str().unwrap(), "--no-timing"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("misaligned 512-byte access"), "{err}");
+    assert!(err.contains("misaligned 128-byte access"), "{err}");
     assert!(err.contains("tma_misaligned.ptx:30:2"), "{err}");
 }
 

@@ -192,7 +192,9 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
             ));
         }
         let sa = smem[l];
-        let align = 128u32.max(m.swizzle.bytes() * 8);
+        // (128 bytes, swizzled or not: the H200 applies the swizzle to the address bits of a
+        // box at any multiple of 128, `calibration/probes/tma_swizzle`.)
+        let align = 128u32;
         let bytes = m.box_bytes();
         let span = if m.swizzle.bytes() > 0 {
             m.footprint().div_ceil(128) * 128
@@ -207,8 +209,7 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
             return Err(fault(
                 kind,
                 format!(
-                    "a box's shared address is a multiple of {align} bytes with tensor map `{}` \
-                     (128, and the swizzle's whole pattern: 8 rows of its span)",
+                    "a box's shared address is a multiple of {align} bytes (tensor map `{}`)",
                     m.name
                 ),
             ));
@@ -264,14 +265,15 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
     Ok(())
 }
 
-/// Byte `b` of an element outside the tensor: zero, or (`fill: Nan`) the element type's NaN
-/// (`0x7fff…`).
+/// Byte `b` of an element outside the tensor: zero, or (`fill: Nan`) the NaN the H200 writes,
+/// `0x7ff7` in every 16 bits (an f32 reads `0x7ff77ff7`: `calibration/probes/tma_swizzle`; the
+/// same pattern is a NaN of f16, bf16 and f64 too, not measured there).
 fn fill_byte(m: &TensorMap) -> impl Fn(u32) -> u8 {
-    let (nan, esize) = (m.fill_nan, m.esize);
-    move |b| match (nan, b + 1 == esize) {
+    let nan = m.fill_nan;
+    move |b| match (nan, b % 2) {
         (false, _) => 0,
-        (true, true) => 0x7f,
-        (true, false) => 0xff,
+        (true, 0) => 0xf7,
+        (true, _) => 0x7f,
     }
 }
 

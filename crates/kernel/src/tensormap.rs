@@ -69,7 +69,8 @@ pub struct TensorMap {
     pub boxes: [u32; 5],
     /// The box's layout in shared memory.
     pub swizzle: TmaSwizzle,
-    /// Elements outside the tensor read as NaN (floats), else as zero.
+    /// Elements outside the tensor read as NaN (floats: `0x7ff7` in every 16 bits, as the
+    /// H200 writes it), else as zero.
     pub fill_nan: bool,
 }
 
