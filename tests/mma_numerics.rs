@@ -124,7 +124,7 @@ pub(crate) fn check_words_measured(
 
 /// Every word of every (seed, form) of the GPU's "D" lines `device_text` (`forms` of them,
 /// from file `device`) equals warpsim's in `ours`; prints the count per form.
-fn assert_words_equal(
+pub(crate) fn assert_words_equal(
     ours: &str,
     device_text: &str,
     forms: usize,

@@ -4,7 +4,8 @@
 //! are `mma.sync`'s, so
 //!
 //! * `wmma.mma` of m16n16k16 (f16, bf16, s8, u8) is two `mma.sync.m16n8k16`, of m16n16k8
-//!   (tf32) two `mma.sync.m16n8k8`, one for columns 0-7 and one for 8-15;
+//!   (tf32) four `mma.sync.m16n8k4`, two (k 0-3, then 4-7) for columns 0-7 and two for 8-15,
+//!   as ptxas makes them (`HMMA.1684`);
 //! * `wmma.load.a`/`.b` of 16-bit elements from shared memory is one `ldmatrix.x4` (`LDSM`,
 //!   `.trans` for a col-major A and a row-major B) whose row addresses the lanes compute from
 //!   the pointer and the stride (`warpsim.fragaddr.rows`, [`FragAt::Rows`]);
@@ -704,17 +705,35 @@ impl Expand {
                 ),
             ));
         }
-        let k = if fa.k == 8 { "m16n8k8" } else { "m16n8k16" };
         let sat = if satfinite { ".satfinite" } else { "" };
+        let form = |k: &str| {
+            format!(
+                "mma.sync.aligned.{k}.row.col{sat}.{}.{}.{}.{}",
+                d.name(),
+                a.name(),
+                b.name(),
+                c.name()
+            )
+        };
         for h in 0..2 {
+            if fa.k == 8 {
+                // tf32: ptxas makes each half two `HMMA.1684` (k 0-3, then 4-7 onto its
+                // result; the H200's SASS, calibration/probes/wmma_numerics/raw), each
+                // rounding its sum: A's registers 0-1 then 2-3, B's half's first then second.
+                let bh = &br[h * 2..h * 2 + 2];
+                let a_k = |k: usize| format!("{{{}, {}}}", ar[2 * k], ar[2 * k + 1]);
+                self.emit(
+                    form("m16n8k4"),
+                    vec![half(&dr, h), a_k(0), format!("{{{}}}", bh[0]), half(&cr, h)],
+                );
+                self.emit(
+                    form("m16n8k4"),
+                    vec![half(&dr, h), a_k(1), format!("{{{}}}", bh[1]), half(&dr, h)],
+                );
+                continue;
+            }
             self.emit(
-                format!(
-                    "mma.sync.aligned.{k}.row.col{sat}.{}.{}.{}.{}",
-                    d.name(),
-                    a.name(),
-                    b.name(),
-                    c.name()
-                ),
+                form("m16n8k16"),
                 vec![half(&dr, h), a_used.clone(), b_half(h), half(&cr, h)],
             );
         }
