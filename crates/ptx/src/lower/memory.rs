@@ -6,7 +6,35 @@
 
 use super::*;
 
+/// Bytes of shared memory a block has reserved for the system on sm_90
+/// (`cudaDevAttrReservedSharedMemoryPerBlock`).
+pub(super) const RESERVED_SMEM: u32 = 1024;
+
 impl Lower<'_> {
+    /// `%reserved_smem_offset_{begin,end,cap,0,1}`: the block's reserved shared memory (1 KiB
+    /// on sm_90, which cooperative groups' multi-warp tiles use as scratch), placed after the
+    /// kernel's own at a multiple of 128 bytes; regions 0 and 1 are its halves. Reading one
+    /// reserves it (the block's shared bytes count it).
+    pub(super) fn reserved_smem(&mut self, which: &str) -> Option<u32> {
+        let begin = self.shared_top.div_ceil(128) * 128;
+        let v = match which {
+            "begin" | "0" => begin,
+            "1" => begin + RESERVED_SMEM / 2,
+            "end" => begin + RESERVED_SMEM,
+            "cap" => RESERVED_SMEM,
+            _ => return None,
+        };
+        self.reserved_used = true;
+        // A pointer from it names the region as a variable of its own (accesses through it
+        // are checked against the block's window up to the region's end, not against the
+        // kernel's first variable; its addresses are the window's).
+        let name = format!("%reserved_smem_offset_{which}");
+        if matches!(which, "begin" | "0" | "1") && !self.vars.iter().any(|x| x.0 == name) {
+            self.vars.push((name, 0, begin + RESERVED_SMEM));
+        }
+        Some(v)
+    }
+
     /// `ld`/`st` of `.param`, `.shared` or `.global`.
     pub(super) fn mem(&mut self, i: Instr) -> Result<(), Err> {
         let Instr(off, op, parts, args) = i;
