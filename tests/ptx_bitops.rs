@@ -163,34 +163,14 @@ fn warp_instructions_of_issue_37_run_verified() {
 /// the other warp runs, and the spin ends (it was a runaway fault).
 #[test]
 fn a_warp_spinning_on_another_warps_store_sees_it() {
-    let out = crate::util::run(&[
-        "run",
-        "tests/fixtures/ptx/spin37.ron",
-        "--format",
-        "json",
-        "--no-timing",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{}", r["verification"]);
+    crate::util::run_verified("tests/fixtures/ptx/spin37.ron", &[]);
 }
 
 /// `%reserved_smem_offset_*`: the block's 1 KiB of reserved shared memory after its own,
 /// counted in its shared bytes, usable as scratch.
 #[test]
 fn reserved_shared_memory_follows_the_kernels_own() {
-    let out = crate::util::run(&[
-        "run",
-        "tests/fixtures/ptx/reserved37.ron",
-        "--format",
-        "json",
-        "--no-timing",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["verified"], true, "{}", r["verification"]);
+    crate::util::run_verified("tests/fixtures/ptx/reserved37.ron", &[]);
 }
 
 #[test]

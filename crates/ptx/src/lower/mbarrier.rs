@@ -201,24 +201,8 @@ impl Lower<'_> {
         };
         let (to_shared, hinted) = bulk_form(rest, true).map_err(|why| unsup(&why))?;
         let store = !to_shared;
-        // (The operands as one string: `[map, {c0, c1}]` holds commas.)
-        let all = args.join(",");
-        let mut ops: Vec<String> = Vec::new();
-        let mut depth = 0;
-        let mut cur = String::new();
-        for ch in all.chars() {
-            match ch {
-                '[' | '{' => depth += 1,
-                ']' | '}' => depth -= 1,
-                _ => {}
-            }
-            if ch == ',' && depth == 0 {
-                ops.push(std::mem::take(&mut cur));
-            } else {
-                cur.push(ch);
-            }
-        }
-        ops.push(cur);
+        // (`parse.rs` splits operands at top-level commas: `[map, {c0, c1}]` is one.)
+        let ops = args;
         let want = 2 + !store as usize + hinted as usize;
         if ops.len() != want {
             return Err(unsup(&format!("it takes {want} operands")));
