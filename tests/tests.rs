@@ -6,6 +6,7 @@ mod classic;
 mod cli_access;
 mod cli_access_tensor;
 mod cli_explain;
+mod cuda_cg;
 mod cuda_const;
 mod cuda_mma;
 mod cuda_prelude;

@@ -80,6 +80,9 @@ pub(super) struct Ctx<'a> {
     pub(super) printf: &'a mut crate::PrintfOut,
     /// Changes to mbarriers so far: parked warps retry after a round that made some.
     pub(super) mbar_changes: u64,
+    /// Warp instructions in a warp's turn: [`super::warp::TURN_STEPS`], then
+    /// [`super::warp::SHORT_TURN_STEPS`] once a turn has ended.
+    pub(super) turn_steps: u64,
 }
 
 /// A `bar.red`'s reduction while its block gathers at the barrier.
@@ -377,6 +380,7 @@ pub(super) fn run<H: Hook>(
         bar_red: BarRed::EMPTY,
         printf: &mut stats.printf,
         mbar_changes: 0,
+        turn_steps: super::warp::TURN_STEPS,
     };
 
     let warps = &mut sc.warps;
@@ -391,6 +395,10 @@ pub(super) fn run<H: Hook>(
                 let r = &mut regs[w * stride..w * stride + nregs];
                 let f = &mut frames[w * depth..(w + 1) * depth];
                 run_warp(&mut cx, w, warp, r, f, hook)?;
+                if warp.state == State::Ready {
+                    // Its turn ended: the block's turns are short from now on.
+                    cx.turn_steps = super::warp::SHORT_TURN_STEPS;
+                }
             }
         }
         // A warp still `Ready` ended its turn (warp.rs `turn`): it runs again next round.

@@ -105,7 +105,7 @@ fn run_warp_in<const V3: bool, H: Hook>(
         sp: warp.sp,
         steps: cx.steps,
         check_at: cx.check_at,
-        turn_end: cx.steps + TURN_STEPS,
+        turn_end: cx.steps + cx.turn_steps,
     };
     let result = warp_loop::<V3, H>(cx, &mut at, warp, r, frames, per_pc, hook);
     warp.pc = at.next;
@@ -236,9 +236,10 @@ fn observe_issue<H: Hook>(
     None
 }
 
-/// After a jump: whether the warp's turn is over (it has run [`TURN_STEPS`] warp
-/// instructions since it got the block and jumped back: it lets the others run, as the GPU's
-/// warps interleave, so a warp that spins on memory another warp writes sees the write).
+/// After a jump: whether the warp's turn is over (it has run [`TURN_STEPS`], or
+/// [`SHORT_TURN_STEPS`], warp instructions since it got the block and jumped back: it lets the
+/// others run, as the GPU's warps interleave, so a warp that spins on memory another warp
+/// writes sees the write).
 #[inline(always)]
 fn turn(at: &At) -> ControlFlow<()> {
     if at.steps > at.turn_end {
@@ -249,8 +250,14 @@ fn turn(at: &At) -> ControlFlow<()> {
 }
 
 /// Warp instructions a warp runs in one turn before a backward jump hands the block to the
-/// next warp (long: turns only matter to warps that wait for each other through memory).
-pub(super) const TURN_STEPS: u64 = 1 << 20;
+/// next warp (long: turns only matter to warps that wait for each other through memory, and a
+/// block none of whose warps runs this long between barriers runs as if there were no turns).
+pub(super) const TURN_STEPS: u64 = 1 << 12;
+
+/// A turn's length once a warp of the block has used a whole one: it is most likely
+/// spinning on what another warp writes (cooperative groups' multi-warp tiles, flags), and
+/// each turn it spins is instructions the hardware, whose warps interleave, does not run.
+pub(super) const SHORT_TURN_STEPS: u64 = 1 << 7;
 
 /// Executes instruction `ip` (at `at.pc`) for the active lanes of the warp: one arm per kind
 /// of instruction, each one call to its handler. Breaks when the warp stops running (a

@@ -564,6 +564,14 @@ impl Lower<'_> {
             // `discard.global.L2 [a], 128`: the line's contents become undefined; keeping them
             // is one of the values allowed.
             "discard" if args.len() == 2 => return Ok(()),
+            // `bar.warp.sync m` (`__syncwarp`, cooperative groups' tile syncs): the warp's
+            // own lanes, which run in lockstep; the mask is checked as `SyncWarp`'s. (Not the
+            // block's barrier: warps sync apart, and one may spin on what another writes.)
+            "bar" if op.starts_with("bar.warp.sync") && args.len() == 1 => {
+                let mask = self.val(a(0), 1, off)?;
+                self.emit(Inst::SyncWarp { mask });
+                return Ok(());
+            }
             "bar" | "barrier" => {
                 self.emit(Inst::Barrier);
                 return Ok(());
