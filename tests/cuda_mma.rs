@@ -120,3 +120,82 @@ fn wmma_gemm_fragment_loads_are_priced_as_ldmatrix() {
         assert_eq!(j["verified"], true, "{file}");
     }
 }
+
+/// WMMA's m32n8k16 and m8n32k16 (ptx/src/wmma.rs): tests/fixtures/cuda/mma/wmma_shapes.cu, one
+/// product a warp, for each type family (f16 with f32 and with f16 accumulators, bf16, s8, u8:
+/// a launch file each, named for m32n8k16) and both shapes, in layouts and places that give
+/// every operand both layouts and both memories (A and B from shared memory are `ldmatrix`,
+/// `.trans` or not, `.x2` or `.x4`; from global memory element accesses; 8-bit ones byte by
+/// byte where a register's bytes are not contiguous), D checked against the launch file's sum.
+#[test]
+fn wmma_shapes_verify() {
+    if !crate::nvrtc::nvrtc("wmma_shapes_verify") {
+        return;
+    }
+    let dir = crate::util::root().join("tests/fixtures/cuda/mma");
+    let cu = dir.join("wmma_shapes.cu");
+    // (launch file, its element type, the one to run, the kernel's, its replacement).
+    let families = [
+        ("wmma_m32n8k16_f16", "", "", "", ""),
+        ("wmma_m32n8k16_f16acc", "", "", "", ""),
+        ("wmma_m32n8k16_bf16", "", "", "", ""),
+        ("wmma_m32n8k16_s8", "", "", "", ""),
+        (
+            "wmma_m32n8k16_s8",
+            "ty: I8",
+            "ty: U8",
+            "signed char",
+            "unsigned char",
+        ),
+    ];
+    // AL, BL, CL, DL (0 row, 1 col; CL 2 zero), SH (A, B, C, D in shared: bits 1, 2, 4, 8).
+    let variants = [
+        "0, 1, 0, 0, 15",
+        "1, 0, 1, 1, 0",
+        "1, 0, 2, 0, 3",
+        "0, 1, 1, 1, 12",
+    ];
+    let mut runs = 0;
+    for (file, ty, ty2, kt, kt2) in families {
+        let src = std::fs::read_to_string(dir.join(format!("{file}.ron"))).unwrap();
+        let kernel = src
+            .split("kernel: \"")
+            .nth(1)
+            .and_then(|k| k.split('"').next())
+            .unwrap()
+            .to_owned();
+        let args = kernel.rsplitn(6, ", ").last().unwrap().to_owned();
+        for (m, n) in [(32, 8), (8, 32)] {
+            for v in variants {
+                let k = args
+                    .replace("shape<32, 8,", &format!("shape<{m}, {n},"))
+                    .replace(kt, kt2);
+                let text = src
+                    .replace(&kernel, &format!("{k}, {v}>"))
+                    .replace("\"M\": 32, \"N\": 8", &format!("\"M\": {m}, \"N\": {n}"))
+                    .replace(ty, ty2)
+                    .replace("\"wmma_shapes.cu\"", &format!("{:?}", cu.to_str().unwrap()));
+                // C = 0 (fill_fragment): D = A B.
+                let text = match v.split(", ").nth(2) {
+                    Some("2") => text.replace("expect: \"c[i] + ", "expect: \""),
+                    _ => text,
+                };
+                let name = format!("{file}_{m}x{n}_{}.ron", v.replace(", ", ""));
+                let path = crate::util::scratch(&name, &text);
+                let out = run(&[
+                    "run",
+                    path.to_str().unwrap(),
+                    "--no-timing",
+                    "--format",
+                    "json",
+                ]);
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(0), "{name}: {err}");
+                let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(j["verified"], true, "{name}: {}", j["verification"]);
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 5 * 2 * 4);
+}

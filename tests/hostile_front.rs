@@ -121,12 +121,20 @@ fn unsupported_ptx_is_named_as_such() {
             "D is 8 registers, but this one names 1",
         ),
         (
-            "wmma.load.a.sync.aligned.row.m32n8k16.shared.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd5], 16;",
-            "the .m32n8k16 shape",
+            "wmma.load.a.sync.aligned.row.m8n8k32.shared.s4 {%r1}, [%rd5], 32;",
+            "the sub-byte (.s4, .u4, .b1: m8n8k32, m8n8k128) and .f64 (m8n8k4) WMMA shapes are not modelled",
         ),
         (
-            "wmma.load.a.sync.aligned.col.m16n16k16.global.s8 {%r1,%r2}, [%rd2], 16;",
-            "its bytes are not contiguous in memory",
+            "wmma.load.a.sync.aligned.row.m8n8k4.shared.f16 {%r1}, [%rd5], 4;",
+            "the .m8n8k4 shape",
+        ),
+        (
+            "wmma.load.b.sync.aligned.col.m32n8k16.global.s8 {%r1,%r2}, [%rd2], 16;",
+            "a B fragment of .m32n8k16 .s8 is 1 register, but this one names 2",
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m8n32k16.shared.f16 {%r1,%r2}, [%rd5], 16;",
+            "is 8 registers, but this one names 2",
         ),
         (
             "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1,%r2}, [%rd5], 16;",

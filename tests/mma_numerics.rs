@@ -110,16 +110,22 @@ pub(crate) fn check_words_measured(
     forms: usize,
     measured: &[(u32, usize, usize)],
 ) {
+    check_text(dir, predictions_file, now);
+    let Ok(text) = std::fs::read_to_string(crate::util::root().join(dir).join(device)) else {
+        return;
+    };
+    assert_words_equal(now, &text, forms, device, measured);
+}
+
+/// `now` equals the committed `predictions_file` of probe folder `dir` (`WARPSIM_BLESS=1`
+/// rewrites it).
+pub(crate) fn check_text(dir: &str, predictions_file: &str, now: &str) {
     let file = crate::util::root().join(dir).join(predictions_file);
     if std::env::var_os("WARPSIM_BLESS").is_some() {
         std::fs::write(&file, now).unwrap();
     }
     let committed = std::fs::read_to_string(&file).unwrap();
-    assert!(now == committed, "warpsim's words differ from {file:?}");
-    let Ok(text) = std::fs::read_to_string(crate::util::root().join(dir).join(device)) else {
-        return;
-    };
-    assert_words_equal(now, &text, forms, device, measured);
+    assert!(now == committed, "warpsim's output differs from {file:?}");
 }
 
 /// Every word of every (seed, form) of the GPU's "D" lines `device_text` (`forms` of them,

@@ -47,4 +47,5 @@ mod timing;
 mod util;
 mod warpops;
 mod wmma_numerics;
+mod wmma_shapes;
 mod zoo;

@@ -1,23 +1,32 @@
 //! WMMA (`wmma.load`, `wmma.mma`, `wmma.store`; issue 41) rewritten into the instructions
 //! ptxas makes of it on sm_90, a PTX-to-PTX pass after `inline.rs` and before `generic.rs`.
-//! What they are was measured (`calibration/probes/wmma_layout/RESULT.md`): WMMA's fragments
-//! are `mma.sync`'s, so
+//! What they are was measured (`calibration/probes/wmma_layout/RESULT.md`,
+//! `calibration/probes/wmma_numerics/raw/layout_more.txt`): WMMA's fragments are `mma.sync`'s,
+//! so
 //!
-//! * `wmma.mma` of m16n16k16 (f16, bf16, s8, u8) is two `mma.sync.m16n8k16`, of m16n16k8
-//!   (tf32) four `mma.sync.m16n8k4`, two (k 0-3, then 4-7) for columns 0-7 and two for 8-15,
-//!   as ptxas makes them (`HMMA.1684`);
-//! * `wmma.load.a`/`.b` of 16-bit elements from shared memory is one `ldmatrix.x4` (`LDSM`,
-//!   `.trans` for a col-major A and a row-major B) whose row addresses the lanes compute from
-//!   the pointer and the stride (`warpsim.fragaddr.rows`, [`FragAt::Rows`]);
+//! * `wmma.mma` of m16n16k16 (f16, bf16, s8, u8) is two `mma.sync.m16n8k16` (columns 0-7, then
+//!   8-15), of m32n8k16 two down the rows (rows 0-15, then 16-31, against the same B), of
+//!   m8n32k16 two of the transposed problem D^T = B^T A^T (B's registers as `mma.sync`'s A,
+//!   A's as its B: the measured m8n32k16 accumulator is the transposed m16n8 one), and of
+//!   m16n16k8 (tf32) four `mma.sync.m16n8k4`, two (k 0-3, then 4-7) for columns 0-7 and two
+//!   for 8-15, as ptxas makes them (`HMMA.1684`);
+//! * `wmma.load.a`/`.b` of 16-bit elements from shared memory is `ldmatrix` (`LDSM`), `.x4`
+//!   for each 4 registers (`.x2` for the 2 of m32n8k16's B and m8n32k16's A), `.trans` where
+//!   the fragment's rows run down memory's columns, with row addresses the lanes compute from
+//!   the pointer and the stride (`warpsim.fragaddr.rows`, [`FragAt::Rows`]); which, and where,
+//!   is derived from the fragment's element table (`ldsm_plan`);
 //! * every other `wmma.load`/`wmma.store` is one ordinary access per register (or per pair of
 //!   contiguous registers, `ld.v2`, as `LDS.64`/`STG.E.64`) at the lane's element address
 //!   (`warpsim.fragaddr.e`, [`FragAt::Elem`]); 16-bit elements that are not contiguous in
 //!   memory move one by one and are packed (`mov.b32 %r, {lo, hi}`).
 //!
-//! A 16-bit A or B fragment names 8 registers of which the last 4 repeat the first 4 (the
-//! measured layout); `mma` reads only the first 4, so the copies are made only when another
-//! instruction names those registers. Shapes m32n8k16, m8n32k16 and the sub-byte and f64
-//! forms are refused at their line: their accumulators were not measured.
+//! An `.f16` A or B fragment names 8 registers; where the matrix has fewer elements a lane
+//! (m16n16k16: 4 registers; m32n8k16's B and m8n32k16's A: 2) the rest repeat them, register
+//! `i` holding register `i % distinct`'s (measured for m16n16k16's A and B, m32n8k16's B and
+//! m8n32k16's A, f16: wmma_layout); `mma` reads only the distinct ones, so the copies are made
+//! only when another instruction names those registers. Which elements are measured and which
+//! follow from the measured rule is `Frag::elems`'s list. The sub-byte (m8n8k32, m8n8k128)
+//! and f64 (m8n8k4) shapes are refused at their line: not modelled.
 //!
 //! [`FragAt::Rows`]: warpsim_kernel::ir::FragAt::Rows
 //! [`FragAt::Elem`]: warpsim_kernel::ir::FragAt::Elem
@@ -25,6 +34,11 @@
 use crate::lower::{int, reg_list, Err};
 use crate::parse::{Stmt, StmtKind};
 use std::collections::{HashMap, HashSet};
+
+/// Why a sub-byte or f64 WMMA is refused.
+const SUB_BYTE: &str = "the sub-byte (.s4, .u4, .b1: m8n8k32, m8n8k128) and .f64 (m8n8k4) WMMA \
+                        shapes are not modelled (warpsim runs m16n16k16, m32n8k16 and m8n32k16 \
+                        of .f16, .bf16, .s8 and .u8, and m16n16k8 of .tf32)";
 
 /// Which matrix a fragment holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -81,114 +95,250 @@ impl Ty {
     }
 }
 
-/// A fragment: matrix, `k` of the shape (16 for m16n16k16, 8 for m16n16k8) and element type.
+/// A fragment: matrix, shape (`m`, `n`, `k`) and element type.
 #[derive(Clone, Copy, Debug)]
 struct Frag {
     kind: Kind,
+    m: u8,
+    n: u8,
     k: u8,
     ty: Ty,
+}
+
+/// An element of a fragment at matrix coordinates (`rg g + rt t + r0`, `cg g + ct t + c0`) for
+/// lane `4 g + t`: `[rg, rt, r0, cg, ct, c0]`.
+type At = [u8; 6];
+
+/// The same element of the transposed matrix (row and column swapped).
+fn transposed(v: Vec<At>) -> Vec<At> {
+    v.into_iter()
+        .map(|[rg, rt, r0, cg, ct, c0]| [cg, ct, c0, rg, rt, r0])
+        .collect()
+}
+
+/// `mma.sync.m16n8k16`'s A fragment (16 x 16 of 16-bit elements, 4 registers; of 8-bit ones,
+/// 16 x 16 bytes, 2 registers) at rows `ro..ro + 16`, in register order (the PTX ISA's layout,
+/// exact on the GPU: calibration/probes/mma_numerics).
+fn mma_a(bytes: u8, ro: u8) -> Vec<At> {
+    let mut v = Vec::new();
+    if bytes == 2 {
+        for r in 0..4 {
+            for h in 0..2 {
+                v.push([1, 0, ro + 8 * (r & 1), 0, 2, 8 * (r >> 1) + h]);
+            }
+        }
+    } else {
+        for r in 0..2 {
+            for b in 0..4 {
+                v.push([1, 0, ro + 8 * r, 0, 4, b]);
+            }
+        }
+    }
+    v
+}
+
+/// `mma.sync.m16n8k16`'s B fragment (16 x 8; 2 registers of 16-bit elements, 1 of 8-bit ones)
+/// at columns `co..co + 8`.
+fn mma_b(bytes: u8, co: u8) -> Vec<At> {
+    let mut v = Vec::new();
+    if bytes == 2 {
+        for r in 0..2 {
+            for h in 0..2 {
+                v.push([0, 2, 8 * r + h, 1, 0, co]);
+            }
+        }
+    } else {
+        for b in 0..4 {
+            v.push([0, 4, b, 1, 0, co]);
+        }
+    }
+    v
+}
+
+/// `mma.sync`'s m16n8 accumulator (4 elements) at rows `ro..ro + 16`, columns `co..co + 8`.
+fn mma_c(ro: u8, co: u8) -> Vec<At> {
+    let mut v = Vec::new();
+    for p in 0..2 {
+        for h in 0..2 {
+            v.push([1, 0, ro + 8 * p, 0, 2, co + h]);
+        }
+    }
+    v
 }
 
 impl Frag {
     /// The fragment of `kind` with elements `ty` in shape `shape`, if warpsim runs it.
     fn new(kind: Kind, shape: &str, ty: Ty) -> Result<Frag, String> {
-        let k = match (shape, kind, ty) {
-            ("m16n16k16", Kind::A | Kind::B, Ty::F16 | Ty::Bf16 | Ty::S8 | Ty::U8) => 16,
-            ("m16n16k16", Kind::C, Ty::F16 | Ty::F32 | Ty::S32) => 16,
-            ("m16n16k8", Kind::A | Kind::B, Ty::Tf32) => 8,
-            ("m16n16k8", Kind::C, Ty::F32) => 8,
-            ("m32n8k16" | "m8n32k16" | "m8n8k32" | "m8n8k128" | "m8n8k4", ..) => {
+        let (m, n, k) = match (shape, kind, ty) {
+            ("m16n16k16" | "m32n8k16" | "m8n32k16", Kind::A | Kind::B, Ty::F16 | Ty::Bf16)
+            | ("m16n16k16" | "m32n8k16" | "m8n32k16", Kind::A | Kind::B, Ty::S8 | Ty::U8)
+            | ("m16n16k16" | "m32n8k16" | "m8n32k16", Kind::C, Ty::F16 | Ty::F32 | Ty::S32) => {
+                match shape {
+                    "m16n16k16" => (16, 16, 16),
+                    "m32n8k16" => (32, 8, 16),
+                    _ => (8, 32, 16),
+                }
+            }
+            ("m16n16k8", Kind::A | Kind::B, Ty::Tf32) | ("m16n16k8", Kind::C, Ty::F32) => {
+                (16, 16, 8)
+            }
+            ("m8n8k32" | "m8n8k128" | "m8n8k4", ..) => {
                 return Err(format!(
-                    "the .{shape} shape (warpsim runs WMMA's m16n16k16 and m16n16k8: the \
-                     others' accumulator layouts were not measured)"
+                    "the .{shape} shape (warpsim runs WMMA's m16n16k16, m32n8k16 and m8n32k16 \
+                     of .f16, .bf16, .s8 and .u8, and m16n16k8 of .tf32; the sub-byte and .f64 \
+                     shapes are not modelled)"
                 ))
             }
             _ => {
                 return Err(format!(
-                    "a .{shape} fragment of .{} (warpsim runs m16n16k16 with .f16, .bf16, .s8 \
-                     or .u8 inputs and .f16, .f32 or .s32 accumulators, and m16n16k8 .tf32)",
+                    "a .{shape} fragment of .{} (warpsim runs m16n16k16, m32n8k16 and m8n32k16 \
+                     with .f16, .bf16, .s8 or .u8 inputs and .f16, .f32 or .s32 accumulators, \
+                     and m16n16k8 .tf32)",
                     ty.name()
                 ))
             }
         };
-        Ok(Frag { kind, k, ty })
+        Ok(Frag { kind, m, n, k, ty })
     }
 
-    /// The registers a PTX fragment names, and how many hold distinct elements (the rest
-    /// repeat the first ones).
+    /// The registers a PTX fragment names, and how many hold distinct elements: a lane holds
+    /// 1/32 of the matrix, 2 elements a register of 16 bits, 4 of 8, 1 of 32 (the PTX ISA's
+    /// register counts); a 16-bit A or B fragment of `.f16` always names 8 registers, the
+    /// ones past the distinct elements repeating them (register `i` is register
+    /// `i % distinct`: measured for m16n16k16 A and B, m32n8k16 B and m8n32k16 A, see
+    /// `Frag::elems`).
     fn regs(self) -> (usize, usize) {
+        let (rows, cols) = self.dims();
+        let elems = rows as usize * cols as usize / 32;
+        let distinct = elems * self.ty.bytes() as usize / 4;
         match (self.kind, self.ty) {
-            (Kind::A | Kind::B, Ty::F16) => (8, 4),
-            (Kind::A | Kind::B, Ty::S8 | Ty::U8) => (2, 2),
-            (Kind::A | Kind::B, _) => (4, 4),
-            (Kind::C, Ty::F16) => (4, 4),
-            (Kind::C, _) => (8, 8),
+            (Kind::A | Kind::B, Ty::F16) => (8, distinct),
+            _ => (distinct, distinct),
         }
     }
 
     /// The matrix's rows and columns.
     fn dims(self) -> (u8, u8) {
         match self.kind {
-            Kind::A => (16, self.k),
-            Kind::B => (self.k, 16),
-            Kind::C => (16, 16),
+            Kind::A => (self.m, self.k),
+            Kind::B => (self.k, self.n),
+            Kind::C => (self.m, self.n),
         }
     }
 
-    /// Each distinct element in register order, at matrix coordinates (`rg g + rt t + r0`,
-    /// `cg g + ct t + c0`) for lane `4 g + t`: `[rg, rt, r0, cg, ct, c0]`. These are the
-    /// `mma.sync` fragments (wmma_layout/RESULT.md; the s8/u8 ones are `mma.sync`'s too, not
-    /// measured through WMMA).
-    fn elems(self) -> Vec<[u8; 6]> {
-        let mut v = Vec::new();
-        match (self.kind, self.ty.bytes()) {
-            (Kind::A, 2) => {
-                for r in 0..4 {
-                    for h in 0..2 {
-                        v.push([1, 0, 8 * (r & 1), 0, 2, 8 * (r >> 1) + h]);
-                    }
-                }
-            }
-            (Kind::B, 2) => {
-                for r in 0..4 {
-                    for h in 0..2 {
-                        v.push([0, 2, 8 * (r & 1) + h, 1, 0, 8 * (r >> 1)]);
-                    }
-                }
-            }
-            (Kind::A, 4) => {
-                for e in 0..4 {
-                    v.push([1, 0, 8 * (e & 1), 0, 1, 4 * (e >> 1)]);
-                }
-            }
-            (Kind::B, 4) => {
-                for e in 0..4 {
-                    v.push([0, 1, 4 * (e & 1), 1, 0, 8 * (e >> 1)]);
-                }
-            }
-            (Kind::A, _) => {
-                for r in 0..2 {
-                    for b in 0..4 {
-                        v.push([1, 0, 8 * r, 0, 4, b]);
-                    }
-                }
-            }
-            (Kind::B, _) => {
-                for r in 0..2 {
-                    for b in 0..4 {
-                        v.push([0, 4, b, 1, 0, 8 * r]);
-                    }
-                }
-            }
-            (Kind::C, _) => {
-                for e in 0..8u8 {
-                    let (p, h) = (e / 2, e % 2);
-                    v.push([1, 0, 8 * (p & 1), 0, 2, 8 * (p >> 1) + h]);
-                }
-            }
+    /// Each distinct element in register order (`[rg, rt, r0, cg, ct, c0]`): the `mma.sync`
+    /// fragments the shape's `wmma.mma` runs on (`Expand::mma`).
+    ///
+    /// * m16n16k16: A is m16n8k16's A; B its B of columns 0-7, then 8-15; the accumulator
+    ///   m16n8's of columns 0-7, then 8-15 (calibration/probes/wmma_layout, f16; the s8/u8 A
+    ///   and B: wmma_numerics/raw/layout_more.txt).
+    /// * m32n8k16: two m16n8k16 down the rows. A: m16n8k16's A of rows 0-15, then 16-31
+    ///   (measured for f16 row-major, wmma_layout); B: m16n8k16's B (measured for f16
+    ///   col-major); the accumulator m16n8's of rows 0-15, then 16-31 (measured, f32 and f16:
+    ///   layout_more.txt).
+    /// * m8n32k16: the transposed problem D^T = B^T A^T, a m32n8k16. A: the transpose of
+    ///   m16n8k16's B (measured for f16 row-major, wmma_layout); B: the transpose of m16n8k16's
+    ///   A of columns 0-15, then 16-31 (measured for f16 col-major, layout_more.txt); the
+    ///   accumulator the transposed m16n8's (measured for f32, layout_more.txt).
+    /// * m16n16k8 (tf32): m16n8k8's tf32 A; its B of columns 0-7, then 8-15 (wmma_layout).
+    ///
+    /// Not measured, and taken from the same rule: the other layouts of each (col-major where
+    /// row-major was measured, and the reverse: m16n16k16's measured both, the same logical
+    /// elements), bf16 (the f16 elements, registers dense) and the 8-bit fragments of m32n8k16
+    /// and m8n32k16, and m8n32k16's f16 accumulator (the f32 one's order, two a register).
+    /// calibration/probes/wmma_numerics/layout_more2.cu dumps them all.
+    fn elems(self) -> Vec<At> {
+        let bytes = self.ty.bytes();
+        match (self.kind, bytes, self.m) {
+            (Kind::A, 4, _) => (0..4u8)
+                .map(|e| [1, 0, 8 * (e & 1), 0, 1, 4 * (e >> 1)])
+                .collect(),
+            (Kind::B, 4, _) => (0..4u8)
+                .map(|e| [0, 1, 4 * (e & 1), 1, 0, 8 * (e >> 1)])
+                .collect(),
+            (Kind::A, _, 16) => mma_a(bytes, 0),
+            (Kind::B, _, 16) => [mma_b(bytes, 0), mma_b(bytes, 8)].concat(),
+            (Kind::C, _, 16) => [mma_c(0, 0), mma_c(0, 8)].concat(),
+            (Kind::A, _, 32) => [mma_a(bytes, 0), mma_a(bytes, 16)].concat(),
+            (Kind::B, _, 32) => mma_b(bytes, 0),
+            (Kind::C, _, 32) => [mma_c(0, 0), mma_c(16, 0)].concat(),
+            (Kind::A, _, _) => transposed(mma_b(bytes, 0)),
+            (Kind::B, _, _) => transposed([mma_a(bytes, 0), mma_a(bytes, 16)].concat()),
+            (Kind::C, _, _) => transposed([mma_c(0, 0), mma_c(16, 0)].concat()),
         }
-        v
     }
+}
+
+/// One `ldmatrix.m8n8` of a fragment's registers `first..first + n`: its matrices' rows at
+/// `FragAt::Rows` `swap` from memory row and element `origin`.
+struct Ldsm {
+    first: usize,
+    n: usize,
+    trans: bool,
+    swap: bool,
+    origin: (u8, u8),
+}
+
+/// The `ldmatrix` loads of a 16-bit A or B fragment stored `col`-major, from its element table:
+/// each register must be a row of an 8 x 8 matrix (lane `4 g + t` holding elements `2 t`,
+/// `2 t + 1` of row `g`; `.trans`: row `2 t` and `2 t + 1` of column `g`), and each 4 (or 2)
+/// registers' matrices must lie as one `warpsim.fragaddr.rows` gives them (matrix `j` at rows
+/// `8 (j & 1)`, elements `8 (j >> 1)` from the first's, or the two swapped). `None`: the
+/// fragment is not ldmatrix-shaped, and is loaded element by element.
+fn ldsm_plan(frag: Frag, col: bool) -> Option<Vec<Ldsm>> {
+    let elems = frag.elems();
+    let (_, distinct) = frag.regs();
+    // Each register: transposed or not, and its matrix's origin in memory (row, element).
+    let mut mats = Vec::with_capacity(distinct);
+    for r in 0..distinct {
+        let mem = |e: At| {
+            let (a, b) = if col { (3, 0) } else { (0, 3) };
+            ([e[a], e[a + 1], e[a + 2]], [e[b], e[b + 1], e[b + 2]])
+        };
+        let ((r0, c0), (r1, c1)) = (mem(*elems.get(2 * r)?), mem(*elems.get(2 * r + 1)?));
+        let m = match (r0, c0) {
+            ([1, 0, mr], [0, 2, mc]) if r1 == r0 && c1 == [0, 2, mc + 1] => (false, (mr, mc)),
+            ([0, 2, mr], [1, 0, mc]) if c1 == c0 && r1 == [0, 2, mr + 1] => (true, (mr, mc)),
+            _ => return None,
+        };
+        mats.push(m);
+    }
+    let n = match distinct {
+        2 => 2,
+        d if d % 4 == 0 => 4,
+        _ => return None,
+    };
+    let mut plan = Vec::new();
+    for (c, chunk) in mats.chunks(n).enumerate() {
+        let (trans, (or, oc)) = chunk[0];
+        let at = |swap: bool, j: u8| {
+            let (a, b) = (8 * (j & 1), 8 * (j >> 1));
+            if swap {
+                (or + b, oc + a)
+            } else {
+                (or + a, oc + b)
+            }
+        };
+        let fits = |swap: bool| {
+            chunk
+                .iter()
+                .enumerate()
+                .all(|(j, &(tr, o))| tr == trans && o == at(swap, j as u8))
+        };
+        let swap = match (fits(false), fits(true)) {
+            (true, _) => false,
+            (false, true) => true,
+            (false, false) => return None,
+        };
+        plan.push(Ldsm {
+            first: c * n,
+            n,
+            trans,
+            swap,
+            origin: (or, oc),
+        });
+    }
+    Some(plan)
 }
 
 /// Rewrites every `wmma.*` of `body`.
@@ -336,6 +486,7 @@ impl Expand {
                             shape = Some(p)
                         }
                         p if Ty::of(p).is_some() => ty = Ty::of(p),
+                        "s4" | "u4" | "b1" | "f64" => return Err(unsup(SUB_BYTE.into())),
                         other => return Err(unsup(format!("`.{other}`"))),
                     }
                 }
@@ -365,10 +516,11 @@ impl Expand {
                     return Err((
                         off,
                         format!(
-                            "PTX instruction `{op}`: a {:?} fragment of .{} is {n} registers, \
-                             but this one names {}",
+                            "PTX instruction `{op}`: a {:?} fragment of .{shape} .{} is {n} \
+                             register{}, but this one names {}",
                             frag.kind,
                             ty.name(),
+                            if n == 1 { "" } else { "s" },
                             regs.len()
                         ),
                     ));
@@ -431,10 +583,6 @@ impl Expand {
             Some(s) => s.trim().to_owned(),
             None => (if col { rows } else { cols }).to_string(),
         };
-        let at = |t: &str| match disp {
-            0 => format!("[{t}]"),
-            d => format!("[{t}+{d}]"),
-        };
         let ss = space.map_or(String::new(), |s| format!(".{s}"));
         // A constant stride: one lane address for the fragment, the other elements at constant
         // offsets from it (as ptxas folds them into the accesses' immediates).
@@ -444,24 +592,70 @@ impl Expand {
         let mut first_addr: Option<(String, [u8; 6])> = None;
         let (_, distinct) = frag.regs();
         let sixteen = frag.ty.bytes() == 2;
-        if !store && space == Some("shared") && frag.kind != Kind::C && sixteen {
-            // One ldmatrix.x4 (LDSM.16.M88.4 / .MT88.4).
-            let (swap, trans) = match (frag.kind, col) {
-                (Kind::A, false) => (false, false),
-                (Kind::A, true) => (true, true),
-                (_, true) => (true, false),
-                (_, false) => (false, true),
-            };
-            let t = self.temp(if wide { ".b64" } else { ".b32" });
-            self.emit(
-                format!("warpsim.fragaddr.rows.{}.{bits}", swap as u8),
-                vec![t.clone(), base.clone(), stride.clone()],
-            );
-            let op = format!(
-                "ldmatrix.sync.aligned.m8n8.x4{}.shared.b16",
-                if trans { ".trans" } else { "" }
-            );
-            self.emit(op, vec![format!("{{{}}}", regs[..4].join(", ")), at(&t)]);
+        let plan = match (store, space, frag.kind) {
+            (false, Some("shared"), Kind::A | Kind::B) if sixteen => ldsm_plan(frag, col),
+            _ => None,
+        };
+        if let Some(plan) = plan {
+            // ldmatrix (LDSM.16.M88.4 / .MT88.4 for m16n16k16, as ptxas makes them): `.x4`
+            // for each 4 registers, `.x2` for a fragment of 2 (m32n8k16's B, m8n32k16's A).
+            let mut rows_at: [Option<String>; 2] = [None, None];
+            for l in plan {
+                let (mr, mc) = l.origin;
+                // The matrices' origin: a displacement where the stride is a constant, else
+                // an address of its own (the element at (mr, mc) for every lane).
+                let extra = fixed
+                    .and_then(|s| s.checked_mul(mr as u64))
+                    .and_then(|x| x.checked_add(mc as u64))
+                    .and_then(|x| x.checked_mul(2))
+                    .and_then(|x| i64::try_from(x).ok())
+                    .and_then(|x| disp.checked_add(x));
+                let (t, d) = match (extra, &rows_at[l.swap as usize]) {
+                    (Some(d), Some(t)) => (t.clone(), d),
+                    _ => {
+                        let (from, d) = match extra {
+                            Some(d) => (base.clone(), d),
+                            None if l.origin == (0, 0) => (base.clone(), disp),
+                            None => (
+                                self.elem_addr(
+                                    [0, 0, mr, 0, 0, mc],
+                                    false,
+                                    2,
+                                    &base,
+                                    &stride,
+                                    wide,
+                                ),
+                                disp,
+                            ),
+                        };
+                        let t = self.temp(if wide { ".b64" } else { ".b32" });
+                        self.emit(
+                            format!("warpsim.fragaddr.rows.{}.{bits}", l.swap as u8),
+                            vec![t.clone(), from, stride.clone()],
+                        );
+                        if extra.is_some() {
+                            rows_at[l.swap as usize] = Some(t.clone());
+                        }
+                        (t, d)
+                    }
+                };
+                let op = format!(
+                    "ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16",
+                    l.n,
+                    if l.trans { ".trans" } else { "" }
+                );
+                let operand = match d {
+                    0 => format!("[{t}]"),
+                    d => format!("[{t}+{d}]"),
+                };
+                self.emit(
+                    op,
+                    vec![
+                        format!("{{{}}}", regs[l.first..l.first + l.n].join(", ")),
+                        operand,
+                    ],
+                );
+            }
         } else {
             let elems = frag.elems();
             let per = (4 / frag.ty.bytes()) as usize;
@@ -545,6 +739,33 @@ impl Expand {
                         self.emit("mov.b32".into(), vec![regs[r].clone(), pair]);
                     }
                     r += 1;
+                } else if !store && frag.ty.bytes() == 1 {
+                    // Four 8-bit elements not contiguous in memory (a col-major A, a row-major
+                    // B): each byte on its own, inserted into the register (`bfi`).
+                    let bytes: Vec<String> = (0..per).map(|_| self.temp(".b32")).collect();
+                    for (b, t) in bytes.iter().enumerate() {
+                        let a = self.elem_operand(
+                            elems[r * per + b],
+                            (col, es, fixed, disp),
+                            (&base, &stride, wide),
+                            &mut first_addr,
+                        );
+                        self.emit(format!("ld{ss}.u8"), vec![t.clone(), a]);
+                    }
+                    self.emit("mov.b32".into(), vec![regs[r].clone(), bytes[0].clone()]);
+                    for (b, t) in bytes.iter().enumerate().skip(1) {
+                        self.emit(
+                            "bfi.b32".into(),
+                            vec![
+                                regs[r].clone(),
+                                t.clone(),
+                                regs[r].clone(),
+                                (8 * b).to_string(),
+                                "8".into(),
+                            ],
+                        );
+                    }
+                    r += 1;
                 } else {
                     return Err((
                         off,
@@ -563,7 +784,7 @@ impl Expand {
         if !store {
             for k in distinct..regs.len() {
                 if self.named_outside.contains(&regs[k]) {
-                    let src = regs[k - distinct].clone();
+                    let src = regs[k % distinct].clone();
                     self.emit("mov.b32".into(), vec![regs[k].clone(), src]);
                 }
             }
@@ -640,6 +861,9 @@ impl Expand {
                 "sync" | "aligned" | "row" | "col" => {}
                 "satfinite" => satfinite = true,
                 p if Ty::of(p).is_some() => types.extend(Ty::of(p)),
+                "s4" | "u4" | "b1" | "f64" | "xor" | "and" | "popc" | "rn" => {
+                    return Err(unsup(SUB_BYTE.into()))
+                }
                 p if p.starts_with('m') && p.contains('n') && p.contains('k') => shape = Some(p),
                 other => return Err(unsup(format!("`.{other}`"))),
             }
@@ -687,12 +911,23 @@ impl Expand {
             let n = v.len().min(8) / 2;
             format!("{{{}}}", v[k * n..(k + 1) * n].join(", "))
         };
-        // The distinct A registers, and B's per 8 columns.
-        let a_used = format!("{{{}}}", ar[..fa.regs().1].join(", "));
-        let b_half = |k: usize| {
-            let n = fb.regs().1 / 2;
-            format!("{{{}}}", br[k * n..(k + 1) * n].join(", "))
+        // Which operand the two mma.sync split between them: B (m16n16k16: columns 0-7, then
+        // 8-15; m8n32k16: columns 0-15, then 16-31) or A (m32n8k16: rows 0-15, then 16-31);
+        // each takes the other's distinct registers whole.
+        let part = |v: &[String], f: Frag, k: usize, split: bool| -> String {
+            let n = f.regs().1;
+            let r = if split {
+                &v[k * n / 2..(k + 1) * n / 2]
+            } else {
+                &v[..n]
+            };
+            format!("{{{}}}", r.join(", "))
         };
+        let split_a = fa.m == 32;
+        // m8n32k16 runs transposed, D^T = B^T A^T (two m16n8k16 of 32 x 8 as m32n8k16's): B's
+        // registers are mma.sync's A, A's its B, and D's and C's elements are the transposed
+        // accumulators' (Frag::elems).
+        let transposed = fa.m == 8;
         // The first mma must not write what the second reads.
         let second_reads: HashSet<&String> =
             ar.iter().chain(&br).chain(&cr[cr.len() / 2..]).collect();
@@ -706,7 +941,7 @@ impl Expand {
             ));
         }
         let sat = if satfinite { ".satfinite" } else { "" };
-        let form = |k: &str| {
+        let form = |k: &str, a: Ty, b: Ty| {
             format!(
                 "mma.sync.aligned.{k}.row.col{sat}.{}.{}.{}.{}",
                 d.name(),
@@ -723,20 +958,145 @@ impl Expand {
                 let bh = &br[h * 2..h * 2 + 2];
                 let a_k = |k: usize| format!("{{{}, {}}}", ar[2 * k], ar[2 * k + 1]);
                 self.emit(
-                    form("m16n8k4"),
+                    form("m16n8k4", a, b),
                     vec![half(&dr, h), a_k(0), format!("{{{}}}", bh[0]), half(&cr, h)],
                 );
                 self.emit(
-                    form("m16n8k4"),
+                    form("m16n8k4", a, b),
                     vec![half(&dr, h), a_k(1), format!("{{{}}}", bh[1]), half(&dr, h)],
                 );
                 continue;
             }
+            let (pa, pb) = (part(&ar, fa, h, split_a), part(&br, fb, h, !split_a));
+            let (ma, mb, ta, tb) = if transposed {
+                (pb, pa, b, a)
+            } else {
+                (pa, pb, a, b)
+            };
             self.emit(
-                form("m16n8k16"),
-                vec![half(&dr, h), a_used.clone(), b_half(h), half(&cr, h)],
+                form("m16n8k16", ta, tb),
+                vec![half(&dr, h), ma, mb, half(&cr, h)],
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHAPES: [&str; 4] = ["m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8"];
+    const TYPES: [Ty; 7] = [
+        Ty::F16,
+        Ty::Bf16,
+        Ty::Tf32,
+        Ty::F32,
+        Ty::S8,
+        Ty::U8,
+        Ty::S32,
+    ];
+
+    /// Every fragment warpsim runs: its 32 lanes' elements cover the matrix exactly once, in
+    /// as many registers as the PTX ISA gives it.
+    #[test]
+    fn every_fragment_covers_its_matrix_once() {
+        let mut n = 0;
+        for shape in SHAPES {
+            for kind in [Kind::A, Kind::B, Kind::C] {
+                for ty in TYPES {
+                    let Ok(f) = Frag::new(kind, shape, ty) else {
+                        continue;
+                    };
+                    n += 1;
+                    let (rows, cols) = f.dims();
+                    let (regs, distinct) = f.regs();
+                    let per = 4 / ty.bytes() as usize;
+                    let elems = f.elems();
+                    assert_eq!(elems.len(), distinct * per, "{shape} {kind:?} {ty:?}");
+                    let mut seen = vec![0u8; rows as usize * cols as usize];
+                    for l in 0..32u32 {
+                        let (g, t) = (l / 4, l % 4);
+                        for e in &elems {
+                            let r = e[0] as u32 * g + e[1] as u32 * t + e[2] as u32;
+                            let c = e[3] as u32 * g + e[4] as u32 * t + e[5] as u32;
+                            assert!(
+                                r < rows as u32 && c < cols as u32,
+                                "{shape} {kind:?} {ty:?}"
+                            );
+                            seen[(r * cols as u32 + c) as usize] += 1;
+                        }
+                    }
+                    assert!(seen.iter().all(|&s| s == 1), "{shape} {kind:?} {ty:?}");
+                    // The PTX ISA's register counts.
+                    let want = match (shape, kind, ty) {
+                        (_, Kind::A | Kind::B, Ty::F16) | (_, Kind::C, Ty::F32 | Ty::S32) => 8,
+                        (_, Kind::C, _) => 4,
+                        ("m16n16k16", _, Ty::Bf16) | ("m16n16k8", ..) => 4,
+                        ("m32n8k16", Kind::A, Ty::Bf16) | ("m8n32k16", Kind::B, Ty::Bf16) => 8,
+                        (_, _, Ty::Bf16) => 2,
+                        ("m16n16k16", ..) => 2,
+                        ("m32n8k16", Kind::A, _) | ("m8n32k16", Kind::B, _) => 4,
+                        _ => 1,
+                    };
+                    assert_eq!(regs, want, "{shape} {kind:?} {ty:?}");
+                }
+            }
+        }
+        // 3 shapes x (4 A + 4 B + 3 C) and m16n16k8's 3.
+        assert_eq!(n, 36);
+    }
+
+    /// The ldmatrix loads derived from the element tables: m16n16k16's are the measured ones
+    /// (wmma_layout: `LDSM.16.M88.4`, `.MT88.4` for a col-major A and a row-major B); the new
+    /// shapes' 32-row operands are two `.x4`, 16 rows apart, the 8-wide ones one `.x2`.
+    #[test]
+    fn ldmatrix_plans() {
+        let plan = |shape, kind, col| {
+            let f = Frag::new(kind, shape, Ty::F16).unwrap();
+            ldsm_plan(f, col)
+                .unwrap()
+                .iter()
+                .map(|l| (l.first, l.n, l.trans, l.swap, l.origin))
+                .collect::<Vec<_>>()
+        };
+        let m16 = "m16n16k16";
+        assert_eq!(plan(m16, Kind::A, false), [(0, 4, false, false, (0, 0))]);
+        assert_eq!(plan(m16, Kind::A, true), [(0, 4, true, true, (0, 0))]);
+        assert_eq!(plan(m16, Kind::B, true), [(0, 4, false, true, (0, 0))]);
+        assert_eq!(plan(m16, Kind::B, false), [(0, 4, true, false, (0, 0))]);
+        let m32 = "m32n8k16";
+        assert_eq!(
+            plan(m32, Kind::A, false),
+            [(0, 4, false, false, (0, 0)), (4, 4, false, false, (16, 0))]
+        );
+        assert_eq!(
+            plan(m32, Kind::A, true),
+            [(0, 4, true, true, (0, 0)), (4, 4, true, true, (0, 16))]
+        );
+        assert_eq!(plan(m32, Kind::B, true), [(0, 2, false, true, (0, 0))]);
+        assert_eq!(plan(m32, Kind::B, false), [(0, 2, true, false, (0, 0))]);
+        let m8 = "m8n32k16";
+        assert_eq!(plan(m8, Kind::A, false), [(0, 2, false, true, (0, 0))]);
+        assert_eq!(plan(m8, Kind::A, true), [(0, 2, true, false, (0, 0))]);
+        assert_eq!(
+            plan(m8, Kind::B, true),
+            [(0, 4, false, false, (0, 0)), (4, 4, false, false, (16, 0))]
+        );
+        assert_eq!(
+            plan(m8, Kind::B, false),
+            [(0, 4, true, true, (0, 0)), (4, 4, true, true, (0, 16))]
+        );
+    }
+
+    /// The sub-byte and f64 shapes are refused, naming what runs.
+    #[test]
+    fn other_shapes_are_refused() {
+        for shape in ["m8n8k32", "m8n8k128", "m8n8k4"] {
+            let e = Frag::new(Kind::A, shape, Ty::F16).unwrap_err();
+            assert!(e.contains("m32n8k16 and m8n32k16"), "{e}");
+        }
+        let e = Frag::new(Kind::A, "m16n16k8", Ty::F16).unwrap_err();
+        assert!(e.contains("m16n16k8 .tf32"), "{e}");
     }
 }
