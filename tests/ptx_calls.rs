@@ -1,5 +1,7 @@
 //! `.func` calls (inlined when the kernel loads) and generic addressing (each generic access's
-//! state space resolved by dataflow), from hand-written PTX (tests/fixtures/ptx/calls.ptx,
+//! state space resolved by dataflow, or per lane at run time where dataflow cannot tell: a
+//! pointer shared in some lanes and global in others, pointers loaded from memory), from
+//! hand-written PTX (tests/fixtures/ptx/calls.ptx,
 //! generic.ptx: every result checked by the launch's `expect`) and from NVRTC's PTX of
 //! `__noinline__` functions (tests/fixtures/cuda/noinline.cu; skipped without NVRTC). What
 //! warpsim cannot run is refused with exit 2 and the reason.
@@ -8,9 +10,37 @@ use crate::util::{assert_refused, run_verified, warpsim};
 
 #[test]
 fn calls_and_generic_accesses_run_verified() {
-    for k in ["calls", "generic", "generic_local"] {
+    for k in [
+        "calls",
+        "generic",
+        "generic_local",
+        "generic_ambiguous",
+        "generic_from_memory",
+    ] {
         run_verified(&format!("tests/fixtures/ptx/{k}.ron"), &[]);
     }
+    // The run-time resolution: a branch on the address's window to one access per space the
+    // pointer may have (shared or global; any, for one loaded from memory).
+    for (k, spaces) in [
+        ("generic_ambiguous", &["ld.shared", "ld.global"][..]),
+        (
+            "generic_from_memory",
+            &["ld.shared", "ld.global", "ld.local"],
+        ),
+    ] {
+        let out = crate::util::run(&["check", &format!("tests/fixtures/ptx/{k}.ron"), "--code"]);
+        let code = String::from_utf8_lossy(&out.stdout);
+        for want in spaces {
+            assert!(code.contains(want), "{k}: {want}: {code}");
+        }
+    }
+    let out = crate::util::run(&[
+        "check",
+        "tests/fixtures/ptx/generic_ambiguous.ron",
+        "--code",
+    ]);
+    let code = String::from_utf8_lossy(&out.stdout);
+    assert!(!code.contains("ld.local"), "{code}");
 }
 
 #[test]
@@ -40,14 +70,6 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
         (
             "bad_call_printf",
             "`printf` with a format that is not a string literal of the module",
-        ),
-        (
-            "bad_generic_ambiguous",
-            "generic.ptx:128:2: generic address whose state space warpsim cannot determine: `%rd6` in `ld.u32` may point to shared memory or global memory",
-        ),
-        (
-            "bad_generic_from_memory",
-            "generic address whose state space warpsim cannot determine: `%rd3` in `ld.u32` may point to a value warpsim cannot follow",
         ),
     ] {
         assert_refused(&format!("tests/fixtures/ptx/{k}.ron"), want);

@@ -20,10 +20,15 @@
 //!   none (an index, not a pointer).
 //!
 //! A generic access whose address register has exactly one origin, shared, global or local,
-//! is lowered as that space; anything else is refused at its line ("generic address whose state
-//! space warpsim cannot determine"). The analysis is flow-insensitive (all definitions, not
-//! only those that reach): NVVM's registers are written by one definition, or by a loop's
-//! updates of the same pointer; a register reused for two spaces is refused, not guessed.
+//! is lowered as that space. Any other (a pointer that may be shared or global, one loaded
+//! from memory) is resolved per lane at run time, as the GPU's generic windows do: the access
+//! becomes a branch on the address's window (shared below `1 << 40`, local from
+//! [`Mem::LOCAL_GENERIC`](warpsim_kernel::ir::Mem::LOCAL_GENERIC), global between) to one
+//! access of each space, the lanes of each window running their own ([`dispatch`]). The
+//! GPU issues one `LD`/`ST`; the timing model sees the branch's few instructions too. The
+//! analysis is flow-insensitive (all definitions, not only those that reach): NVVM's registers
+//! are written by one definition, or by a loop's updates of the same pointer. An `isspacep`
+//! of such a pointer compares its window at run time likewise.
 //!
 //! A resolved access is written `ld.generic.shared.f32`: lowered like `ld.shared.f32`, and
 //! not merged by the ptxas merge model (`merge.rs` takes only three-part ops), whose rules
@@ -38,6 +43,74 @@ const GLOBAL: u8 = 2;
 /// `.local` memory: a generic access of local origin lowers as `local` (lower/local.rs).
 const LOCAL: u8 = 4;
 const UNKNOWN: u8 = 8;
+
+/// Where the generic windows begin: a shared address is below [`WINDOW_GLOBAL`] (its offset in
+/// the block's window), a global one `(buffer + 1) << 40` plus bytes, a local one
+/// [`Mem::LOCAL_GENERIC`](warpsim_kernel::ir::Mem::LOCAL_GENERIC) plus bytes.
+const WINDOW_GLOBAL: u64 = 1 << 40;
+const WINDOW_LOCAL: u64 = warpsim_kernel::ir::Mem::LOCAL_GENERIC;
+
+/// `.reg .pred NAME`.
+fn pred_decl(off: usize, name: &str) -> Stmt {
+    Stmt {
+        off,
+        loc: (0, 0),
+        kind: StmtKind::Directive(vec![".reg".into(), ".pred".into(), name.to_owned()]),
+    }
+}
+
+/// An access `s` (`ld`, `st`, `atom`, `red` without a state space) through `base`, whose
+/// origins `o` are several spaces or unknown, resolved per lane at run time (the `n`-th such
+/// rewrite: its names' number): lanes whose address is in the shared window branch to the
+/// access as `.shared`, those in the local window to `.local`, the rest run it as `.global`;
+/// all meet after it. The statement's guard stays on each access.
+fn dispatch(s: &Stmt, base: &str, o: u8, n: usize) -> Vec<Stmt> {
+    let StmtKind::Inst { guard, op, args } = &s.kind else {
+        return vec![s.clone()];
+    };
+    let at = |kind: StmtKind| Stmt {
+        off: s.off,
+        loc: s.loc,
+        kind,
+    };
+    let inst = |guard: Option<(String, bool)>, op: String, args: Vec<String>| {
+        at(StmtKind::Inst { guard, op, args })
+    };
+    let access = |space: &str| {
+        let p: Vec<&str> = op.split('.').collect();
+        let mut q: Vec<&str> = vec![p[0], "generic", space];
+        q.extend(&p[1..]);
+        inst(guard.clone(), q.join("."), args.clone())
+    };
+    let label = |what: &str| format!("$warpsim_generic_{n}_{what}");
+    let bra = |to: String| inst(None, "bra.uni".into(), vec![to]);
+    let mut v = Vec::new();
+    let mut tails = Vec::new();
+    for (bit, space, cmp, bound) in [
+        (SHARED, "shared", "lt", WINDOW_GLOBAL),
+        (LOCAL, "local", "ge", WINDOW_LOCAL),
+    ] {
+        if o & (bit | UNKNOWN) == 0 {
+            continue;
+        }
+        let pr = format!("%generic${n}_{space}");
+        v.push(pred_decl(s.off, &pr));
+        v.push(inst(
+            None,
+            format!("setp.{cmp}.u64"),
+            vec![pr.clone(), base.to_owned(), format!("{bound:#x}")],
+        ));
+        v.push(inst(Some((pr, false)), "bra".into(), vec![label(space)]));
+        tails.push(at(StmtKind::Label(label(space))));
+        tails.push(access(space));
+        tails.push(bra(label("end")));
+    }
+    v.push(access("global"));
+    v.push(bra(label("end")));
+    v.extend(tails);
+    v.push(at(StmtKind::Label(label("end"))));
+    v
+}
 
 /// The state spaces named in an op (`ld.global.f32` → `global`).
 const SPACES: [&str; 5] = ["shared", "global", "local", "param", "const"];
@@ -76,7 +149,7 @@ fn base_of(a: &str) -> &str {
 /// Resolves the generic accesses of `body`. `params`: the kernel's parameter names, with
 /// whether the launch gives each a buffer; `globals`: module-level declarations.
 pub fn resolve(
-    body: &mut [Stmt],
+    body: &mut Vec<Stmt>,
     params: &[(String, bool)],
     globals: &[(usize, Vec<String>)],
 ) -> Result<(), Err> {
@@ -209,7 +282,11 @@ pub fn resolve(
             break;
         }
     }
-    for s in body.iter_mut() {
+    // Statements to put after statement `index` (an `isspacep`'s second half), or, for an
+    // access resolved at run time, in its place.
+    let mut extra: Vec<(usize, Vec<Stmt>)> = Vec::new();
+    let mut replace: Vec<(usize, Vec<Stmt>)> = Vec::new();
+    for (index, s) in body.iter_mut().enumerate() {
         let StmtKind::Inst { op, args, .. } = &mut s.kind else {
             continue;
         };
@@ -228,16 +305,52 @@ pub fn resolve(
         let o = of(&origin, &base);
         if p[0] == "isspacep" {
             let want = space_bit(p.get(1).copied().unwrap_or(""));
-            if o == 0 || o.count_ones() != 1 || o == UNKNOWN {
-                return Err((
-                    s.off,
-                    format!(
-                        "`{op}`: warpsim cannot determine the state space of `{base}` ({})",
-                        origins(o)
-                    ),
-                ));
-            }
             let d = args.first().cloned().unwrap_or_default();
+            if o == 0 || o.count_ones() != 1 || o == UNKNOWN {
+                // Its window, at run time.
+                let want = p.get(1).copied().unwrap_or("").to_owned();
+                let (cmp, bound) = match want.as_str() {
+                    "shared" | "shared::cta" => ("lt", WINDOW_GLOBAL),
+                    "local" => ("ge", WINDOW_LOCAL),
+                    "global" => ("ge", WINDOW_GLOBAL),
+                    _ => {
+                        return Err((
+                            s.off,
+                            format!(
+                                "`{op}`: warpsim cannot determine the state space of `{base}` \
+                                 ({}); it tells shared, global and local apart",
+                                origins(o)
+                            ),
+                        ))
+                    }
+                };
+                *op = format!("setp.{cmp}.u64");
+                *args = vec![d, base, format!("{bound:#x}")];
+                if want == "global" {
+                    // Below the local window too.
+                    let t = format!("%generic${}", extra.len());
+                    let last = Stmt {
+                        off: s.off,
+                        loc: s.loc,
+                        kind: StmtKind::Inst {
+                            guard: None,
+                            op: "setp.lt.u64".into(),
+                            args: vec![t.clone(), args[1].clone(), format!("{WINDOW_LOCAL:#x}")],
+                        },
+                    };
+                    let and = Stmt {
+                        off: s.off,
+                        loc: s.loc,
+                        kind: StmtKind::Inst {
+                            guard: None,
+                            op: "and.pred".into(),
+                            args: vec![args[0].clone(), args[0].clone(), t.clone()],
+                        },
+                    };
+                    extra.push((index, vec![pred_decl(s.off, &t), last, and]));
+                }
+                continue;
+            }
             *op = "mov.pred".into();
             *args = vec![d, if o == want { "1" } else { "0" }.into()];
             continue;
@@ -247,16 +360,35 @@ pub fn resolve(
             GLOBAL => "global",
             LOCAL => "local",
             _ => {
-                return Err((
-                    s.off,
-                    format!("generic address whose state space warpsim cannot determine: `{base}` in `{op}` {}", origins(o)),
-                ))
+                let n = replace.len() + extra.len();
+                replace.push((index, dispatch(s, &base, o, n)));
+                continue;
             }
         };
         let mut q: Vec<&str> = vec![p[0], "generic", space];
         q.extend(&p[1..]);
         *op = q.join(".");
     }
+    if extra.is_empty() && replace.is_empty() {
+        return Ok(());
+    }
+    let mut after: HashMap<usize, Vec<Stmt>> = extra.into_iter().collect();
+    let mut instead: HashMap<usize, Vec<Stmt>> = replace.into_iter().collect();
+    let old = std::mem::take(body);
+    let mut code = Vec::with_capacity(old.len() + 16 * (after.len() + instead.len()));
+    for (i, s) in old.into_iter().enumerate() {
+        match instead.remove(&i) {
+            Some(v) => code.extend(v),
+            None => code.push(s),
+        }
+        code.extend(after.remove(&i).unwrap_or_default());
+    }
+    // The new predicates' declarations first (as `wmma.rs` puts its temporaries).
+    let (decls, code): (Vec<Stmt>, Vec<Stmt>) = code.into_iter().partition(|s| {
+        matches!(&s.kind, StmtKind::Directive(w) if w.last().is_some_and(|n| n.starts_with("%generic$")))
+    });
+    body.extend(decls);
+    body.extend(code);
     Ok(())
 }
 
