@@ -118,6 +118,13 @@ fn wmma_gemm_fragment_loads_are_priced_as_ldmatrix() {
         assert_eq!(j["shared"]["ld_instructions"], loads, "{file}");
         assert_eq!(j["shared"]["ld_wavefronts"], loads * per_load, "{file}");
         assert_eq!(j["verified"], true, "{file}");
+        // The lanes' row addresses of the loop's ldmatrix loads are computed once, where
+        // their pointers are set before the loop (as ptxas does: `LDSM [R4]` with R4 set
+        // before it), not at every load: three (A's two pointers, B's one), none in the loop.
+        let out = run(&["check", &path, "--code"]);
+        let code = String::from_utf8_lossy(&out.stdout);
+        let rows = code.lines().filter(|l| l.contains("Rows {")).count();
+        assert_eq!(rows, 3, "{file}: {code}");
     }
 }
 

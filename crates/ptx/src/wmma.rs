@@ -14,7 +14,9 @@
 //!   for each 4 registers (`.x2` for the 2 of m32n8k16's B and m8n32k16's A), `.trans` where
 //!   the fragment's rows run down memory's columns, with row addresses the lanes compute from
 //!   the pointer and the stride (`warpsim.fragaddr.rows`, [`FragAt::Rows`]); which, and where,
-//!   is derived from the fragment's element table (`ldsm_plan`);
+//!   is derived from the fragment's element table (`ldsm_plan`); with a constant stride the
+//!   row addresses are computed once, after the pointer's definition, as ptxas hoists them
+//!   out of loops (`Expand::hoist`);
 //! * every other `wmma.load`/`wmma.store` is one ordinary access per register (or per pair of
 //!   contiguous registers, `ld.v2`, as `LDS.64`/`STG.E.64`) at the lane's element address
 //!   (`warpsim.fragaddr.e`, [`FragAt::Elem`]); 16-bit elements that are not contiguous in
@@ -349,17 +351,25 @@ pub fn expand(body: &mut Vec<Stmt>) -> Result<(), Err> {
         return Ok(());
     }
     let mut x = Expand::new(body);
-    let mut out = Vec::with_capacity(body.len() + 16);
+    // Each statement's expansion (a `wmma.*`'s), then everything in order with the hoisted
+    // row addresses after the statements they follow.
+    let mut parts: Vec<Vec<Stmt>> = Vec::with_capacity(body.len());
     for s in body.drain(..) {
         match &s.kind {
             StmtKind::Inst { guard, op, args } if op.starts_with("wmma.") => {
                 x.at = (s.off, s.loc, guard.clone());
                 x.stmt(op, args)?;
-                out.append(&mut x.out);
+                parts.push(std::mem::take(&mut x.out));
             }
-            _ => out.push(s),
+            _ => parts.push(vec![s]),
         }
     }
+    for (at, s) in x.hoisted.drain(..) {
+        if let Some(p) = parts.get_mut(at) {
+            p.push(s);
+        }
+    }
+    let out: Vec<Stmt> = parts.into_iter().flatten().collect();
     // The temporaries' declarations first.
     let first = out.first().map_or(0, |s| s.off);
     let decls = x.decls.iter().map(|(ty, name)| Stmt {
@@ -384,6 +394,14 @@ struct Expand {
     /// The statement being rewritten: offset, `.loc` and guard.
     at: (usize, (u32, u32), Option<(String, bool)>),
     out: Vec<Stmt>,
+    /// Each register's definitions: how many, and the last one's statement (index in the
+    /// body, opcode, operands, guarded).
+    defs: HashMap<String, (u32, usize, String, Vec<String>, bool)>,
+    /// `ldmatrix` row addresses computed where their pointer is defined (see [`Expand::hoist`]):
+    /// the body index they follow and the statement, and by (pointer, stride, swap) the
+    /// temporary already holding one.
+    hoisted: Vec<(usize, Stmt)>,
+    hoisted_rows: HashMap<(String, u64, bool), String>,
 }
 
 impl Expand {
@@ -391,7 +409,35 @@ impl Expand {
         let mut widths = HashMap::new();
         let mut named_outside = HashSet::new();
         let consts = crate::lower::Facts::of(body).consts;
-        for s in body {
+        let mut defs: HashMap<String, (u32, usize, String, Vec<String>, bool)> = HashMap::new();
+        for (i, s) in body.iter().enumerate() {
+            if let StmtKind::Inst { guard, op, args } = &s.kind {
+                let writes = !["st", "red", "bra", "bar", "barrier", "call", "ret", "exit"]
+                    .contains(&op.split('.').next().unwrap_or(""))
+                    && !op.starts_with("wmma.store");
+                let dst = args.first().map(|a| a.trim()).unwrap_or("");
+                if writes {
+                    for t in dst.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c)))
+                    {
+                        if t.starts_with('%') {
+                            let d = defs.entry(t.to_owned()).or_insert((
+                                0,
+                                0,
+                                String::new(),
+                                vec![],
+                                false,
+                            ));
+                            *d = (
+                                d.0 + 1,
+                                i,
+                                op.clone(),
+                                args.clone(),
+                                guard.is_some() || t != dst,
+                            );
+                        }
+                    }
+                }
+            }
             match &s.kind {
                 StmtKind::Directive(w) if w.first().is_some_and(|d| d == ".reg") => {
                     let bytes = w.iter().find_map(|t| match t.as_str() {
@@ -425,7 +471,41 @@ impl Expand {
             decls: Vec::new(),
             at: (0, (0, 0), None),
             out: Vec::new(),
+            defs,
+            hoisted: Vec::new(),
+            hoisted_rows: HashMap::new(),
         }
+    }
+
+    /// Where `ldmatrix`'s row addresses from pointer `base` can be computed once: `base` is
+    /// `root + add`, `root` written by one unguarded statement (through single-definition
+    /// `add`s of constants), whose index this gives. ptxas computes the lanes' row addresses
+    /// of a loop's `LDSM`s before the loop when the pointer does not change in it (the H200's
+    /// SASS of wmma_gemm, calibration/probes/wmma_numerics/raw/gemm.sass: `LDSM [R4]` … with
+    /// R4 set before the loop); NVVM already hoists the pointer, so placing the rows right
+    /// after the pointer's definition puts them where ptxas does.
+    fn hoist(&self, base: &str) -> Option<(usize, String, i64)> {
+        let (mut root, mut add) = (base.to_owned(), 0i64);
+        for _ in 0..8 {
+            let (n, at, op, args, guarded) = self.defs.get(&root)?;
+            if *n != 1 || *guarded {
+                return None;
+            }
+            let p: Vec<&str> = op.split('.').collect();
+            match (p[0], &args[..]) {
+                ("add", [_, x, k]) if matches!(p.get(1), Some(&"s64") | Some(&"u64")) => {
+                    match int(k.trim()) {
+                        Some(k) if x.trim().starts_with('%') => {
+                            add = add.checked_add(k)?;
+                            root = x.trim().to_owned();
+                        }
+                        _ => return Some((*at, root, add)),
+                    }
+                }
+                _ => return Some((*at, root, add)),
+            }
+        }
+        None
     }
 
     fn emit(&mut self, op: String, args: Vec<String>) {
@@ -599,7 +679,7 @@ impl Expand {
         if let Some(plan) = plan {
             // ldmatrix (LDSM.16.M88.4 / .MT88.4 for m16n16k16, as ptxas makes them): `.x4`
             // for each 4 registers, `.x2` for a fragment of 2 (m32n8k16's B, m8n32k16's A).
-            let mut rows_at: [Option<String>; 2] = [None, None];
+            let mut rows_at: [Option<(String, i64)>; 2] = [None, None];
             for l in plan {
                 let (mr, mc) = l.origin;
                 // The matrices' origin: a displacement where the stride is a constant, else
@@ -610,8 +690,42 @@ impl Expand {
                     .and_then(|x| x.checked_mul(2))
                     .and_then(|x| i64::try_from(x).ok())
                     .and_then(|x| disp.checked_add(x));
+                let hoist = match (extra, fixed) {
+                    (Some(_), Some(f)) if wide => self.hoist(&base).map(|h| (h, f)),
+                    _ => None,
+                };
                 let (t, d) = match (extra, &rows_at[l.swap as usize]) {
-                    (Some(d), Some(t)) => (t.clone(), d),
+                    (Some(d), Some((t, a))) => match d.checked_add(*a) {
+                        Some(d) => (t.clone(), d),
+                        None => return Err((off, "address out of range".into())),
+                    },
+                    (Some(d), None) if hoist.is_some() => {
+                        let ((at, root, add), f) = hoist.clone().expect("some");
+                        let key = (root.clone(), f, l.swap);
+                        let t = match self.hoisted_rows.get(&key) {
+                            Some(t) => t.clone(),
+                            None => {
+                                let t = self.temp(".b64");
+                                let s = Stmt {
+                                    off: self.at.0,
+                                    loc: self.at.1,
+                                    kind: StmtKind::Inst {
+                                        guard: None,
+                                        op: format!("warpsim.fragaddr.rows.{}.b64", l.swap as u8),
+                                        args: vec![t.clone(), root, f.to_string()],
+                                    },
+                                };
+                                self.hoisted.push((at, s));
+                                self.hoisted_rows.insert(key, t.clone());
+                                t
+                            }
+                        };
+                        rows_at[l.swap as usize] = Some((t.clone(), add));
+                        match d.checked_add(add) {
+                            Some(d) => (t, d),
+                            None => return Err((off, "address out of range".into())),
+                        }
+                    }
                     _ => {
                         let (from, d) = match extra {
                             Some(d) => (base.clone(), d),
@@ -634,7 +748,7 @@ impl Expand {
                             vec![t.clone(), from, stride.clone()],
                         );
                         if extra.is_some() {
-                            rows_at[l.swap as usize] = Some(t.clone());
+                            rows_at[l.swap as usize] = Some((t.clone(), 0));
                         }
                         (t, d)
                     }
