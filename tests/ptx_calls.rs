@@ -71,6 +71,10 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
             "bad_call_printf",
             "`printf` with a format that is not a string literal of the module",
         ),
+        (
+            "bad_generic_atom",
+            "generic.ptx:209:2: `atom.generic.global.add.u32`: the pointer `%rd3` does not come from a buffer argument",
+        ),
     ] {
         assert_refused(&format!("tests/fixtures/ptx/{k}.ron"), want);
     }

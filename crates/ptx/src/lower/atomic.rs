@@ -196,7 +196,11 @@ impl Lower<'_> {
             (Space::Global, ..) => {
                 return Err((
                     off,
-                    format!("`{op}`: the pointer `{base}` does not come from a buffer argument"),
+                    format!(
+                        "`{op}`: the pointer `{base}` does not come from a buffer argument \
+                         (warpsim must know which buffer a global atomic updates when the kernel \
+                         loads; a pointer loaded from memory does not say)"
+                    ),
                 ))
             }
         };
