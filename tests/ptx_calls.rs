@@ -1,6 +1,7 @@
 //! `.func` calls (inlined when the kernel loads) and generic addressing (each generic access's
 //! state space resolved by dataflow, or per lane at run time where dataflow cannot tell: a
-//! pointer shared in some lanes and global in others, pointers loaded from memory), from
+//! pointer shared in some lanes and global in others, pointers loaded from memory, atomics
+//! through them), from
 //! hand-written PTX (tests/fixtures/ptx/calls.ptx,
 //! generic.ptx: every result checked by the launch's `expect`) and from NVRTC's PTX of
 //! `__noinline__` functions (tests/fixtures/cuda/noinline.cu; skipped without NVRTC). What
@@ -16,6 +17,7 @@ fn calls_and_generic_accesses_run_verified() {
         "generic_local",
         "generic_ambiguous",
         "generic_from_memory",
+        "generic_atom",
     ] {
         run_verified(&format!("tests/fixtures/ptx/{k}.ron"), &[]);
     }
@@ -70,10 +72,6 @@ fn refused_calls_and_generic_accesses_exit_2_with_the_reason() {
         (
             "bad_call_printf",
             "`printf` with a format that is not a string literal of the module",
-        ),
-        (
-            "bad_generic_atom",
-            "generic.ptx:209:2: `atom.generic.global.add.u32`: the pointer `%rd3` does not come from a buffer argument",
         ),
     ] {
         assert_refused(&format!("tests/fixtures/ptx/{k}.ron"), want);

@@ -63,8 +63,12 @@ fn pred_decl(off: usize, name: &str) -> Stmt {
 /// origins `o` are several spaces or unknown, resolved per lane at run time (the `n`-th such
 /// rewrite: its names' number): lanes whose address is in the shared window branch to the
 /// access as `.shared`, those in the local window to `.local`, the rest run it as `.global`;
-/// all meet after it. The statement's guard stays on each access.
-fn dispatch(s: &Stmt, base: &str, o: u8, n: usize) -> Vec<Stmt> {
+/// all meet after it. The statement's guard stays on each access. A global `atom`/`red` must
+/// name its buffer when the kernel loads: its lanes branch on the pointer's buffer (its bits
+/// from 40 up) to one atomic per pointer parameter given a buffer (`params`), through that
+/// parameter plus the lane's offset (a pointer into no buffer takes the first, and faults as
+/// out of its bounds).
+fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, params: &[(String, bool)]) -> Vec<Stmt> {
     let StmtKind::Inst { guard, op, args } = &s.kind else {
         return vec![s.clone()];
     };
@@ -86,11 +90,13 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize) -> Vec<Stmt> {
     let bra = |to: String| inst(None, "bra.uni".into(), vec![to]);
     let mut v = Vec::new();
     let mut tails = Vec::new();
+    // (No atomics on local memory: `atom` and `red` are shared or global.)
+    let atomic = matches!(op.split('.').next(), Some("atom" | "red"));
     for (bit, space, cmp, bound) in [
         (SHARED, "shared", "lt", WINDOW_GLOBAL),
         (LOCAL, "local", "ge", WINDOW_LOCAL),
     ] {
-        if o & (bit | UNKNOWN) == 0 {
+        if o & (bit | UNKNOWN) == 0 || (atomic && bit == LOCAL) {
             continue;
         }
         let pr = format!("%generic${n}_{space}");
@@ -105,8 +111,94 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize) -> Vec<Stmt> {
         tails.push(access(space));
         tails.push(bra(label("end")));
     }
-    v.push(access("global"));
-    v.push(bra(label("end")));
+    let buffers: Vec<&String> = params.iter().filter(|p| p.1).map(|p| &p.0).collect();
+    if atomic && !buffers.is_empty() {
+        // The pointer's buffer bits, then per buffer parameter: its pointer and whether the
+        // lane's is in it.
+        let decl = |name: &str, ty: &str| {
+            at(StmtKind::Directive(vec![
+                ".reg".into(),
+                ty.into(),
+                name.to_owned(),
+            ]))
+        };
+        let hi = format!("%generic${n}_hi");
+        v.push(decl(&hi, ".b64"));
+        v.push(inst(
+            None,
+            "shr.u64".into(),
+            vec![hi.clone(), base.to_owned(), "40".into()],
+        ));
+        let mut per = Vec::new();
+        for (k, p) in buffers.iter().enumerate() {
+            let (g, h, e) = (
+                format!("%generic${n}_g{k}"),
+                format!("%generic${n}_h{k}"),
+                format!("%generic${n}_e{k}"),
+            );
+            v.push(decl(&g, ".b64"));
+            v.push(decl(&h, ".b64"));
+            v.push(pred_decl(s.off, &e));
+            v.push(inst(
+                None,
+                "ld.param.u64".into(),
+                vec![g.clone(), format!("[{p}]")],
+            ));
+            v.push(inst(
+                None,
+                "shr.u64".into(),
+                vec![h.clone(), g.clone(), "40".into()],
+            ));
+            v.push(inst(
+                None,
+                "setp.eq.u64".into(),
+                vec![e.clone(), hi.clone(), h],
+            ));
+            if k > 0 {
+                v.push(inst(
+                    Some((e, false)),
+                    "bra".into(),
+                    vec![label(&format!("buf{k}"))],
+                ));
+            }
+            per.push(g);
+        }
+        // Buffer k's atomic: its pointer plus the lane's offset from it.
+        let mut blocks = Vec::new();
+        for (k, g) in per.iter().enumerate() {
+            let (off, a) = (format!("%generic${n}_o{k}"), format!("%generic${n}_a{k}"));
+            v.push(decl(&off, ".b64"));
+            v.push(decl(&a, ".b64"));
+            if k > 0 {
+                blocks.push(at(StmtKind::Label(label(&format!("buf{k}")))));
+            }
+            blocks.push(inst(
+                None,
+                "sub.s64".into(),
+                vec![off.clone(), base.to_owned(), g.clone()],
+            ));
+            blocks.push(inst(
+                None,
+                "add.s64".into(),
+                vec![a.clone(), g.clone(), off],
+            ));
+            let mut one = access("global");
+            if let StmtKind::Inst { args, .. } = &mut one.kind {
+                for x in args.iter_mut() {
+                    if x.trim().starts_with('[') && base_of(x) == base {
+                        *x = x.replacen(base, &a, 1);
+                    }
+                }
+            }
+            blocks.push(one);
+            blocks.push(bra(label("end")));
+        }
+        // (Buffer 0's block first: no branch to it, the others branch past it.)
+        v.extend(blocks);
+    } else {
+        v.push(access("global"));
+        v.push(bra(label("end")));
+    }
     v.extend(tails);
     v.push(at(StmtKind::Label(label("end"))));
     v
@@ -361,7 +453,7 @@ pub fn resolve(
             LOCAL => "local",
             _ => {
                 let n = replace.len() + extra.len();
-                replace.push((index, dispatch(s, &base, o, n)));
+                replace.push((index, dispatch(s, &base, o, n, params)));
                 continue;
             }
         };
