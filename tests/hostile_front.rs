@@ -27,6 +27,31 @@ fn a_6_mb_ptx_module_loads_in_linear_time() {
     assert!(o.stdout.contains("instructions"), "{}", o.stdout);
 }
 
+/// 20,000 generic loads through a pointer loaded from memory, each resolved per lane at run
+/// time (a branch to one access per space, with a predicate declared for each: the lowering
+/// looked declarations up in a list, 24 s for 32,000 of them, now a map).
+#[test]
+fn many_generic_accesses_resolved_at_run_time_load_in_linear_time() {
+    let mut body = String::new();
+    for _ in 0..20_000 {
+        body.push_str("\tld.u32 %r2, [%rd3];\n\tadd.u32 %r1, %r1, %r2;\n");
+    }
+    write(
+        "generic_many.ptx",
+        &format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n\
+             .visible .entry many(.param .u64 out)\n{{\n\
+             \t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\
+             \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+             \tld.global.u64 %rd3, [%rd2];\n\tmov.u32 %r1, 0;\n{body}\
+             \tst.global.u32 [%rd2], %r1;\n\tret;\n}}\n"
+        ),
+    );
+    let p = ptx_program("generic_many.ron", "generic_many.ptx", "many");
+    let o = case(&["check", &p], 0, None, "");
+    assert!(o.stdout.contains("instructions"), "{}", o.stdout);
+}
+
 /// `__syncthreads_count/and/or` (PTX `bar.red.popc/and/or`) give the block's count, all and
 /// any (they returned 0), also for a negated predicate.
 #[test]

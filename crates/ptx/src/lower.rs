@@ -63,9 +63,10 @@ struct Lower<'a> {
     req: &'a KernelRequest<'a>,
     entry: &'a Entry,
     regs: HashMap<String, (Reg, u8)>,
-    /// The declared registers: a name or a `%r<N>` family's base, its width in words, and
-    /// the family's count (`None` for a single name).
-    classes: Vec<(String, u8, Option<u64>)>,
+    /// The declared registers: by a name or a `%r<N>` family's base, each declaration's place
+    /// in the body, width in words and the family's count (`None` for a single name). (A map:
+    /// generated code declares a register per temporary, thousands in a large kernel.)
+    classes: HashMap<String, Vec<(usize, u8, Option<u64>)>>,
     next: usize,
     init: Vec<(Reg, RegInit)>,
     consts: HashMap<(u64, u8), Reg>,
@@ -191,7 +192,7 @@ pub fn lower(
         req,
         entry,
         regs: HashMap::new(),
-        classes: Vec::new(),
+        classes: HashMap::new(),
         next: 0,
         init: Vec::new(),
         consts: HashMap::new(),
@@ -252,6 +253,8 @@ pub fn lower(
     let body = merged.as_ref().map_or(&entry.body, |m| &m.body);
     // The declared registers (of the merged body: the merge model's unrolling declares the
     // registers it makes up).
+    // (Each declaration's place, in order.)
+    let mut place = 0usize;
     for s in body {
         let StmtKind::Directive(w) = &s.kind else {
             continue;
@@ -264,8 +267,9 @@ pub fn lower(
                     Some((b, n)) => (b, n.trim_end_matches('>').trim().parse().ok()),
                     None => (name, None),
                 };
-                l.classes.push((
-                    base.to_owned(),
+                place += 1;
+                l.classes.entry(base.to_owned()).or_default().push((
+                    place,
                     if ty == ".pred" { 1 } else { words_of(&ty) },
                     count,
                 ));
@@ -324,19 +328,21 @@ impl Lower<'_> {
         let base: String = name
             .trim_end_matches(|c: char| c.is_ascii_digit())
             .to_owned();
-        let w = self
-            .classes
-            .iter()
-            .find(|(b, _, n)| *b == name || (*b == base && n.is_some()))
+        // The first declaration of the name, or of a family of its base.
+        let exact = self.classes.get(name).and_then(|v| v.first());
+        let family = (self.classes.get(&base).into_iter().flatten()).find(|c| c.2.is_some());
+        let w = [exact, family]
+            .into_iter()
+            .flatten()
+            .min_by_key(|c| c.0)
             .map(|c| c.1)
             .ok_or_else(|| (off, unsupported::register(name)))?;
         // `%r<N>` declares `%r0` to `%r{N-1}` (ptxas refuses the others).
         let index: Option<u64> = name.get(base.len()..).and_then(|d| d.parse().ok());
-        let most = (self.classes.iter())
-            .filter(|(b, _, _)| *b == base)
+        let most = (self.classes.get(&base).into_iter().flatten())
             .filter_map(|c| c.2)
             .max();
-        if let (Some(i), Some(n), false) = (index, most, self.classes.iter().any(|c| c.0 == name)) {
+        if let (Some(i), Some(n), false) = (index, most, self.classes.contains_key(name)) {
             if i >= n {
                 return Err((
                     off,
@@ -458,7 +464,7 @@ impl Lower<'_> {
             }
         }
         // A register declared without `%` (inline assembly's scoped `.reg .f16 low, high;`).
-        if self.classes.iter().any(|c| c.0 == a && c.2.is_none()) {
+        if (self.classes.get(a).into_iter().flatten()).any(|c| c.2.is_none()) {
             return Ok(self.reg(a, off)?.0);
         }
         Err((off, format!("operand `{a}` is not supported")))
