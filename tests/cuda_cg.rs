@@ -38,3 +38,24 @@ fn syncwarp_waits_for_its_warp_alone() {
     assert!(lines("syncwarp") >= 3, "{code}");
     assert_eq!(lines("barrier"), 1, "{code}");
 }
+
+/// `__syncwarp()` in both sides of a branch: CUDA lets them meet; warpsim, which runs one side
+/// after the other, refuses it at the first one's line and says why (exit 2).
+#[test]
+fn syncwarp_in_both_sides_of_a_branch_is_refused_with_the_reason() {
+    if !crate::nvrtc::nvrtc("syncwarp_in_both_sides_of_a_branch_is_refused_with_the_reason") {
+        return;
+    }
+    let out = run(&[
+        "run",
+        "tests/fixtures/cuda/cg/bad_split_syncwarp.ron",
+        "--no-timing",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad_split_syncwarp.cu:5:"), "{err}");
+    assert!(
+        err.contains("one side of a branch after the other"),
+        "{err}"
+    );
+}

@@ -280,6 +280,17 @@ fn mask_fault(
             "name every lane that executes it in the mask: `activemask()` gives the lanes \
              active here, `0xffffffff` the whole warp",
         )
+    } else if op == "SyncWarp" {
+        // (CUDA lets the two sides of a branch meet at two `__syncwarp`s; warpsim runs one
+        // side after the other.)
+        (
+            low(missing),
+            MaskError::NotReached { reached: at.active },
+            "warpsim runs a warp's lanes in lockstep, one side of a branch after the other, \
+             so a `__syncwarp` cannot wait for lanes on the other side (CUDA allows it from \
+             sm_70 on): move it out of the divergent code, or narrow its mask to the lanes \
+             that take this path (`__activemask()`)",
+        )
     } else {
         (
             low(missing),
