@@ -14,9 +14,9 @@ const DIR: &str = "calibration/probes/wmma_numerics";
 const FORMS: usize = 12;
 const SEEDS: [u32; 2] = [5, 6];
 
-/// What D's words hold, per form (wmma_forms.cu's FORM table).
+/// What D's words hold, per form (wmma_forms.cu's FORM table; shapes.cu's too).
 #[derive(Clone, Copy, PartialEq)]
-enum Out {
+pub(crate) enum Out {
     F32,
     F16,
     S32,
@@ -53,34 +53,49 @@ fn predictions(seeds: &[u32]) -> String {
     for &seed in seeds {
         for f in 0..FORMS {
             let (out, refs) = run(seed, f);
-            let kind = out_kind(f);
-            for (i, &w) in out.iter().enumerate() {
-                let (want, mag) = (
-                    f32::from_bits(refs[2 * i]) as f64,
-                    f32::from_bits(refs[2 * i + 1]) as f64,
-                );
-                let tol = match kind {
-                    Out::F32 => mag * 2f64.powi(-20),
-                    Out::F16 => mag * 2f64.powi(-9),
-                    Out::S32 => 0.0,
-                };
-                let got = value(kind, w);
-                assert!(
-                    (got - want).abs() <= tol,
-                    "seed {seed} form {f} element {} (warp {}, row {}, col {}): {got} but the reference is {want} (tolerance {tol})",
-                    i, i / 256, i % 256 / 16, i % 16
-                );
-            }
-            for (lane, ws) in out.chunks(8).enumerate() {
-                write!(s, "D {seed} {f} {lane}").unwrap();
-                for w in ws {
-                    write!(s, " {w:08x}").unwrap();
-                }
-                s.push('\n');
-            }
+            record_form(&mut s, (seed, f), out_kind(f), &out, &refs);
         }
     }
     s
+}
+
+/// Checks form `f`'s D words `out` on `seed` against the kernel's reference `refs` (value and
+/// magnitude a word: within 2^-9 of the magnitude for f16 results, 2^-20 for f32, exactly for
+/// s32), then appends them to `s` as "D seed form lane w0 .. w7" lines, as the host prints
+/// the GPU's.
+pub(crate) fn record_form(
+    s: &mut String,
+    (seed, f): (u32, usize),
+    kind: Out,
+    out: &[u32],
+    refs: &[u32],
+) {
+    for (i, &w) in out.iter().enumerate() {
+        let (want, mag) = (
+            f32::from_bits(refs[2 * i]) as f64,
+            f32::from_bits(refs[2 * i + 1]) as f64,
+        );
+        let tol = match kind {
+            Out::F32 => mag * 2f64.powi(-20),
+            Out::F16 => mag * 2f64.powi(-9),
+            Out::S32 => 0.0,
+        };
+        let got = value(kind, w);
+        assert!(
+            (got - want).abs() <= tol,
+            "seed {seed} form {f} element {i} (warp {}, element {} row-major): {got} but the \
+             reference is {want} (tolerance {tol})",
+            i / 256,
+            i % 256
+        );
+    }
+    for (lane, ws) in out.chunks(8).enumerate() {
+        write!(s, "D {seed} {f} {lane}").unwrap();
+        for w in ws {
+            write!(s, " {w:08x}").unwrap();
+        }
+        s.push('\n');
+    }
 }
 
 /// The first draw (seeds 5, 6; `predictions.txt`, committed before the device call, is the

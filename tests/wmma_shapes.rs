@@ -16,6 +16,7 @@
 //!
 //! `WARPSIM_BLESS=1` rewrites the predictions. Skipped without NVRTC.
 
+use crate::wmma_numerics::{record_form, Out};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -23,27 +24,11 @@ const DIR: &str = "calibration/probes/wmma_numerics";
 const FORMS: usize = 12;
 const SEEDS: [u32; 2] = [9, 10];
 
-/// What D's words hold, per form (shapes.cu's FORM table).
-#[derive(Clone, Copy, PartialEq)]
-enum Out {
-    F32,
-    F16,
-    S32,
-}
-
 fn out_kind(f: usize) -> Out {
     match f {
         2 | 7 => Out::F16,
         4 | 5 | 9 | 10 => Out::S32,
         _ => Out::F32,
-    }
-}
-
-fn value(kind: Out, w: u32) -> f64 {
-    match kind {
-        Out::F32 => f32::from_bits(w) as f64,
-        Out::F16 => warpsim_kernel::fp16::Half::F16.to_f64(w as u16),
-        Out::S32 => w as i32 as f64,
     }
 }
 
@@ -59,34 +44,7 @@ fn predictions(seeds: &[u32]) -> String {
                 ("Random(5)", format!("Random({seed})")),
             ];
             let bufs = crate::mma_numerics::run_form(&file, f, &edits);
-            let (out, refs) = (&bufs[1], &bufs[2]);
-            let kind = out_kind(f);
-            for (i, &w) in out.iter().enumerate() {
-                let (want, mag) = (
-                    f32::from_bits(refs[2 * i]) as f64,
-                    f32::from_bits(refs[2 * i + 1]) as f64,
-                );
-                let tol = match kind {
-                    Out::F32 => mag * 2f64.powi(-20),
-                    Out::F16 => mag * 2f64.powi(-9),
-                    Out::S32 => 0.0,
-                };
-                let got = value(kind, w);
-                assert!(
-                    (got - want).abs() <= tol,
-                    "seed {seed} form {f} element {i} (warp {}, element {} row-major): {got} but \
-                     the reference is {want} (tolerance {tol})",
-                    i / 256,
-                    i % 256
-                );
-            }
-            for (lane, ws) in out.chunks(8).enumerate() {
-                write!(s, "D {seed} {f} {lane}").unwrap();
-                for w in ws {
-                    write!(s, " {w:08x}").unwrap();
-                }
-                s.push('\n');
-            }
+            record_form(&mut s, (seed, f), out_kind(f), &bufs[1], &bufs[2]);
         }
     }
     s
