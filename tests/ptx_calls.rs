@@ -18,6 +18,7 @@ fn calls_and_generic_accesses_run_verified() {
         "generic_ambiguous",
         "generic_from_memory",
         "generic_atom",
+        "generic_atom_var",
     ] {
         run_verified(&format!("tests/fixtures/ptx/{k}.ron"), &[]);
     }

@@ -65,10 +65,10 @@ fn pred_decl(off: usize, name: &str) -> Stmt {
 /// access as `.shared`, those in the local window to `.local`, the rest run it as `.global`;
 /// all meet after it. The statement's guard stays on each access. A global `atom`/`red` must
 /// name its buffer when the kernel loads: its lanes branch on the pointer's buffer (its bits
-/// from 40 up) to one atomic per pointer parameter given a buffer (`params`), through that
-/// parameter plus the lane's offset (a pointer into no buffer takes the first, and faults as
-/// out of its bounds).
-fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, params: &[(String, bool)]) -> Vec<Stmt> {
+/// from 40 up) to one atomic per buffer, through its pointer plus the lane's offset (a pointer
+/// into no buffer takes the first, and faults as out of its bounds). `buffers`: each buffer's
+/// pointer, a parameter (`true`, its name) or a `__device__` variable (its name).
+fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, buffers: &[(String, bool)]) -> Vec<Stmt> {
     let StmtKind::Inst { guard, op, args } = &s.kind else {
         return vec![s.clone()];
     };
@@ -111,7 +111,6 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, params: &[(String, bool)]) ->
         tails.push(access(space));
         tails.push(bra(label("end")));
     }
-    let buffers: Vec<&String> = params.iter().filter(|p| p.1).map(|p| &p.0).collect();
     if atomic && !buffers.is_empty() {
         // The pointer's buffer bits, then per buffer parameter: its pointer and whether the
         // lane's is in it.
@@ -139,11 +138,14 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, params: &[(String, bool)]) ->
             v.push(decl(&g, ".b64"));
             v.push(decl(&h, ".b64"));
             v.push(pred_decl(s.off, &e));
-            v.push(inst(
-                None,
-                "ld.param.u64".into(),
-                vec![g.clone(), format!("[{p}]")],
-            ));
+            v.push(match p.1 {
+                true => inst(
+                    None,
+                    "ld.param.u64".into(),
+                    vec![g.clone(), format!("[{}]", p.0)],
+                ),
+                false => inst(None, "mov.u64".into(), vec![g.clone(), p.0.clone()]),
+            });
             v.push(inst(
                 None,
                 "shr.u64".into(),
@@ -280,6 +282,20 @@ pub fn resolve(
             );
         }
     }
+    // What a global atomic through an untraced pointer may reach (`dispatch`): the buffer
+    // arguments (`ld.param`) and the module's `__device__` variables (their names).
+    let mut buffers: Vec<(String, bool)> = params
+        .iter()
+        .filter(|p| p.1)
+        .map(|p| (p.0.clone(), true))
+        .collect();
+    let mut vars: Vec<&String> = syms
+        .iter()
+        .filter(|s| *s.1 == GLOBAL)
+        .map(|s| s.0)
+        .collect();
+    vars.sort();
+    buffers.extend(vars.into_iter().map(|v| (v.clone(), false)));
     let param = |n: &str| params.iter().find(|p| p.0 == n).map(|p| p.1);
     let mut origin: HashMap<String, u8> = HashMap::new();
     let of = |origin: &HashMap<String, u8>, a: &str| -> u8 {
@@ -453,7 +469,7 @@ pub fn resolve(
             LOCAL => "local",
             _ => {
                 let n = replace.len() + extra.len();
-                replace.push((index, dispatch(s, &base, o, n, params)));
+                replace.push((index, dispatch(s, &base, o, n, &buffers)));
                 continue;
             }
         };
