@@ -109,13 +109,18 @@ pub(crate) struct Facts {
     reads: HashMap<String, u32>,
     /// Registers written exactly once, by a `mov` of a constant: their value.
     pub(crate) consts: HashMap<String, i64>,
+    /// Registers written exactly once, by an unguarded instruction whose first operand is the
+    /// register alone: that statement's index in the body.
+    pub(crate) defined_once: HashMap<String, usize>,
 }
 
 impl Facts {
     pub(crate) fn of(body: &[Stmt]) -> Facts {
         let mut f = Facts::default();
-        let mut defs: HashMap<&str, (u32, Option<i64>)> = HashMap::new();
-        for s in body {
+        // Per register: definitions, a `mov`'s constant, the last one's index and whether it
+        // is unguarded and whole.
+        let mut defs: HashMap<&str, (u32, Option<i64>, usize, bool)> = HashMap::new();
+        for (index, s) in body.iter().enumerate() {
             let StmtKind::Inst { guard, op, args } = &s.kind else {
                 continue;
             };
@@ -126,6 +131,7 @@ impl Facts {
                 || op.starts_with("red.")
                 || op.starts_with("bra")
                 || op.starts_with("stmatrix")
+                || op.starts_with("wmma.store")
                 || op.starts_with("cp.");
             for (i, a) in args.iter().enumerate() {
                 for w in a.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c))) {
@@ -139,15 +145,20 @@ impl Facts {
                             true => args.get(1).and_then(|v| int(v.trim())),
                             false => None,
                         };
+                        d.2 = index;
+                        d.3 = guard.is_none() && a.trim() == w;
                     } else {
                         *f.reads.entry(w.to_owned()).or_default() += 1;
                     }
                 }
             }
         }
-        for (r, (n, v)) in defs {
+        for (r, (n, v, index, whole)) in defs {
             if let (1, Some(v)) = (n, v) {
                 f.consts.insert(r.to_owned(), v);
+            }
+            if n == 1 && whole {
+                f.defined_once.insert(r.to_owned(), index);
             }
         }
         f

@@ -394,9 +394,9 @@ struct Expand {
     /// The statement being rewritten: offset, `.loc` and guard.
     at: (usize, (u32, u32), Option<(String, bool)>),
     out: Vec<Stmt>,
-    /// Each register's definitions: how many, and the last one's statement (index in the
-    /// body, opcode, operands, guarded).
-    defs: HashMap<String, (u32, usize, String, Vec<String>, bool)>,
+    /// Registers written once, by an unguarded instruction of their own: its index in the
+    /// body, opcode and operands (`lower::Facts::defined_once`).
+    defs: HashMap<String, (usize, String, Vec<String>)>,
     /// `ldmatrix` row addresses computed where their pointer is defined (see [`Expand::hoist`]):
     /// the body index they follow and the statement, and by (pointer, stride, swap) the
     /// temporary already holding one.
@@ -408,36 +408,17 @@ impl Expand {
     fn new(body: &[Stmt]) -> Expand {
         let mut widths = HashMap::new();
         let mut named_outside = HashSet::new();
-        let consts = crate::lower::Facts::of(body).consts;
-        let mut defs: HashMap<String, (u32, usize, String, Vec<String>, bool)> = HashMap::new();
-        for (i, s) in body.iter().enumerate() {
-            if let StmtKind::Inst { guard, op, args } = &s.kind {
-                let writes = !["st", "red", "bra", "bar", "barrier", "call", "ret", "exit"]
-                    .contains(&op.split('.').next().unwrap_or(""))
-                    && !op.starts_with("wmma.store");
-                let dst = args.first().map(|a| a.trim()).unwrap_or("");
-                if writes {
-                    for t in dst.split(|c: char| !(c.is_ascii_alphanumeric() || "%_$.".contains(c)))
-                    {
-                        if t.starts_with('%') {
-                            let d = defs.entry(t.to_owned()).or_insert((
-                                0,
-                                0,
-                                String::new(),
-                                vec![],
-                                false,
-                            ));
-                            *d = (
-                                d.0 + 1,
-                                i,
-                                op.clone(),
-                                args.clone(),
-                                guard.is_some() || t != dst,
-                            );
-                        }
-                    }
-                }
-            }
+        let facts = crate::lower::Facts::of(body);
+        let consts = facts.consts;
+        // The single definitions' opcodes and operands (`Expand::hoist` follows them).
+        let defs: HashMap<String, (usize, String, Vec<String>)> = (facts.defined_once)
+            .into_iter()
+            .filter_map(|(r, i)| match &body.get(i)?.kind {
+                StmtKind::Inst { op, args, .. } => Some((r, (i, op.clone(), args.clone()))),
+                _ => None,
+            })
+            .collect();
+        for s in body {
             match &s.kind {
                 StmtKind::Directive(w) if w.first().is_some_and(|d| d == ".reg") => {
                     let bytes = w.iter().find_map(|t| match t.as_str() {
@@ -487,10 +468,7 @@ impl Expand {
     fn hoist(&self, base: &str) -> Option<(usize, String, i64)> {
         let (mut root, mut add) = (base.to_owned(), 0i64);
         for _ in 0..8 {
-            let (n, at, op, args, guarded) = self.defs.get(&root)?;
-            if *n != 1 || *guarded {
-                return None;
-            }
+            let (at, op, args) = self.defs.get(&root)?;
             let p: Vec<&str> = op.split('.').collect();
             match (p[0], &args[..]) {
                 ("add", [_, x, k]) if matches!(p.get(1), Some(&"s64") | Some(&"u64")) => {
