@@ -395,7 +395,7 @@ pub fn resolve(
     let mut extra: Vec<(usize, Vec<Stmt>)> = Vec::new();
     let mut replace: Vec<(usize, Vec<Stmt>)> = Vec::new();
     for (index, s) in body.iter_mut().enumerate() {
-        let StmtKind::Inst { op, args, .. } = &mut s.kind else {
+        let StmtKind::Inst { guard, op, args } = &mut s.kind else {
             continue;
         };
         let p: Vec<&str> = op.split('.').collect();
@@ -441,7 +441,7 @@ pub fn resolve(
                         off: s.off,
                         loc: s.loc,
                         kind: StmtKind::Inst {
-                            guard: None,
+                            guard: guard.clone(),
                             op: "setp.lt.u64".into(),
                             args: vec![t.clone(), args[1].clone(), format!("{WINDOW_LOCAL:#x}")],
                         },
@@ -450,7 +450,7 @@ pub fn resolve(
                         off: s.off,
                         loc: s.loc,
                         kind: StmtKind::Inst {
-                            guard: None,
+                            guard: guard.clone(),
                             op: "and.pred".into(),
                             args: vec![args[0].clone(), args[0].clone(), t.clone()],
                         },

@@ -46,7 +46,8 @@ impl Lower<'_> {
         body: impl FnOnce(&mut Self) -> Result<(), Err>,
     ) -> Result<(), Err> {
         let name = op.split('.').next().unwrap_or(op);
-        if matches!(name, "bar" | "barrier") {
+        // (`bar.warp.sync` is the warp's own: its lanes that skip it are the mask's concern.)
+        if matches!(name, "bar" | "barrier") && !op.starts_with("bar.warp.sync") {
             return Err((
                 s.off,
                 format!(
