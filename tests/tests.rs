@@ -46,6 +46,7 @@ mod run;
 mod timing;
 mod util;
 mod warpops;
+mod wgmma;
 mod wmma_numerics;
 mod wmma_shapes;
 mod zoo;

@@ -96,6 +96,7 @@ mod tensor_exec;
 mod validate;
 mod warp;
 mod warpops;
+mod wgmma;
 mod wide;
 mod words;
 

@@ -33,7 +33,7 @@ use warpsim_kernel::ir::{MmaOp, MmaType, Reg};
 pub type DWords = [[u32; 8]; WARP];
 
 /// The value of one element (`bits`, right-aligned) of type `ty`.
-fn float_of(ty: MmaType, bits: u64) -> f64 {
+pub(crate) fn float_of(ty: MmaType, bits: u64) -> f64 {
     match ty {
         MmaType::F16 => Half::F16.to_f64(bits as u16),
         MmaType::Bf16 => Half::Bf16.to_f64(bits as u16),
@@ -77,7 +77,7 @@ fn fp8(b: u8, e: u32, m: u32) -> f64 {
 
 /// The exponent field's value of a nonzero `x` of type `ty` (a subnormal's is the format's
 /// least normal exponent).
-fn nominal(ty: MmaType, x: f64) -> i32 {
+pub(crate) fn nominal(ty: MmaType, x: f64) -> i32 {
     let emin = match ty {
         MmaType::F16 => -14,
         _ => -126,
@@ -89,7 +89,7 @@ fn nominal(ty: MmaType, x: f64) -> i32 {
 /// `C + sum of terms` as the tensor cores add `f16`/`bf16`/`tf32` products into `f32` (the
 /// module's doc): `terms` are (exact product, nominal exponent, whether nonzero). Returns D's
 /// bits.
-fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> u64 {
+pub(crate) fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> u64 {
     if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
         let s = terms.fold(c, |s, t| s + t.0);
         return if s.is_nan() {
@@ -120,7 +120,7 @@ fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> 
 }
 
 /// Element `i` of a fragment of type `ty` held in registers `regs` of lane `lane`.
-fn element(
+pub(crate) fn element(
     ty: MmaType,
     regs: &[Reg],
     i: usize,
@@ -187,7 +187,7 @@ pub fn multiply(op: &MmaOp, reg: impl Fn(Reg, usize) -> u32) -> DWords {
 
 /// The bits of one element of D (the module's doc): `ab(x)` gives the elements of A's row and
 /// B's column at `k = x`, `c` C's element.
-fn d_element(op: &MmaOp, k: usize, ab: impl Fn(usize) -> (f64, f64), c: f64) -> u64 {
+pub(crate) fn d_element(op: &MmaOp, k: usize, ab: impl Fn(usize) -> (f64, f64), c: f64) -> u64 {
     let fp8 = matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2);
     // An addend of the tensor cores' adder: the exact product, its nominal exponent (fp8
     // operands are f16 by then) and whether it is nonzero.

@@ -363,6 +363,19 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                 .chain(m.dsts())
                 .try_for_each(|(r, w)| reg(r, w as usize))
         }
+        Wgmma { op } => {
+            let Some(m) = prog.wgmmas.get(op as usize) else {
+                return Err(format!(
+                    "wgmma.mma_async #{op}, of {} in the program",
+                    prog.wgmmas.len()
+                ));
+            };
+            m.check()?;
+            m.srcs()
+                .into_iter()
+                .chain(m.d.iter().map(|&r| (r, 1)))
+                .try_for_each(|(r, w)| reg(r, w as usize))
+        }
         // Computing instructions: their registers were checked above. Anything else has
         // not been checked, so it is refused (fails closed for a new kind of instruction).
         _ if inst.operands().is_some() => Ok(()),

@@ -121,6 +121,8 @@ pub struct KernelCode {
     pub formats: Vec<crate::printf::Format>,
     /// The operands of its `mma.sync`s ([`crate::Program::mmas`]).
     pub mmas: Vec<crate::ir::MmaOp>,
+    /// The operands of its `wgmma.mma_async`s ([`crate::Program::wgmmas`]).
+    pub wgmmas: Vec<crate::ir::WgmmaOp>,
 }
 
 /// A front end's error.

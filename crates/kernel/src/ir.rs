@@ -14,10 +14,12 @@ mod display;
 mod mbarrier;
 mod modes;
 mod tensor;
+mod wgmma;
 
 pub use mbarrier::{BulkOp, MbarKind, MbarOp, MbarState, TensorOp};
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
 pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
+pub use wgmma::{Desc, Swizzle, WgA, WgmmaOp};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -590,6 +592,10 @@ pub enum Inst {
     /// `mma.sync.aligned`: [`crate::Program::mmas`]`[op]` (its operands are too many to keep
     /// in the instruction).
     Mma { op: u16 },
+    /// `wgmma.mma_async`: [`crate::Program::wgmmas`]`[op]`, this warp's quarter of the
+    /// warpgroup's `D = A x B (+ D)`, done when issued (`wgmma.fence`, `commit_group` and
+    /// `wait_group` lower to nothing).
+    Wgmma { op: u16 },
     /// An `mbarrier` operation: see [`MbarOp`] (`exec/mbarrier.rs`). A wait whose phase is
     /// not complete suspends the warp (it runs the wait again when another warp has changed
     /// a barrier).
@@ -901,6 +907,7 @@ impl Inst {
             | AsyncCommit
             | AsyncWait { .. }
             | Mma { .. }
+            | Wgmma { .. }
             | Mbar(_)
             | Bulk(_)
             | BulkTensor(_)

@@ -221,6 +221,8 @@ pub struct Program {
     pub formats: Vec<crate::printf::Format>,
     /// The operands of the program's [`Inst::Mma`]s (`mma.sync`).
     pub mmas: Vec<crate::ir::MmaOp>,
+    /// The operands of the program's [`Inst::Wgmma`]s (`wgmma.mma_async`).
+    pub wgmmas: Vec<crate::ir::WgmmaOp>,
     /// The launch file's tensor maps (TMA; `cuda:`/`ptx:` programs), which tensor copies
     /// name through a `CUtensorMap` parameter.
     pub tensor_maps: Vec<crate::tensormap::TensorMap>,

@@ -167,6 +167,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         constants,
         formats: low.formats,
         mmas: low.mmas,
+        wgmmas: low.wgmmas,
     })
 }
 

@@ -19,6 +19,7 @@ mod printf;
 mod sync;
 mod tensor;
 mod unsupported;
+mod wgmma;
 mod wide;
 
 use crate::parse::{Entry, Stmt, StmtKind};
@@ -57,6 +58,8 @@ pub struct Lowered {
     pub formats: Vec<warpsim_kernel::printf::Format>,
     /// The `mma.sync` operands (`Program::mmas`).
     pub mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// The `wgmma.mma_async` operands (`Program::wgmmas`).
+    pub wgmmas: Vec<warpsim_kernel::ir::WgmmaOp>,
 }
 
 struct Lower<'a> {
@@ -97,6 +100,8 @@ struct Lower<'a> {
     formats: Vec<warpsim_kernel::printf::Format>,
     /// The `mma.sync` operands ([`Lowered::mmas`]).
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// The `wgmma.mma_async` operands ([`Lowered::wgmmas`]).
+    wgmmas: Vec<warpsim_kernel::ir::WgmmaOp>,
     /// The end of the kernel's own shared memory (static and dynamic), in bytes.
     shared_top: u32,
     /// A `%reserved_smem_offset_*` register was read: the block reserves its 1 KiB.
@@ -226,6 +231,7 @@ pub fn lower(
         str_regs: HashMap::new(),
         formats: Vec::new(),
         mmas: Vec::new(),
+        wgmmas: Vec::new(),
         shared_top: 0,
         reserved_used: false,
     };

@@ -108,6 +108,9 @@ pub struct StaticInst {
     /// A `ULDC` that loads the other word of its 8-byte pair too (`ULDC.64`): that load's pc,
     /// which is not issued (`uniform.rs`).
     pub pair: Option<u32>,
+    /// Cycles it holds its pipe when more than the pipe's issue interval (a `wgmma`'s share
+    /// of the warpgroup's multiply); 0: the interval.
+    pub busy: u16,
 }
 
 /// Where a constant loop (one the GPU's compiler unrolls) starts a run of trips, or steps.
@@ -135,6 +138,7 @@ impl StaticInst {
             once: None,
             prologue: false,
             pair: None,
+            busy: 0,
         }
     }
 }
@@ -447,6 +451,30 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
                 };
                 let srcs: Vec<Regs> = m.srcs().map(|(r, w)| (r.0, w)).collect();
                 StaticInst::new(Class::Tensor, Some(dst), &srcs)
+            }
+            None => StaticInst::new(Class::Free, None, &[]),
+        },
+        // `HGMMA`/`QGMMA`/`IGMMA` (not measured on the H200): the warp's quarter of the
+        // warpgroup's multiply holds its sub-partition's tensor pipe N/2 cycles (the published
+        // dense peak, 512 f16 multiply-adds a cycle a sub-partition: 16 x N x 16 of them; the
+        // tf32 and 8-bit shapes move the same 32 bytes of K at their own rates, alike), D ready
+        // `latency.tensor` cycles after that. D is not a source (an accumulation stays in the
+        // tensor core); A's registers or descriptor, B's and scale-d are. D as one range when
+        // its registers make one, else its first register.
+        Wgmma { op } => match prog.wgmmas.get(op as usize) {
+            Some(m) => {
+                let mut d: Vec<u16> = m.d.iter().map(|r| r.0).collect();
+                let first = d[0];
+                d.sort_unstable();
+                let one_range = d.windows(2).all(|p| p[1] == p[0].wrapping_add(1));
+                let dst = match (one_range, u8::try_from(d.len())) {
+                    (true, Ok(n)) => (d[0], n),
+                    _ => (first, 1),
+                };
+                let srcs: Vec<Regs> = m.srcs().into_iter().map(|(r, w)| (r.0, w)).collect();
+                let mut si = StaticInst::new(Class::Tensor, Some(dst), &srcs);
+                si.busy = m.n / 2;
+                si
             }
             None => StaticInst::new(Class::Free, None, &[]),
         },

@@ -168,6 +168,7 @@ impl P {
             shared_stream: None,
             formats: Vec::new(),
             mmas: Vec::new(),
+            wgmmas: Vec::new(),
             tensor_maps: Vec::new(),
         }
     }

@@ -212,6 +212,7 @@ impl fmt::Display for Inst {
             AsyncWait { all: true, .. } => f.write_str("cp.async.wait_all"),
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             Mma { op } => write!(f, "mma.sync #{op}"),
+            Wgmma { op } => write!(f, "wgmma.mma_async #{op}"),
             Bulk(b) => match b.mbar {
                 Some(m) => write!(
                     f,

@@ -116,6 +116,7 @@ impl Loader<'_> {
             }),
             formats: self.kernel_formats,
             mmas: self.mmas,
+            wgmmas: self.wgmmas,
             tensor_maps: self.tensor_maps,
         })
     }

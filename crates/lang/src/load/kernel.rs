@@ -138,6 +138,7 @@ impl Loader<'_> {
         self.kernel_local = (code.local, code.local_bytes);
         self.kernel_formats = code.formats;
         self.mmas = code.mmas;
+        self.wgmmas = code.wgmmas;
         Ok(Some((code.path, code.source)))
     }
 

@@ -272,6 +272,8 @@ struct Loader<'a> {
     /// The `mma.sync` operands (`Program::mmas`): a `cuda:`/`ptx:` kernel's, or the `Mma`
     /// statements'.
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
+    /// A `cuda:`/`ptx:` kernel's `wgmma.mma_async` operands (`Program::wgmmas`).
+    wgmmas: Vec<warpsim_kernel::ir::WgmmaOp>,
     /// The launch file's tensor maps (`Program::tensor_maps`).
     tensor_maps: Vec<warpsim_kernel::tensormap::TensorMap>,
 }
@@ -309,6 +311,7 @@ impl<'a> Loader<'a> {
             kernel_local: (Vec::new(), 0),
             kernel_formats: Vec::new(),
             mmas: Vec::new(),
+            wgmmas: Vec::new(),
             tensor_maps: Vec::new(),
         }
     }

@@ -168,6 +168,7 @@ impl Lower<'_> {
             texts: HashMap::new(),
             formats: self.formats,
             mmas: self.mmas,
+            wgmmas: self.wgmmas,
         })
     }
 }

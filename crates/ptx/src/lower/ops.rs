@@ -53,6 +53,7 @@ impl Lower<'_> {
             ("mbarrier", _) => self.mbarrier(i),
             ("cp", Some("async")) if parts.get(2) == Some(&"mbarrier") => self.mbarrier(i),
             ("cp", Some("async")) if parts.get(2) == Some(&"bulk") => self.bulk(i),
+            ("wgmma", _) => self.wgmma(i),
             _ if super::tensor::applies(parts) => self.tensor(i),
             _ if super::bitops::bit_op(parts).is_some() => {
                 let op = super::bitops::bit_op(parts)?;

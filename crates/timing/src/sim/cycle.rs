@@ -350,13 +350,13 @@ pub(super) fn issue(cx: &mut Cx, sm: &mut Sm, smi: u32, p: usize, s: u32, t: u64
     };
     let lat = &gpu.latency;
     if let Some(k) = si.pipes {
-        k.take(&mut sm.sp[p], t, &gpu.issue);
+        k.take(&mut sm.sp[p], t, &gpu.issue, si.busy);
     }
     match si.class {
         Class::Int | Class::Fp32 | Class::Free => write(w, t + lat.alu as u64, Reason::Wait),
         Class::Fp64 => write(w, t + lat.fp64 as u64, Reason::Wait),
         Class::Slow => write(w, t + lat.slow as u64, Reason::Wait),
-        Class::Tensor => write(w, t + lat.tensor as u64, Reason::Wait),
+        Class::Tensor => write(w, t + si.busy as u64 + lat.tensor as u64, Reason::Wait),
         Class::UniformConstLd => {
             if let Some((at, why)) = uniform {
                 write(w, at, why);

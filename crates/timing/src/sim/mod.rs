@@ -328,14 +328,14 @@ impl Pipes {
 
     /// Books an instruction issued at `t` on the first of them that is free then.
     #[inline]
-    fn take(self, sp: &mut Sp, t: u64, rate: &warpsim_machine::IssueRate) {
+    fn take(self, sp: &mut Sp, t: u64, rate: &warpsim_machine::IssueRate, busy: u16) {
         let choices = self.choices();
         let k = choices
             .iter()
             .copied()
             .find(|&k| sp.pipe_ok[k as usize] <= t)
             .unwrap_or(choices[0]);
-        sp.pipe_ok[k as usize] = t + self.interval(rate);
+        sp.pipe_ok[k as usize] = t + self.interval(rate).max(busy as u64);
     }
 }
 
@@ -457,6 +457,8 @@ struct Dec {
     pipes: Option<Pipes>,
     /// Registers it writes (`n == 0`: none).
     dst: (u16, u8),
+    /// Cycles it holds its pipe beyond the interval ([`StaticInst::busy`]).
+    busy: u16,
     /// Its sources: `srcs[from..from + n]`.
     from: u32,
     n: u32,
@@ -475,6 +477,7 @@ fn decode(code: &[StaticInst]) -> (Vec<Dec>, Vec<u32>) {
                 class: si.class,
                 pipes: pipes_of(si.class, si.int_pipe),
                 dst: si.dst.unwrap_or((0, 0)),
+                busy: si.busy,
                 from,
                 n: srcs.len() as u32 - from,
             }

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Device run of calibration/probes/wgmma (repository root or anywhere; OUT an empty folder):
+# every form's D words on seeds 11 and 12 (host.cu with forms.cu, sm_90a), the two GEMMs of
+# programs/cuda/tensor/wgmma_gemm.cu checked against a CPU sum (gemm.cu), and the SASS of both,
+# tarred into $OUT/wgmma.tgz as raw/ (untar it in this folder). ~2 minutes.
+# Predictions: predictions.txt (tests/wgmma_numerics.rs).
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+D=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/out_wgmma}; R=$OUT/raw; mkdir -p "$R"
+cd "$D" || exit 2
+{ nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; nvcc --version | tail -1; } > "$R/env.txt" 2>&1
+B=$(mktemp -d)
+timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -o "$B/host" host.cu > "$R/build_host.txt" 2>&1; echo "host build rc=$?" | tee "$R/log.txt"
+timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -I ../../../programs/cuda/tensor -o "$B/gemm" gemm.cu > "$R/build_gemm.txt" 2>&1; echo "gemm build rc=$?" | tee -a "$R/log.txt"
+for x in host gemm; do
+    cuobjdump -sass "$B/$x" > "$R/$x.sass" 2>&1
+    awk '/Function :/ {f = $3} match($0, /(HGMMA|QGMMA|IGMMA|WARPGROUP|LDS|STS|BAR)[.A-Z0-9_]*/) {print f, substr($0, RSTART, RLENGTH)}' "$R/$x.sass" | sort | uniq -c > "$R/${x}_sass_ops.txt"
+done
+timeout 120 "$B/host" 11 12 > "$R/device.txt" 2> "$R/host.err"; echo "host rc=$? $(wc -l < "$R/device.txt") lines" | tee -a "$R/log.txt"
+grep "^E" "$R/device.txt" | tee -a "$R/log.txt"
+timeout 120 "$B/gemm" > "$R/gemm.txt" 2>&1; echo "gemm rc=$?" | tee -a "$R/log.txt"; cat "$R/gemm.txt" | tee -a "$R/log.txt"
+gzip -f "$R/host.sass" "$R/gemm.sass"
+(cd "$OUT" && tar czf wgmma.tgz raw)

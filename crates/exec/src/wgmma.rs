@@ -1,0 +1,289 @@
+//! `wgmma.mma_async` ([`Inst::Wgmma`](warpsim_kernel::ir::Inst::Wgmma)): one warp's quarter
+//! of its warpgroup's `D = A x B (+ D)`. Warp `w % 4` of the group holds rows
+//! `16 (w % 4) ..+ 16` of the 64 x N accumulator ([`WgmmaOp::d_at`]) and needs only those rows
+//! of A, so each warp computes its share when it issues the instruction (the multiply is done
+//! when issued; `wait_group` has nothing left to wait for). A comes from the warp's registers
+//! (the `mma.m16n8k{16,8,32}` A fragment) or, like B, from shared memory through a matrix
+//! descriptor ([`Desc::at`]).
+//!
+//! The arithmetic is `mma.sync`'s ([`crate::mma`]): the same adder for f16, bf16 and tf32
+//! into f32; e4m3/e5m2 into f32 through the same adder over all K products (not yet measured:
+//! the H200's `mma.sync` of fp8 goes through f16 `HMMA`s, its `wgmma` does not).
+
+use super::block::Ctx;
+use super::fault::{Fault, FaultKind, MaskError};
+use super::mma::{d_element, element, float_of, nominal, tensor_sum};
+use super::tensor_exec::shared_end;
+use super::warp::At;
+use super::{Lanes, FULL, WARP};
+use warpsim_kernel::ir::{Desc, MmaOp, MmaShape, MmaType, Reg, Swizzle, WgA, WgmmaOp};
+
+/// `wgmma.mma_async` number `k` of the program by warp `at.w`.
+pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<(), Fault> {
+    let prog = cx.prog;
+    let Some(op) = prog.wgmmas.get(k as usize) else {
+        return Err(cx.fault(
+            at.pc,
+            FaultKind::Malformed(format!("wgmma #{k} has no operands in the program")),
+            None,
+        ));
+    };
+    if at.active != FULL {
+        let lane = (!at.active).trailing_zeros();
+        return Err(cx.lane_fault(
+            at.pc,
+            at.w,
+            lane,
+            FaultKind::WarpMask {
+                op: "wgmma.mma_async",
+                mask: FULL,
+                lane,
+                why: MaskError::NotReached { reached: at.active },
+            },
+            Some(
+                "wgmma.mma_async.sync.aligned needs all 128 threads of the warpgroup: run it \
+                 outside divergent code"
+                    .into(),
+            ),
+        ));
+    }
+    let threads: u64 = prog.block.iter().map(|&x| x.max(1) as u64).product();
+    let warps = threads.div_ceil(32) as usize;
+    if at.w / 4 * 4 + 4 > warps {
+        return Err(cx.fault(
+            at.pc,
+            FaultKind::Unpriceable(format!(
+                "warp {} runs wgmma.mma_async, but its warpgroup (warps {} to {}) is not whole: \
+                 the block has {warps} warps",
+                at.w,
+                at.w / 4 * 4,
+                at.w / 4 * 4 + 3
+            )),
+            Some("a warpgroup is 4 warps: give the block a multiple of 128 threads".into()),
+        ));
+    }
+    let uniform = |cx: &Ctx, reg: Reg, what: &str| -> Result<Desc, Fault> {
+        let (lo, hi) = (&r[reg.0 as usize], &r[reg.0 as usize + 1]);
+        let bits = |l: usize| lo[l] as u64 | (hi[l] as u64) << 32;
+        if let Some(l) = (1..WARP).find(|&l| bits(l) != bits(0)) {
+            return Err(cx.lane_fault(
+                at.pc,
+                at.w,
+                l as u32,
+                FaultKind::Unpriceable(format!(
+                    "{what}'s matrix descriptor differs between lanes (lane 0: {:#x}, lane {l}: \
+                     {:#x})",
+                    bits(0),
+                    bits(l)
+                )),
+                Some("a descriptor must be the same in every thread of the warpgroup".into()),
+            ));
+        }
+        let d = Desc::of(bits(0));
+        if d.base != 0 && d.swizzle != Swizzle::None {
+            return Err(cx.fault(
+                at.pc,
+                FaultKind::Unpriceable(format!(
+                    "{what}'s matrix descriptor has base offset {} (a {} pattern that does not \
+                     start at its boundary): not modelled",
+                    d.base,
+                    d.swizzle.name()
+                )),
+                Some(
+                    "align the tile to the swizzle's repeat (1024 bytes for 128-byte swizzle) \
+                     and give base offset 0"
+                        .into(),
+                ),
+            ));
+        }
+        Ok(d)
+    };
+    let b_desc = uniform(cx, op.b, "B")?;
+    let a_desc = match op.a {
+        WgA::Desc(a) => Some(uniform(cx, a, "A")?),
+        WgA::Regs(_) => None,
+    };
+    let (n, kk, wq) = (op.n as usize, op.k(), at.w % 4);
+    let end = shared_end(cx);
+    let shared = &*cx.shared;
+    // One element of `bits` bits at shared byte `a` (aligned to its size).
+    let read = |a: u32, bytes: u32| -> Option<u64> {
+        if a as u64 + bytes as u64 > end as u64 {
+            return None;
+        }
+        let w = *shared.get(a as usize / 4)? as u64;
+        Some((w >> (8 * (a % 4))) & ((1u64 << (8 * bytes)) - 1))
+    };
+    let oob = |cx: &Ctx, what: &str, mn: usize, k: usize, a: u32| {
+        cx.fault(
+            at.pc,
+            FaultKind::OutOfBounds {
+                global: false,
+                access: format!(
+                    "element ({mn}, {k}) of {what} of `{}` at shared byte {a}",
+                    cx.text(at.pc)
+                ),
+                bounds: format!("the block's {end} bytes of shared memory"),
+            },
+            Some(
+                "check the descriptor's start address and byte offsets (encoded as address / 16)"
+                    .into(),
+            ),
+        )
+    };
+    let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+    // This warp's 16 rows of A (16 x K, K <= 32) and all of B (K x N, N <= 256).
+    let mut a = [[0f64; 32]; 16];
+    let ea = op.a_ty.bits() / 8;
+    match (&op.a, a_desc) {
+        (_, Some(d)) => {
+            for (row, out) in a.iter_mut().enumerate() {
+                for (k, v) in out.iter_mut().enumerate().take(kk) {
+                    let mn = 16 * wq + row;
+                    let at_ = d.at(op.trans_a, ea, mn as u32, k as u32);
+                    let bits = read(at_, ea).ok_or_else(|| oob(cx, "A", mn, k, at_))?;
+                    *v = sign(op.neg_a) * float_of(op.a_ty, bits);
+                }
+            }
+        }
+        (WgA::Regs(regs), None) => {
+            let frag = a_fragment(op.a_ty, *regs);
+            let reg = |q: Reg, l: usize| r.get(q.0 as usize).map_or(0, |v| v[l]);
+            for lane in 0..WARP {
+                for i in 0..16 * kk / WARP {
+                    let (row, col) = frag.a_at(lane, i);
+                    let bits = element(op.a_ty, &frag.a, i, lane, &reg);
+                    a[row][col] = sign(op.neg_a) * float_of(op.a_ty, bits);
+                }
+            }
+        }
+        (WgA::Desc(_), None) => unreachable!("a descriptor A is decoded above"),
+    }
+    let eb = op.b_ty.bits() / 8;
+    let mut b = vec![0f64; kk * n];
+    for col in 0..n {
+        for k in 0..kk {
+            let at_ = b_desc.at(op.trans_b, eb, col as u32, k as u32);
+            let bits = read(at_, eb).ok_or_else(|| oob(cx, "B", col, k, at_))?;
+            b[k * n + col] = sign(op.neg_b) * float_of(op.b_ty, bits);
+        }
+    }
+    if let Some(race) = cx.race.as_mut() {
+        race_reads(race, at, op, a_desc, b_desc, wq);
+    }
+    // D: every element from its C (D's old value, or zero when scale-d is false).
+    let reg = |q: Reg, l: usize| r.get(q.0 as usize).map_or(0, |v| v[l]);
+    let like = MmaOp {
+        shape: MmaShape::M16N8K16,
+        d_ty: op.d_ty,
+        a_ty: op.a_ty,
+        b_ty: op.b_ty,
+        c_ty: op.d_ty,
+        satfinite: op.satfinite,
+        d: [Reg(0); 4],
+        a: [Reg(0); 4],
+        b: [Reg(0); 2],
+        c: [Reg(0); 4],
+    };
+    let fp8 = matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2);
+    let per = n / 2;
+    let mut out = vec![0u64; WARP * per];
+    for lane in 0..WARP {
+        let accumulate = reg(op.scale_d, lane) != 0;
+        for i in 0..per {
+            let (row, col) = WgmmaOp::d_at(wq, lane, i);
+            let row = row - 16 * wq;
+            let c = if accumulate {
+                float_of(op.d_ty, element(op.d_ty, &op.d, i, lane, &reg))
+            } else {
+                0.0
+            };
+            let ab = |x: usize| (a[row][x], b[x * n + col]);
+            out[lane * per + i] = if fp8 && op.d_ty == MmaType::F32 {
+                let term = |x: usize| {
+                    let (p, q) = ab(x);
+                    let e = nominal(MmaType::F16, p) + nominal(MmaType::F16, q);
+                    (p * q, e, p != 0.0 && q != 0.0)
+                };
+                tensor_sum(c, (0..kk).map(term))
+            } else {
+                d_element(&like, kk, ab, c)
+            };
+        }
+    }
+    let e = op.d_ty.per_reg();
+    let bits = op.d_ty.bits() as usize;
+    for (j, &dst) in op.d.iter().enumerate() {
+        let Some(v) = r.get_mut(dst.0 as usize) else {
+            continue;
+        };
+        for (lane, x) in v.iter_mut().enumerate() {
+            let mut w = 0u32;
+            for h in 0..e {
+                w |= (out[lane * per + j * e + h] as u32) << (bits * h % 32);
+            }
+            *x = w;
+        }
+    }
+    Ok(())
+}
+
+/// The `mma.sync` whose A fragment a register A of type `ty` has (m16n8k16 for 16-bit types,
+/// m16n8k8 for tf32, m16n8k32 for 8-bit ones).
+fn a_fragment(ty: MmaType, a: [Reg; 4]) -> MmaOp {
+    let shape = match ty.bits() {
+        16 => MmaShape::M16N8K16,
+        32 => MmaShape::M16N8K8,
+        _ => MmaShape::M16N8K32,
+    };
+    MmaOp {
+        shape,
+        d_ty: MmaType::F32,
+        a_ty: ty,
+        b_ty: ty,
+        c_ty: MmaType::F32,
+        satfinite: false,
+        d: [Reg(0); 4],
+        a,
+        b: [Reg(0); 2],
+        c: [Reg(0); 4],
+    }
+}
+
+/// Tells the race checker which 16-byte pieces of shared memory the warp's share reads.
+fn race_reads(
+    race: &mut crate::race::Shadow,
+    at: &At,
+    op: &WgmmaOp,
+    a: Option<Desc>,
+    b: Desc,
+    wq: usize,
+) {
+    let mut chunks: Vec<u32> = Vec::new();
+    let ea = op.a_ty.bits() / 8;
+    if let Some(d) = a {
+        for row in 0..16 {
+            for k in 0..op.k() {
+                chunks.push(d.at(op.trans_a, ea, (16 * wq + row) as u32, k as u32) & !15);
+            }
+        }
+    }
+    let eb = op.b_ty.bits() / 8;
+    for col in 0..op.n as u32 {
+        for k in 0..op.k() as u32 {
+            chunks.push(b.at(op.trans_b, eb, col, k) & !15);
+        }
+    }
+    chunks.sort_unstable();
+    chunks.dedup();
+    for batch in chunks.chunks(WARP) {
+        let mut addrs = [0u32; WARP];
+        addrs[..batch.len()].copy_from_slice(batch);
+        let lanes = if batch.len() == WARP {
+            FULL
+        } else {
+            (1u32 << batch.len()) - 1
+        };
+        race.access(at.pc, at.w, false, lanes, &addrs, 4);
+    }
+}

@@ -1,0 +1,151 @@
+//! `wgmma.mma_async` (issue 41): Hopper's warpgroup multiply from CUDA. The GEMM of
+//! programs/cuda/tensor/wgmma_gemm.cu verifies against the f64 sum with both tiles read through
+//! matrix descriptors, unswizzled (8 x 16-byte core matrices) and in the 128-byte swizzle TMA
+//! writes (B read N-major); what the hardware does not allow is refused. Every form's D words
+//! on a draw the GPU has not run: calibration/probes/wgmma/predictions.txt, committed before
+//! its device call (`WARPSIM_BLESS=1` rewrites them). Skipped without NVRTC.
+
+use crate::util::warpsim;
+use std::fmt::Write;
+
+fn run(args: &[&str]) -> std::process::Output {
+    warpsim().args(args).env("NO_COLOR", "1").output().unwrap()
+}
+
+#[test]
+fn wgmma_gemm_verifies_unswizzled_and_with_the_128_byte_swizzle() {
+    if !crate::nvrtc::nvrtc("wgmma_gemm_verifies") {
+        return;
+    }
+    for (file, conflicts) in [("wgmma_gemm", true), ("wgmma_gemm_sw128", false)] {
+        let path = format!("programs/cuda/tensor/{file}.cu.ron");
+        let out = run(&["run", &path, "--format", "json"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file}: {err}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["verified"], true, "{file}");
+        // The warps only store the tiles (4 blocks x 4 warps x 2 k-steps x 8 stores of 16
+        // bytes); the tensor cores' reads are not shared-pipe wavefronts.
+        let sh = &j["shared"];
+        assert_eq!(sh["ld_instructions"], 0, "{file}");
+        assert_eq!(sh["st_instructions"], 4 * 4 * 2 * 8, "{file}");
+        // Unswizzled core matrices put a warp's 8 chunks of one row 128 bytes apart: 8-way.
+        let c = sh["st_bank_conflicts"].as_u64().unwrap();
+        assert_eq!(c > 0, conflicts, "{file}: {c} store conflicts");
+        assert!(
+            j["timing"]["elapsed_cycles"].as_f64().unwrap() > 0.0,
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn wgmma_refuses_what_the_hardware_does_not_run() {
+    if !crate::nvrtc::nvrtc("wgmma_refuses") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("warpsim-wgmma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = crate::util::root().join("programs/cuda/tensor");
+    let cu = std::fs::read_to_string(root.join("wgmma_gemm.cu")).unwrap();
+    let ron = std::fs::read_to_string(root.join("wgmma_gemm.cu.ron")).unwrap();
+    let case = |name: &str, cu: &str, ron: &str| {
+        std::fs::write(dir.join("wgmma_gemm.cu"), cu).unwrap();
+        let p = dir.join(format!("{name}.ron"));
+        std::fs::write(&p, ron).unwrap();
+        let out = run(&["run", p.to_str().unwrap(), "--no-timing"]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Three warps: no whole warpgroup.
+    let (code, err) = case("warps", &cu, &ron.replace("block: [128]", "block: [96]"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("warpgroup (warps 0 to 3) is not whole"),
+        "{err}"
+    );
+    assert!(err.contains("multiple of 128 threads"), "{err}");
+    // N = 60 is not a shape.
+    let (code, err) = case("shape", &cu.replace("m64n64k16", "m64n60k16"), &ron);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is not a form of wgmma.mma_async"), "{err}");
+    assert!(err.contains("wgmma_gemm.cu:"), "{err}");
+    // A swizzled tile whose pattern does not start at its 1024-byte boundary (base offset).
+    let (code, err) = case(
+        "base",
+        &cu.replace("mode << 62;", "mode << 62 | 1ull << 49;"),
+        &std::fs::read_to_string(root.join("wgmma_gemm_sw128.cu.ron")).unwrap(),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("base offset 1"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+const DIR: &str = "calibration/probes/wgmma";
+const FORMS: usize = 12;
+const SEEDS: [u32; 2] = [11, 12];
+
+/// "D seed form thread w0 .. w31" lines, as the probe's host.cu prints the GPU's.
+fn predictions() -> String {
+    let mut s = String::new();
+    for seed in SEEDS {
+        for f in 0..FORMS {
+            let edit = [("Random(5)", format!("Random({seed})"))];
+            let bufs = crate::mma_numerics::run_form(&format!("{DIR}/forms.cu.ron"), f, &edit);
+            for (t, ws) in bufs[1].chunks(32).enumerate() {
+                // Every float result finite: the masks keep the inputs away from inf and NaN.
+                let nd = if matches!(f, 4 | 11) { 16 } else { 32 };
+                if !matches!(f, 4 | 8 | 11) {
+                    assert!(
+                        ws[..nd].iter().all(|&w| f32::from_bits(w).is_finite()),
+                        "form {f}"
+                    );
+                }
+                write!(s, "D {seed} {f} {t}").unwrap();
+                for w in ws {
+                    write!(s, " {w:08x}").unwrap();
+                }
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn wgmma_forms_give_the_committed_predictions() {
+    if !crate::nvrtc::nvrtc("wgmma_forms_give_the_committed_predictions") {
+        return;
+    }
+    let got = predictions();
+    let path = crate::util::root().join(DIR).join("predictions.txt");
+    if std::env::var_os("WARPSIM_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        got == want,
+        "warpsim's wgmma words changed from {}",
+        path.display()
+    );
+    // With the device's words (raw/device.txt), equal words per form.
+    let Ok(device) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
+    else {
+        return;
+    };
+    let mut equal = [[0usize; 2]; FORMS];
+    for (g, d) in want.lines().zip(device.lines()) {
+        let f: usize = g.split(' ').nth(2).unwrap().parse().unwrap();
+        let (gw, dw) = (g.split(' ').skip(4), d.split(' ').skip(4));
+        for (a, b) in gw.zip(dw) {
+            equal[f][0] += (a == b) as usize;
+            equal[f][1] += 1;
+        }
+    }
+    for (f, [e, n]) in equal.iter().enumerate() {
+        println!("form {f}: {e} of {n} words equal");
+    }
+}
