@@ -20,5 +20,8 @@ done
 timeout 120 "$B/host" 11 12 > "$R/device.txt" 2> "$R/host.err"; echo "host rc=$? $(wc -l < "$R/device.txt") lines" | tee -a "$R/log.txt"
 grep "^E" "$R/device.txt" | tee -a "$R/log.txt"
 timeout 120 "$B/gemm" > "$R/gemm.txt" 2>&1; echo "gemm rc=$?" | tee -a "$R/log.txt"; cat "$R/gemm.txt" | tee -a "$R/log.txt"
+# Nsight: do the tensor cores' reads show in the shared-memory counters? (warpsim counts only
+# the warps' stores); elapsed and active cycles of the two launches.
+timeout 200 ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,gpc__cycles_elapsed.max,sm__cycles_active.avg "$B/gemm" > "$R/gemm_ncu.txt" 2>&1; echo "ncu rc=$?" | tee -a "$R/log.txt"
 gzip -f "$R/host.sass" "$R/gemm.sass"
 (cd "$OUT" && tar czf wgmma.tgz raw)
