@@ -39,6 +39,26 @@ fn wgmma_gemm_verifies_unswizzled_and_with_the_128_byte_swizzle() {
     }
 }
 
+/// The warp-specialised pipeline: TMA writes the 128-byte-swizzled tiles (the H200's measured
+/// layout, `calibration/probes/tma_swizzle`), the wgmma descriptors read them in the same swizzle:
+/// the product verifies, race-free, and the warps load and store no shared memory of the tiles
+/// (only the mbarriers' words).
+#[test]
+fn a_tma_fed_warp_specialised_wgmma_gemm_verifies_race_free() {
+    if !crate::nvrtc::nvrtc("wgmma_tma") {
+        return;
+    }
+    let path = "programs/cuda/tensor/wgmma_tma.cu.ron";
+    let out = run(&["run", path, "--racecheck", "--format", "json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["verified"], true);
+    assert_eq!(j["races"].as_array().map_or(0, |r| r.len()), 0, "{}", j["races"]);
+    assert_eq!(j["shared"]["ld_instructions"], 0);
+    assert_eq!(j["shared"]["st_instructions"], 0);
+}
+
 #[test]
 fn wgmma_refuses_what_the_hardware_does_not_run() {
     if !crate::nvrtc::nvrtc("wgmma_refuses") {
