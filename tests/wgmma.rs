@@ -54,7 +54,12 @@ fn a_tma_fed_warp_specialised_wgmma_gemm_verifies_race_free() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["verified"], true);
-    assert_eq!(j["races"].as_array().map_or(0, |r| r.len()), 0, "{}", j["races"]);
+    assert_eq!(
+        j["races"].as_array().map_or(0, |r| r.len()),
+        0,
+        "{}",
+        j["races"]
+    );
     assert_eq!(j["shared"]["ld_instructions"], 0);
     assert_eq!(j["shared"]["st_instructions"], 0);
 }
