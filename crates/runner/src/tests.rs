@@ -1,4 +1,5 @@
 use super::*;
+use warpsim_smem::Op;
 use warpsim_lang::{load_str, Options};
 
 const TRANSPOSE: &str = r#"Program(
