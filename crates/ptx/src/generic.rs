@@ -50,12 +50,31 @@ const UNKNOWN: u8 = 8;
 const WINDOW_GLOBAL: u64 = 1 << 40;
 const WINDOW_LOCAL: u64 = warpsim_kernel::ir::Mem::LOCAL_GENERIC;
 
-/// `.reg .pred NAME`.
-fn pred_decl(off: usize, name: &str) -> Stmt {
+/// `.reg TY NAME` (`ty` with its dot: `.pred`, `.b64`).
+fn reg_decl(off: usize, ty: &str, name: &str) -> Stmt {
     Stmt {
         off,
         loc: (0, 0),
-        kind: StmtKind::Directive(vec![".reg".into(), ".pred".into(), name.to_owned()]),
+        kind: StmtKind::Directive(vec![".reg".into(), ty.into(), name.to_owned()]),
+    }
+}
+
+/// `.reg .pred NAME`.
+fn pred_decl(off: usize, name: &str) -> Stmt {
+    reg_decl(off, ".pred", name)
+}
+
+/// An instruction at a statement's place (its byte offset and position).
+fn inst_at(
+    (off, loc): (usize, (u32, u32)),
+    guard: Option<(String, bool)>,
+    op: String,
+    args: Vec<String>,
+) -> Stmt {
+    Stmt {
+        off,
+        loc,
+        kind: StmtKind::Inst { guard, op, args },
     }
 }
 
@@ -78,7 +97,7 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, buffers: &[(String, bool)]) -
         kind,
     };
     let inst = |guard: Option<(String, bool)>, op: String, args: Vec<String>| {
-        at(StmtKind::Inst { guard, op, args })
+        inst_at((s.off, s.loc), guard, op, args)
     };
     let access = |space: &str| {
         let p: Vec<&str> = op.split('.').collect();
@@ -114,13 +133,7 @@ fn dispatch(s: &Stmt, base: &str, o: u8, n: usize, buffers: &[(String, bool)]) -
     if atomic && !buffers.is_empty() {
         // The pointer's buffer bits, then per buffer parameter: its pointer and whether the
         // lane's is in it.
-        let decl = |name: &str, ty: &str| {
-            at(StmtKind::Directive(vec![
-                ".reg".into(),
-                ty.into(),
-                name.to_owned(),
-            ]))
-        };
+        let decl = |name: &str, ty: &str| reg_decl(s.off, ty, name);
         let hi = format!("%generic${n}_hi");
         v.push(decl(&hi, ".b64"));
         v.push(inst(
@@ -395,6 +408,7 @@ pub fn resolve(
     let mut extra: Vec<(usize, Vec<Stmt>)> = Vec::new();
     let mut replace: Vec<(usize, Vec<Stmt>)> = Vec::new();
     for (index, s) in body.iter_mut().enumerate() {
+        let place = (s.off, s.loc);
         let StmtKind::Inst { guard, op, args } = &mut s.kind else {
             continue;
         };
@@ -437,24 +451,18 @@ pub fn resolve(
                 if want == "global" {
                     // Below the local window too.
                     let t = format!("%generic${}", extra.len());
-                    let last = Stmt {
-                        off: s.off,
-                        loc: s.loc,
-                        kind: StmtKind::Inst {
-                            guard: guard.clone(),
-                            op: "setp.lt.u64".into(),
-                            args: vec![t.clone(), args[1].clone(), format!("{WINDOW_LOCAL:#x}")],
-                        },
-                    };
-                    let and = Stmt {
-                        off: s.off,
-                        loc: s.loc,
-                        kind: StmtKind::Inst {
-                            guard: guard.clone(),
-                            op: "and.pred".into(),
-                            args: vec![args[0].clone(), args[0].clone(), t.clone()],
-                        },
-                    };
+                    let last = inst_at(
+                        place,
+                        guard.clone(),
+                        "setp.lt.u64".into(),
+                        vec![t.clone(), args[1].clone(), format!("{WINDOW_LOCAL:#x}")],
+                    );
+                    let and = inst_at(
+                        place,
+                        guard.clone(),
+                        "and.pred".into(),
+                        vec![args[0].clone(), args[0].clone(), t.clone()],
+                    );
                     extra.push((index, vec![pred_decl(s.off, &t), last, and]));
                 }
                 continue;

@@ -1,6 +1,6 @@
 use super::*;
-use warpsim_smem::Op;
 use warpsim_lang::{load_str, Options};
+use warpsim_smem::Op;
 
 const TRANSPOSE: &str = r#"Program(
     name: "transpose",
