@@ -1,9 +1,9 @@
 #!/bin/bash
 # Device run of calibration/probes/wgmma (repository root or anywhere; OUT an empty folder):
-# every form's D words on seeds 11 and 12 (host.cu with forms.cu, sm_90a), the two GEMMs of
-# programs/cuda/tensor/wgmma_gemm.cu checked against a CPU sum (gemm.cu), and the SASS of both,
-# tarred into $OUT/wgmma.tgz as raw/ (untar it in this folder). ~2 minutes.
-# Predictions: predictions.txt (tests/wgmma_numerics.rs).
+# every form's D words on seeds 11 and 12 (host.cu with forms.cu, sm_90a), the GEMMs of
+# programs/cuda/tensor/wgmma_gemm.cu and wgmma_tma.cu at 1024^3 (gemm.cu: checked, timed,
+# profiled), and the SASS of both, tarred into $OUT/wgmma.tgz as raw/ (untar it in this
+# folder). ~3 minutes. Predictions: predictions.txt (tests/wgmma.rs), predictions_gemm.txt.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 D=$(cd "$(dirname "$0")" && pwd)
@@ -12,7 +12,7 @@ cd "$D" || exit 2
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; nvcc --version | tail -1; } > "$R/env.txt" 2>&1
 B=$(mktemp -d)
 timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -o "$B/host" host.cu > "$R/build_host.txt" 2>&1; echo "host build rc=$?" | tee "$R/log.txt"
-timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -I ../../../programs/cuda/tensor -o "$B/gemm" gemm.cu > "$R/build_gemm.txt" 2>&1; echo "gemm build rc=$?" | tee -a "$R/log.txt"
+timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -o "$B/gemm" gemm.cu -lcuda > "$R/build_gemm.txt" 2>&1; echo "gemm build rc=$?" | tee -a "$R/log.txt"
 for x in host gemm; do
     cuobjdump -sass "$B/$x" > "$R/$x.sass" 2>&1
     awk '/Function :/ {f = $3} match($0, /(HGMMA|QGMMA|IGMMA|WARPGROUP|LDS|STS|BAR)[.A-Z0-9_]*/) {print f, substr($0, RSTART, RLENGTH)}' "$R/$x.sass" | sort | uniq -c > "$R/${x}_sass_ops.txt"
@@ -21,7 +21,9 @@ timeout 120 "$B/host" 11 12 > "$R/device.txt" 2> "$R/host.err"; echo "host rc=$?
 grep "^E" "$R/device.txt" | tee -a "$R/log.txt"
 timeout 120 "$B/gemm" > "$R/gemm.txt" 2>&1; echo "gemm rc=$?" | tee -a "$R/log.txt"; cat "$R/gemm.txt" | tee -a "$R/log.txt"
 # Nsight: do the tensor cores' reads show in the shared-memory counters? (warpsim counts only
-# the warps' stores); elapsed and active cycles of the two launches.
-timeout 200 ncu --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,gpc__cycles_elapsed.max,sm__cycles_active.avg "$B/gemm" > "$R/gemm_ncu.txt" 2>&1; echo "ncu rc=$?" | tee -a "$R/log.txt"
+# the warps' stores); elapsed and active cycles and issued instructions of the three launches.
+M=gpc__cycles_elapsed.max,sm__cycles_active.avg,smsp__inst_executed.sum,gpu__time_duration.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_reads.sum,l1tex__data_bank_writes.sum
+timeout 240 ncu --metrics "$M" --csv "$B/gemm" once > "$R/ncu_gemm.csv" 2> "$R/ncu_gemm.err"; echo "ncu rc=$?" | tee -a "$R/log.txt"
+tail -3 "$R/ncu_gemm.err"
 gzip -f "$R/host.sass" "$R/gemm.sass"
 (cd "$OUT" && tar czf wgmma.tgz raw)
