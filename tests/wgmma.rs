@@ -174,3 +174,73 @@ fn wgmma_forms_give_the_committed_predictions() {
         println!("form {f}: {e} of {n} words equal");
     }
 }
+
+/// The GEMM from its PTX (tests/fixtures/ptx/wgmma_gemm.ptx, no NVRTC needed) verifies, timed.
+#[test]
+fn wgmma_gemm_from_ptx_verifies_without_nvrtc() {
+    let out = run(&[
+        "run",
+        "tests/fixtures/ptx/wgmma_gemm.ron",
+        "--format",
+        "json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["verified"], true);
+    assert!(j["timing"]["elapsed_cycles"].as_f64().unwrap() > 0.0);
+}
+
+/// Malformed wgmma forms in PTX: each refused with exit 2 at its PTX line, saying what to change.
+#[test]
+fn malformed_wgmma_forms_are_refused_at_their_line() {
+    let root = crate::util::root().join("tests/fixtures/ptx");
+    let ptx = std::fs::read_to_string(root.join("wgmma_gemm.ptx")).unwrap();
+    let ron = std::fs::read_to_string(root.join("wgmma_gemm.ron")).unwrap();
+    for (k, from, to, want) in [
+        (
+            "trans",
+            "p, 1, 1, 0, 1;",
+            "p, 1, 1, 0, 2;",
+            "imm-trans-b must be one of [0, 1]",
+        ),
+        ("count", "p, 1, 1, 0, 1;", "p, 1, 1, 0;", "takes 8 operands"),
+        (
+            "types",
+            ".m64n64k16.f32.f16.f16",
+            ".m64n64k16.f32.f16.bf16",
+            "is not a form of wgmma",
+        ),
+        (
+            "shape",
+            ".m64n64k16.f32.f16.f16",
+            ".m64n64k8.f32.f16.f16",
+            "is not a shape of `.f16`",
+        ),
+        (
+            "sparse",
+            "wgmma.mma_async.sync",
+            "wgmma.mma_async.sp.sync",
+            "`.sp`",
+        ),
+        (
+            "wait",
+            "wgmma.wait_group.sync.aligned 0;",
+            "wgmma.wait_group.sync.aligned %r1;",
+            "one constant",
+        ),
+    ] {
+        assert!(ptx.contains(from), "{k}");
+        let name = format!("wgmma_gemm_bad_{k}");
+        crate::util::scratch(&format!("{name}.ptx"), &ptx.replace(from, to));
+        let path = crate::util::scratch(
+            &format!("{name}.ron"),
+            &ron.replace("\"wgmma_gemm.ptx\"", &format!("\"{name}.ptx\"")),
+        );
+        let out = run(&["run", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{k}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{k}: {err}");
+        assert!(err.contains(&format!("{name}.ptx:")), "{k}: {err}");
+    }
+}

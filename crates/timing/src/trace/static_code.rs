@@ -462,7 +462,9 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
         Wgmma { op } => match prog.wgmmas.get(op as usize) {
             Some(m) => {
                 let mut d: Vec<u16> = m.d.iter().map(|r| r.0).collect();
-                let first = d[0];
+                let Some(&first) = d.first() else {
+                    return StaticInst::new(Class::Free, None, &[]);
+                };
                 d.sort_unstable();
                 let one_range = d.windows(2).all(|p| p[1] == p[0].wrapping_add(1));
                 let dst = match (one_range, u8::try_from(d.len())) {
