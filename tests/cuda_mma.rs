@@ -206,3 +206,29 @@ fn wmma_shapes_verify() {
     }
     assert_eq!(runs, 5 * 2 * 4);
 }
+
+/// The FlashAttention-2-style forward pass of programs/cuda/tensor/flash_attn.cu (mma.sync,
+/// ldmatrix, an online softmax with quad shuffles, P kept in registers as the next multiply's A
+/// fragments) verifies against the exact softmax over two key tiles, with the ldmatrix counters
+/// the bank rule gives: every 8 x 8 matrix of 128-byte rows an 8-way conflict, none with the
+/// XOR swizzle.
+#[test]
+fn flash_attention_verifies_with_its_conflicts() {
+    if !crate::nvrtc::nvrtc("flash_attention_verifies_with_its_conflicts") {
+        return;
+    }
+    for (file, per_matrix) in [("flash_attn", 8), ("flash_attn_xor", 1)] {
+        let path = format!("programs/cuda/tensor/{file}.cu.ron");
+        let out = run(&["run", &path, "--format", "json"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file}: {err}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["verified"], true, "{file}");
+        // Per warp: Q's 4 ldmatrix.x4 once; per key tile 16 ldmatrix.x4 of K and 32 .x2.trans
+        // of V. 2 blocks x 4 warps, 2 key tiles.
+        let matrices = 2 * 4 * (16 + 2 * (16 * 4 + 32 * 2));
+        let sh = &j["shared"];
+        assert_eq!(sh["ld_instructions"], 2 * 4 * (4 + 2 * (16 + 32)), "{file}");
+        assert_eq!(sh["ld_wavefronts"], matrices * per_matrix, "{file}");
+    }
+}

@@ -193,7 +193,12 @@ fn unsupported_ptx_is_named_as_such() {
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %r1, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%r1,%r2,%r3,%r4};",
             "writes 4 registers of D, but",
         ),
-        ("wgmma.fence.sync.aligned;", "a tensor-core matrix multiply"),
+        // (wgmma runs: its sparse and single-bit forms do not.)
+        (
+            "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%r1,%r2,%r3,%r4}, %rd5, %rd5, %r1, %r1, 1, 1, 0, 0;",
+            "the sparse `.sp` and the single-bit forms are not modelled",
+        ),
+        ("wgmma.fence.sync.aligned %r1;", "warpsim runs wgmma.mma_async (dense)"),
         (
             "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd5], [%rd2, {%r1, %r1}], [%rd4];",
             "tile mode only",
