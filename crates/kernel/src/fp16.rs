@@ -85,14 +85,16 @@ impl Half {
         match self {
             Half::Bf16 => f32::from_bits((h as u32) << 16),
             Half::F16 => {
-                let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+                let (h, sign) = (h as u32, (h as u32 & 0x8000) << 16);
                 let e = (h >> 10) & 0x1f;
-                let m = (h & 0x3ff) as f32;
+                let m = h & 0x3ff;
                 match e {
-                    0 => sign * m * 2f32.powi(-24),
-                    0x1f if m == 0.0 => sign * f32::INFINITY,
-                    0x1f => f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13)),
-                    _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e as i32 - 15),
+                    // Subnormal: m * 2^-24, exact.
+                    0 => f32::from_bits(sign | 0x3380_0000) * m as f32,
+                    0x1f if m == 0 => f32::from_bits(sign | 0x7f80_0000),
+                    0x1f => f32::from_bits(0x7fc0_0000 | (m << 13)),
+                    // Normal: the exponent rebiased (15 -> 127), the mantissa widened.
+                    _ => f32::from_bits(sign | (e + 112) << 23 | m << 13),
                 }
             }
         }
@@ -230,6 +232,25 @@ impl HalfOp {
 
 #[cfg(test)]
 mod tests {
+
+    /// Every f16's value, bit for bit, as the arithmetic definition gives it (the conversion
+    /// works on the bits).
+    #[test]
+    fn f16_to_f32_is_the_arithmetic_value() {
+        for h in 0..=u16::MAX {
+            let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+            let e = (h >> 10) & 0x1f;
+            let m = (h & 0x3ff) as f32;
+            let want = match e {
+                0 => sign * m * 2f32.powi(-24),
+                0x1f if m == 0.0 => sign * f32::INFINITY,
+                0x1f => f32::from_bits(0x7fc0_0000 | ((h as u32 & 0x3ff) << 13)),
+                _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e as i32 - 15),
+            };
+            assert_eq!(Half::F16.to_f32(h).to_bits(), want.to_bits(), "{h:#06x}");
+        }
+    }
+
     use super::*;
     use half::{bf16, f16};
     use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //!
 //! A `sum` whose term (after hoisting) is one of
 //!
-//! * `a[…] * b[…]` (a float dot product: `f32`/`f64` elements),
+//! * `a[…] * b[…]` (a float dot product: `f32`, `f64`, `f16` or `bf16` elements),
 //! * `a[…]` (float elements in a float sum, `i32`/`u32` in an integer one),
 //! * `a[…] == x ? p : q` in an integer sum (`i32`/`u32` elements, `x` not depending on the
 //!   sum variable, `p`, `q` constants: a histogram's count),
@@ -62,7 +62,7 @@ fn affine_load<'a>(e: &E, var: u16, srcs: &[Src<'a>], float: bool) -> Option<Aff
     };
     let src = srcs.get(*buf as usize)?;
     let ok = match src.elem {
-        Elem::F32 | Elem::F64 => float,
+        Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16 => float,
         Elem::I32 | Elem::U32 => !float,
         _ => false,
     };
@@ -155,6 +155,26 @@ impl Get for F64 {
         f64::from_bits(w[k] as u64 | (w[k + 1] as u64) << 32)
     }
 }
+/// 16-bit floats, two a word (element `k` in the low half of word `k / 2` when `k` is even),
+/// converted as [`eval`](super::eval)'s loads convert them.
+struct F16;
+struct Bf16;
+#[inline(always)]
+fn half_bits(w: &[u32], k: isize) -> u16 {
+    (w[k as usize / 2] >> (16 * (k as usize % 2))) as u16
+}
+impl Get for F16 {
+    #[inline(always)]
+    fn get(w: &[u32], k: isize) -> f64 {
+        warpsim_kernel::fp16::Half::F16.to_f64(half_bits(w, k))
+    }
+}
+impl Get for Bf16 {
+    #[inline(always)]
+    fn get(w: &[u32], k: isize) -> f64 {
+        warpsim_kernel::fp16::Half::Bf16.to_f64(half_bits(w, k))
+    }
+}
 
 fn dot<A: Get, B: Get>(
     a: &[u32],
@@ -181,8 +201,23 @@ fn fsum<A: Get>(a: &[u32], (mut x, sx): (isize, isize), n: u32) -> f64 {
     acc
 }
 
-fn is_f64(a: &Affine) -> bool {
-    a.elem == Elem::F64
+/// `dot::<A, B>` for the element types of `a` and `b`.
+fn dot_of(a: &Affine, ra: (isize, isize), b: &Affine, rb: (isize, isize), n: u32) -> f64 {
+    fn with<A: Get>(b: &Affine, wa: &[u32], ra: (isize, isize), rb: (isize, isize), n: u32) -> f64 {
+        let wb = b.words;
+        match b.elem {
+            Elem::F64 => dot::<A, F64>(wa, ra, wb, rb, n),
+            Elem::F16 => dot::<A, F16>(wa, ra, wb, rb, n),
+            Elem::BF16 => dot::<A, Bf16>(wa, ra, wb, rb, n),
+            _ => dot::<A, F32>(wa, ra, wb, rb, n),
+        }
+    }
+    match a.elem {
+        Elem::F64 => with::<F64>(b, a.words, ra, rb, n),
+        Elem::F16 => with::<F16>(b, a.words, ra, rb, n),
+        Elem::BF16 => with::<Bf16>(b, a.words, ra, rb, n),
+        _ => with::<F32>(b, a.words, ra, rb, n),
+    }
 }
 
 impl Shape<'_> {
@@ -193,20 +228,15 @@ impl Shape<'_> {
         let v = match self {
             Shape::Dot(a, b) => {
                 let (ra, rb) = (a.range(s, var, first, n)?, b.range(s, var, first, n)?);
-                let (wa, wb) = (a.words, b.words);
-                fb(match (is_f64(a), is_f64(b)) {
-                    (false, false) => dot::<F32, F32>(wa, ra, wb, rb, n),
-                    (false, true) => dot::<F32, F64>(wa, ra, wb, rb, n),
-                    (true, false) => dot::<F64, F32>(wa, ra, wb, rb, n),
-                    (true, true) => dot::<F64, F64>(wa, ra, wb, rb, n),
-                })
+                fb(dot_of(a, ra, b, rb, n))
             }
             Shape::FloatLoad(a) => {
                 let r = a.range(s, var, first, n)?;
-                fb(if is_f64(a) {
-                    fsum::<F64>(a.words, r, n)
-                } else {
-                    fsum::<F32>(a.words, r, n)
+                fb(match a.elem {
+                    Elem::F64 => fsum::<F64>(a.words, r, n),
+                    Elem::F16 => fsum::<F16>(a.words, r, n),
+                    Elem::BF16 => fsum::<Bf16>(a.words, r, n),
+                    _ => fsum::<F32>(a.words, r, n),
                 })
             }
             Shape::IntLoad(a) => {

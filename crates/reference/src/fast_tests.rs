@@ -142,9 +142,13 @@ fn shapes_recognised() {
            (name: "c2", ty: F32, len: 16, expect: "sum(k, (i / N) * N, i, A[k])"),
            (name: "c3", ty: I32, len: 16, expect: "sum(k, 0, 16, h[16 * i - k * 3 + 50])"),
            (name: "c4", ty: F32, len: 16, expect: "sum(k, 0, 16, A[k * k])"),
-           (name: "c5", ty: F32, len: 16, expect: "sum(k, 0, 16, A[k] * 2.0)")"#,
+           (name: "c5", ty: F32, len: 16, expect: "sum(k, 0, 16, A[k] * 2.0)"),
+           (name: "H", ty: F16, len: 256, init: Random(4)),
+           (name: "G", ty: BF16, len: 255, init: Random(5)),
+           (name: "c6", ty: F32, len: 16, expect: "sum(k, 0, 16, H[(i % 16) * 16 + k] * G[k * 15 + i])"),
+           (name: "c7", ty: F32, len: 16, expect: "sum(k, 0, 15, G[k + i * 15])")"#,
     );
-    let got: Vec<_> = (3..9).map(|k| shape_of(&p, k)).collect();
+    let got: Vec<_> = [3, 4, 5, 6, 7, 8, 11, 12].map(|k| shape_of(&p, k)).to_vec();
     assert_eq!(
         got,
         [
@@ -153,7 +157,9 @@ fn shapes_recognised() {
             Some("float load"),
             Some("int load"),
             None,
-            None
+            None,
+            Some("dot"),
+            Some("float load"),
         ]
     );
     assert!(differing(&p).is_empty());
@@ -207,7 +213,7 @@ fn bound() -> impl Strategy<Value = String> {
 
 /// A sum of one of the recognised shapes (or close to one).
 fn expr() -> impl Strategy<Value = String> {
-    let fl = prop_oneof![Just("a"), Just("b")];
+    let fl = prop_oneof![Just("a"), Just("b"), Just("e"), Just("g")];
     let int = prop_oneof![Just("c"), Just("d")];
     (
         fl.clone(),
@@ -239,6 +245,8 @@ fn random_prog(expect: &str) -> Option<Program> {
             (name: "b", ty: F64, len: 40, init: Random(2)),
             (name: "c", ty: I32, len: 64, init: Random(3)),
             (name: "d", ty: U32, len: 30, init: Iota),
+            (name: "e", ty: F16, len: 50, init: Random(4)),
+            (name: "g", ty: BF16, len: 41, init: Random(5)),
             (name: "out", ty: F32, len: 24, expect: "{expect}"),
         ], body: [])"#
     );
