@@ -11,8 +11,8 @@ OUT=${OUT:-$PWD/out_wgmma}; R=$OUT/raw; mkdir -p "$R"
 cd "$D" || exit 2
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; nvcc --version | tail -1; } > "$R/env.txt" 2>&1
 B=$(mktemp -d)
-timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -o "$B/host" host.cu > "$R/build_host.txt" 2>&1; echo "host build rc=$?" | tee "$R/log.txt"
-timeout 400 nvcc -O3 -arch=sm_90a -std=c++17 -o "$B/gemm" gemm.cu -lcuda > "$R/build_gemm.txt" 2>&1; echo "gemm build rc=$?" | tee -a "$R/log.txt"
+timeout 400 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 -o "$B/host" host.cu > "$R/build_host.txt" 2>&1; echo "host build rc=$?" | tee "$R/log.txt"
+timeout 400 nvcc -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 -o "$B/gemm" gemm.cu -lcuda > "$R/build_gemm.txt" 2>&1; echo "gemm build rc=$?" | tee -a "$R/log.txt"
 for x in host gemm; do
     cuobjdump -sass "$B/$x" > "$R/$x.sass" 2>&1
     awk '/Function :/ {f = $3} match($0, /(HGMMA|QGMMA|IGMMA|WARPGROUP|LDS|STS|BAR)[.A-Z0-9_]*/) {print f, substr($0, RSTART, RLENGTH)}' "$R/$x.sass" | sort | uniq -c > "$R/${x}_sass_ops.txt"
