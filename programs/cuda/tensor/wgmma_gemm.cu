@@ -51,6 +51,9 @@ __global__ void wgmma_gemm(const __half* A, const __half* B, float* C, int M, in
                                    : B + (size_t)(col0 + r) * K + k0 + c * 8;
             *(uint4*)((char*)sb + at<SW>(r, c)) = *(const uint4*)src;
         }
+        // The tensor cores read shared memory through the async proxy: the warps' stores
+        // (generic proxy) are made visible to it first (PTX ISA, "Async proxy").
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncthreads();
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
         for (int ks = 0; ks < BK / 16; ks++) {
