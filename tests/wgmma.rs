@@ -64,6 +64,44 @@ fn a_tma_fed_warp_specialised_wgmma_gemm_verifies_race_free() {
     assert_eq!(j["shared"]["st_instructions"], 0);
 }
 
+/// Tiles the warps store themselves must be fenced for the async proxy before wgmma reads them
+/// (the H200 family's GPU multiplied stale tiles without it: calibration/probes/wgmma): with
+/// --racecheck the fenced GEMM is clean, the same kernel without its fence.proxy.async is PROXY
+/// hazards at the store and the wgmma, saying what to add.
+#[test]
+fn racecheck_finds_a_missing_proxy_fence() {
+    if !crate::nvrtc::nvrtc("racecheck_finds_a_missing_proxy_fence") {
+        return;
+    }
+    let root = crate::util::root().join("programs/cuda/tensor");
+    let out = run(&[
+        "run",
+        "programs/cuda/tensor/wgmma_gemm_sw128.cu.ron",
+        "--racecheck",
+        "--no-timing",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("racecheck: no hazards"));
+    let cu = std::fs::read_to_string(root.join("wgmma_gemm.cu")).unwrap();
+    let fence = r#"asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");"#;
+    assert!(cu.contains(fence));
+    let dir = std::env::temp_dir().join(format!("warpsim-proxy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("wgmma_gemm.cu"), cu.replace(fence, "")).unwrap();
+    let ron = std::fs::read_to_string(root.join("wgmma_gemm_sw128.cu.ron")).unwrap();
+    let p = dir.join("nofence.ron");
+    std::fs::write(&p, ron).unwrap();
+    let out = run(&["run", p.to_str().unwrap(), "--racecheck", "--no-timing"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PROXY hazard on sa["), "{text}");
+    assert!(text.contains("write at "), "{text}");
+    assert!(
+        text.contains("fence.proxy.async.shared::cta in every storing thread"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn wgmma_refuses_what_the_hardware_does_not_run() {
     if !crate::nvrtc::nvrtc("wgmma_refuses") {
@@ -165,7 +203,9 @@ fn wgmma_forms_give_the_committed_predictions() {
     // Measured 2026-12-07 on an H100 (no H200 came; the same SM), raw/device.txt: the words
     // equal per form (of 8,192). The layouts exact on every form; tf32 one last bit; the fp8
     // forms' adder is not mma.sync's (RESULT.md).
-    const MEASURED: [usize; FORMS] = [8192, 8192, 8192, 8192, 8192, 8192, 8191, 319, 8192, 8192, 8192, 6790];
+    const MEASURED: [usize; FORMS] = [
+        8192, 8192, 8192, 8192, 8192, 8192, 8191, 319, 8192, 8192, 8192, 6790,
+    ];
     for (g, d) in want.lines().zip(device.lines()) {
         let f: usize = g.split(' ').nth(2).unwrap().parse().unwrap();
         let (gw, dw) = (g.split(' ').skip(4), d.split(' ').skip(4));
@@ -178,7 +218,10 @@ fn wgmma_forms_give_the_committed_predictions() {
         println!("form {f}: {e} of {n} words equal");
     }
     let got: Vec<usize> = equal.iter().map(|x| x[0]).collect();
-    assert_eq!(got, MEASURED, "equal words per form against raw/device.txt changed");
+    assert_eq!(
+        got, MEASURED,
+        "equal words per form against raw/device.txt changed"
+    );
 }
 
 /// The GEMM from its PTX (tests/fixtures/ptx/wgmma_gemm.ptx, no NVRTC needed) verifies, timed.

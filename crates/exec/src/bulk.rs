@@ -105,6 +105,7 @@ pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<()
                 let dst = [sa; 32];
                 let one = 1u32 << l;
                 race.access(at.pc, at.w, true, one, &dst, words);
+                race.async_write(sa, words);
                 race.copies
                     .copy_to_barrier(at.pc, at.w * 32 + l, sa, n / 4, (m, p));
             }
@@ -117,6 +118,7 @@ pub(super) fn copy(cx: &mut Ctx, at: &At, op: &BulkOp, r: &[Lanes]) -> Result<()
         } else {
             if let Some(race) = cx.race.as_mut() {
                 race.access(at.pc, at.w, false, 1 << l, &[sa; 32], words);
+                race.async_read(at.pc, at.w, &[sa], words);
             }
             for i in 0..words {
                 if let Some(w) = global.get(gw + i) {
@@ -224,6 +226,7 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
         if op.store {
             if let Some(race) = cx.race.as_mut() {
                 race.access(at.pc, at.w, false, 1 << l, &[sa; 32], (span / 4) as usize);
+                race.async_read(at.pc, at.w, &[sa], (span / 4) as usize);
             }
             let shared = &*cx.shared;
             m.copy(sa, &at_coords, |s, g| {
@@ -241,6 +244,7 @@ pub(super) fn tensor(cx: &mut Ctx, at: &At, op: &TensorOp, r: &[Lanes]) -> Resul
             let phase = super::mbarrier::phase(cx, at, l, mbar[l])?;
             if let Some(race) = cx.race.as_mut() {
                 race.access(at.pc, at.w, true, 1 << l, &[sa; 32], (span / 4) as usize);
+                race.async_write(sa, (span / 4) as usize);
                 race.copies
                     .copy_to_barrier(at.pc, thread, sa, (span / 4) as u32, (mbar[l], phase));
             }

@@ -44,6 +44,10 @@ pub enum HazardKind {
     /// An access to a shared word that a `cp.async` writes, before the `wait_group` that
     /// completes the copy (`exec/race_async.rs`).
     Async,
+    /// A read through the async proxy (`wgmma`'s operands, a TMA or bulk store's source) of a
+    /// word a thread stored (generic proxy) without a `fence.proxy.async` since: the GPU may
+    /// read the word's old value.
+    Proxy,
 }
 
 impl HazardKind {
@@ -54,6 +58,7 @@ impl HazardKind {
             HazardKind::War => "WAR",
             HazardKind::Waw => "WAW",
             HazardKind::Async => "ASYNC",
+            HazardKind::Proxy => "PROXY",
         }
     }
 }
@@ -173,6 +178,11 @@ pub(crate) struct Shadow {
     index: HashMap<(HazardKind, u32, u32), usize>,
     /// The words `cp.async` copies that no `wait_group` has completed yet.
     pub(crate) copies: crate::race_async::Copies,
+    /// Per thread: how many `fence.proxy.async` it executed.
+    fences: Vec<u32>,
+    /// Per word: its last generic-proxy writer's fence count plus one at the write (0: none
+    /// pending): that writer has not fenced it while its count is below this.
+    unfenced: Vec<u32>,
 }
 
 impl Shadow {
@@ -195,6 +205,74 @@ impl Shadow {
             found: Vec::new(),
             index: HashMap::new(),
             copies: Default::default(),
+            fences: Vec::new(),
+            unfenced: Vec::new(),
+        }
+    }
+
+    /// The `active` lanes of warp `w` execute `fence.proxy.async`: their earlier shared
+    /// stores become visible to the async proxy.
+    pub(crate) fn proxy_fence(&mut self, w: usize, active: u32) {
+        let need = (w + 1) * 32;
+        if self.fences.len() < need {
+            self.fences.resize(need, 0);
+        }
+        let mut lanes = active;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            self.fences[w * 32 + l] += 1;
+        }
+    }
+
+    /// A generic-proxy store of `word` by `thread`: not visible to the async proxy until the
+    /// thread's next `fence.proxy.async`.
+    fn generic_write(&mut self, thread: u32, word: usize) {
+        if self.unfenced.len() <= word {
+            self.unfenced.resize(word + 1, 0);
+        }
+        let f = self.fences.get(thread as usize).copied().unwrap_or(0);
+        self.unfenced[word] = f + 1;
+    }
+
+    /// `words` words from byte address `addr` written through the async proxy (a TMA or bulk
+    /// load): nothing of them waits for a fence.
+    pub(crate) fn async_write(&mut self, addr: u32, words: usize) {
+        let at = (addr / 4) as usize;
+        for word in at..(at + words).min(self.unfenced.len()) {
+            self.unfenced[word] = 0;
+        }
+    }
+
+    /// Warp `w`'s instruction `pc` reads `words` words from each byte address of `addrs`
+    /// through the async proxy (`wgmma`, a TMA or bulk store): a word whose last writer
+    /// stored it without a `fence.proxy.async` since is a [`HazardKind::Proxy`].
+    pub(crate) fn async_read(&mut self, pc: usize, w: usize, addrs: &[u32], words: usize) {
+        for &a in addrs {
+            let at = (a / 4) as usize;
+            for word in at..(at + words).min(self.unfenced.len()) {
+                let pending = self.unfenced[word];
+                if pending == 0 {
+                    continue;
+                }
+                let Some(c) = self.cells.get(word) else {
+                    continue;
+                };
+                let writer = rec(c, WRITER);
+                let fenced = self
+                    .fences
+                    .get(writer.thread as usize)
+                    .copied()
+                    .unwrap_or(0);
+                if fenced < pending {
+                    let side = Side {
+                        pc: pc as u32,
+                        thread: w as u32 * 32,
+                        store: false,
+                    };
+                    self.hazard(HazardKind::Proxy, writer, true, side, word as u32);
+                }
+            }
         }
     }
 
@@ -316,6 +394,7 @@ impl Shadow {
                         }
                     }
                     set(&mut self.cells[word], WRITER, me);
+                    self.generic_write(thread, word);
                 } else if reader.epoch != e || reader.thread / 32 == w {
                     set(&mut self.cells[word], READER, me);
                 } else if reader2.epoch != e || reader2.thread / 32 == w {
@@ -375,6 +454,7 @@ impl Shadow {
                         pc: pc as u32 | ATOMIC,
                     };
                     set(&mut self.cells[word], WRITER, me);
+                    self.generic_write(thread, word);
                 }
             }
         }

@@ -363,6 +363,7 @@ fn check_inst(prog: &Program, pc: usize, inst: &Inst) -> Result<(), String> {
                 .chain(m.dsts())
                 .try_for_each(|(r, w)| reg(r, w as usize))
         }
+        FenceProxyAsync => Ok(()),
         Wgmma { op } => {
             let Some(m) = prog.wgmmas.get(op as usize) else {
                 return Err(format!(

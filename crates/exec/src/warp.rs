@@ -493,6 +493,11 @@ fn execute<const V3: bool>(
         AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
         Mma { op } => crate::mma::mma(cx, at, op, r)?,
         Wgmma { op } => crate::wgmma::wgmma(cx, at, op, r)?,
+        FenceProxyAsync => {
+            if let Some(race) = cx.race.as_mut() {
+                race.proxy_fence(at.w, at.active);
+            }
+        }
         Mbar(op) => return crate::mbarrier::run(cx, at, warp, &op, r),
         Bulk(op) => crate::bulk::copy(cx, at, &op, r)?,
         BulkTensor(op) => crate::bulk::tensor(cx, at, &op, r)?,

@@ -250,7 +250,8 @@ fn a_fragment(ty: MmaType, a: [Reg; 4]) -> MmaOp {
     }
 }
 
-/// Tells the race checker which 16-byte pieces of shared memory the warp's share reads.
+/// Tells the race checker which 16-byte pieces of shared memory the warp's share reads
+/// (through the async proxy: a piece stored without `fence.proxy.async` since is a hazard).
 fn race_reads(
     race: &mut crate::race::Shadow,
     at: &At,
@@ -276,6 +277,7 @@ fn race_reads(
     }
     chunks.sort_unstable();
     chunks.dedup();
+    race.async_read(at.pc, at.w, &chunks, 4);
     for batch in chunks.chunks(WARP) {
         let mut addrs = [0u32; WARP];
         addrs[..batch.len()].copy_from_slice(batch);

@@ -596,6 +596,9 @@ pub enum Inst {
     /// warpgroup's `D = A x B (+ D)`, done when issued (`wgmma.fence`, `commit_group` and
     /// `wait_group` lower to nothing).
     Wgmma { op: u16 },
+    /// `fence.proxy.async[.shared::cta]`: the warp's earlier shared stores become visible to
+    /// the async proxy (`wgmma`, TMA); only the race checker sees it.
+    FenceProxyAsync,
     /// An `mbarrier` operation: see [`MbarOp`] (`exec/mbarrier.rs`). A wait whose phase is
     /// not complete suspends the warp (it runs the wait again when another warp has changed
     /// a barrier).
@@ -908,6 +911,7 @@ impl Inst {
             | AsyncWait { .. }
             | Mma { .. }
             | Wgmma { .. }
+            | FenceProxyAsync
             | Mbar(_)
             | Bulk(_)
             | BulkTensor(_)

@@ -610,7 +610,13 @@ impl Lower<'_> {
             "nanosleep" if args.len() == 1 => return Ok(()),
             // `__threadfence*()`, `fence.acq_rel.gpu` …: the executor's memory is sequentially
             // consistent (each warp instruction completes before the next), so a fence orders
-            // nothing more; the merge model already ends a group at one.
+            // nothing more; the merge model already ends a group at one. `fence.proxy.async`
+            // is kept for the race checker: without it the async proxy (wgmma, TMA) may read
+            // a thread's earlier shared stores' old values.
+            "fence" if args.is_empty() && op.starts_with("fence.proxy.async") => {
+                self.emit(Inst::FenceProxyAsync);
+                return Ok(());
+            }
             "membar" | "fence" if args.is_empty() => return Ok(()),
             _ => {}
         }

@@ -154,6 +154,14 @@ pub(crate) fn section(races: Option<&[RaceReport]>) -> String {
             count("ASYNC")
         );
     }
+    if count("PROXY") > 0 {
+        let _ = writeln!(
+            o,
+            "  and {} PROXY: a wgmma or TMA read (async proxy) of shared memory a thread stored \
+             without fence.proxy.async since: the GPU may read the old value",
+            count("PROXY")
+        );
+    }
     for r in races {
         let _ = writeln!(
             o,
@@ -185,6 +193,13 @@ pub(crate) fn section(races: Option<&[RaceReport]>) -> String {
             o,
             "  (ASYNC: wait for the copy's group first: cp.async.wait_group N or \
              __pipeline_wait_prior(N) with N small enough)"
+        );
+    }
+    if count("PROXY") > 0 {
+        let _ = writeln!(
+            o,
+            "  (PROXY: after the stores, fence.proxy.async.shared::cta in every storing thread \
+             (CUTLASS: fence_view_async_shared()), then the barrier, then the wgmma or TMA store)"
         );
     }
     let _ = writeln!(

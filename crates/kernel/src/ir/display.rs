@@ -213,6 +213,7 @@ impl fmt::Display for Inst {
             AsyncWait { n, .. } => write!(f, "cp.async.wait_group {n}"),
             Mma { op } => write!(f, "mma.sync #{op}"),
             Wgmma { op } => write!(f, "wgmma.mma_async #{op}"),
+            FenceProxyAsync => write!(f, "fence.proxy.async"),
             Bulk(b) => match b.mbar {
                 Some(m) => write!(
                     f,
