@@ -16,7 +16,8 @@ use super::mma::{d_element, element, float_of, nominal, tensor_sum};
 use super::tensor_exec::shared_end;
 use super::warp::At;
 use super::{Lanes, FULL, WARP};
-use warpsim_kernel::ir::{Desc, MmaOp, MmaShape, MmaType, Reg, Swizzle, WgA, WgmmaOp};
+use warpsim_kernel::ir::{Desc, MmaOp, MmaShape, MmaType, Reg, WgA, WgmmaOp};
+use warpsim_kernel::tensormap::TmaSwizzle;
 
 /// `wgmma.mma_async` number `k` of the program by warp `at.w`.
 pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<(), Fault> {
@@ -80,14 +81,14 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
             ));
         }
         let d = Desc::of(bits(0));
-        if d.base != 0 && d.swizzle != Swizzle::None {
+        if d.base != 0 && d.swizzle != TmaSwizzle::None {
             return Err(cx.fault(
                 at.pc,
                 FaultKind::Unpriceable(format!(
-                    "{what}'s matrix descriptor has base offset {} (a {} pattern that does not \
-                     start at its boundary): not modelled",
+                    "{what}'s matrix descriptor has base offset {} (a {}-byte swizzle pattern \
+                     that does not start at its boundary): not modelled",
                     d.base,
-                    d.swizzle.name()
+                    d.swizzle.bytes()
                 )),
                 Some(
                     "align the tile to the swizzle's repeat (1024 bytes for 128-byte swizzle) \
@@ -106,13 +107,13 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
     let (n, kk, wq) = (op.n as usize, op.k(), at.w % 4);
     let end = shared_end(cx);
     let shared = &*cx.shared;
-    // One element of `bits` bits at shared byte `a` (aligned to its size).
+    // The element of `bytes` bytes at shared byte `a` (aligned to its size), inside the block's
+    // shared memory.
     let read = |a: u32, bytes: u32| -> Option<u64> {
         if a as u64 + bytes as u64 > end as u64 {
             return None;
         }
-        let w = *shared.get(a as usize / 4)? as u64;
-        Some((w >> (8 * (a % 4))) & ((1u64 << (8 * bytes)) - 1))
+        warpsim_kernel::narrow::get(shared, bytes, a as u64).map(u64::from)
     };
     let oob = |cx: &Ctx, what: &str, mn: usize, k: usize, a: u32| {
         cx.fault(
@@ -132,32 +133,51 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
         )
     };
     let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+    let reg = |q: Reg, l: usize| r.get(q.0 as usize).map_or(0, |v| v[l]);
+    // The mma.sync with this one's types whose A fragment a register A has (m16n8k16 for
+    // 16-bit types, m16n8k8 for tf32, m16n8k32 for 8-bit ones), and whose arithmetic D's is.
+    let like = MmaOp {
+        shape: match op.a_ty.bits() {
+            16 => MmaShape::M16N8K16,
+            32 => MmaShape::M16N8K8,
+            _ => MmaShape::M16N8K32,
+        },
+        d_ty: op.d_ty,
+        a_ty: op.a_ty,
+        b_ty: op.b_ty,
+        c_ty: op.d_ty,
+        satfinite: op.satfinite,
+        d: [Reg(0); 4],
+        a: match op.a {
+            WgA::Regs(regs) => regs,
+            WgA::Desc(_) => [Reg(0); 4],
+        },
+        b: [Reg(0); 2],
+        c: [Reg(0); 4],
+    };
+    // The 16-byte pieces of shared memory read, for the race checker.
+    let mut pieces: Option<Vec<u32>> = cx.race.is_some().then(Vec::new);
     // This warp's 16 rows of A (16 x K, K <= 32) and all of B (K x N, N <= 256).
     let mut a = [[0f64; 32]; 16];
     let ea = op.a_ty.bits() / 8;
-    match (&op.a, a_desc) {
-        (_, Some(d)) => {
-            for (row, out) in a.iter_mut().enumerate() {
-                for (k, v) in out.iter_mut().enumerate().take(kk) {
-                    let mn = 16 * wq + row;
-                    let at_ = d.at(op.trans_a, ea, mn as u32, k as u32);
-                    let bits = read(at_, ea).ok_or_else(|| oob(cx, "A", mn, k, at_))?;
-                    *v = sign(op.neg_a) * float_of(op.a_ty, bits);
-                }
+    if let Some(d) = a_desc {
+        for (row, out) in a.iter_mut().enumerate() {
+            for (k, v) in out.iter_mut().enumerate().take(kk) {
+                let mn = 16 * wq + row;
+                let at_ = d.at(op.trans_a, ea, mn as u32, k as u32);
+                let bits = read(at_, ea).ok_or_else(|| oob(cx, "A", mn, k, at_))?;
+                *v = sign(op.neg_a) * float_of(op.a_ty, bits);
+                pieces.iter_mut().for_each(|p| p.push(at_ & !15));
             }
         }
-        (WgA::Regs(regs), None) => {
-            let frag = a_fragment(op.a_ty, *regs);
-            let reg = |q: Reg, l: usize| r.get(q.0 as usize).map_or(0, |v| v[l]);
-            for lane in 0..WARP {
-                for i in 0..16 * kk / WARP {
-                    let (row, col) = frag.a_at(lane, i);
-                    let bits = element(op.a_ty, &frag.a, i, lane, &reg);
-                    a[row][col] = sign(op.neg_a) * float_of(op.a_ty, bits);
-                }
+    } else {
+        for lane in 0..WARP {
+            for i in 0..16 * kk / WARP {
+                let (row, col) = like.a_at(lane, i);
+                let bits = element(op.a_ty, &like.a, i, lane, &reg);
+                a[row][col] = sign(op.neg_a) * float_of(op.a_ty, bits);
             }
         }
-        (WgA::Desc(_), None) => unreachable!("a descriptor A is decoded above"),
     }
     let eb = op.b_ty.bits() / 8;
     let mut b = vec![0f64; kk * n];
@@ -166,25 +186,13 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
             let at_ = b_desc.at(op.trans_b, eb, col as u32, k as u32);
             let bits = read(at_, eb).ok_or_else(|| oob(cx, "B", col, k, at_))?;
             b[k * n + col] = sign(op.neg_b) * float_of(op.b_ty, bits);
+            pieces.iter_mut().for_each(|p| p.push(at_ & !15));
         }
     }
-    if let Some(race) = cx.race.as_mut() {
-        race_reads(race, at, op, a_desc, b_desc, wq);
+    if let (Some(race), Some(pieces)) = (cx.race.as_mut(), pieces) {
+        race_reads(race, at, pieces);
     }
     // D: every element from its C (D's old value, or zero when scale-d is false).
-    let reg = |q: Reg, l: usize| r.get(q.0 as usize).map_or(0, |v| v[l]);
-    let like = MmaOp {
-        shape: MmaShape::M16N8K16,
-        d_ty: op.d_ty,
-        a_ty: op.a_ty,
-        b_ty: op.b_ty,
-        c_ty: op.d_ty,
-        satfinite: op.satfinite,
-        d: [Reg(0); 4],
-        a: [Reg(0); 4],
-        b: [Reg(0); 2],
-        c: [Reg(0); 4],
-    };
     let fp8 = matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2);
     let per = n / 2;
     let mut out = vec![0u64; WARP * per];
@@ -228,53 +236,9 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
     Ok(())
 }
 
-/// The `mma.sync` whose A fragment a register A of type `ty` has (m16n8k16 for 16-bit types,
-/// m16n8k8 for tf32, m16n8k32 for 8-bit ones).
-fn a_fragment(ty: MmaType, a: [Reg; 4]) -> MmaOp {
-    let shape = match ty.bits() {
-        16 => MmaShape::M16N8K16,
-        32 => MmaShape::M16N8K8,
-        _ => MmaShape::M16N8K32,
-    };
-    MmaOp {
-        shape,
-        d_ty: MmaType::F32,
-        a_ty: ty,
-        b_ty: ty,
-        c_ty: MmaType::F32,
-        satfinite: false,
-        d: [Reg(0); 4],
-        a,
-        b: [Reg(0); 2],
-        c: [Reg(0); 4],
-    }
-}
-
 /// Tells the race checker which 16-byte pieces of shared memory the warp's share reads
 /// (through the async proxy: a piece stored without `fence.proxy.async` since is a hazard).
-fn race_reads(
-    race: &mut crate::race::Shadow,
-    at: &At,
-    op: &WgmmaOp,
-    a: Option<Desc>,
-    b: Desc,
-    wq: usize,
-) {
-    let mut chunks: Vec<u32> = Vec::new();
-    let ea = op.a_ty.bits() / 8;
-    if let Some(d) = a {
-        for row in 0..16 {
-            for k in 0..op.k() {
-                chunks.push(d.at(op.trans_a, ea, (16 * wq + row) as u32, k as u32) & !15);
-            }
-        }
-    }
-    let eb = op.b_ty.bits() / 8;
-    for col in 0..op.n as u32 {
-        for k in 0..op.k() as u32 {
-            chunks.push(b.at(op.trans_b, eb, col, k) & !15);
-        }
-    }
+fn race_reads(race: &mut crate::race::Shadow, at: &At, mut chunks: Vec<u32>) {
     chunks.sort_unstable();
     chunks.dedup();
     race.async_read(at.pc, at.w, &chunks, 4);

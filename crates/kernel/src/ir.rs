@@ -19,7 +19,7 @@ mod wgmma;
 pub use mbarrier::{BulkOp, MbarKind, MbarOp, MbarState, TensorOp};
 pub use modes::{BarRedOp, Cmp64, Op64, ReduxOp, ShflMode, VoteMode};
 pub use tensor::{CopyOp, FragAt, MatrixOp, MmaOp, MmaShape, MmaType};
-pub use wgmma::{Desc, Swizzle, WgA, WgmmaOp};
+pub use wgmma::{Desc, WgA, WgmmaOp};
 
 /// A register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -16,7 +16,8 @@ pub const TENSORMAP_BASE: u64 = 0xfffd << 48;
 /// box's inner bytes; with one, every row takes the swizzle's whole span (a narrower row is
 /// padded, the padding not written), then each 16-byte chunk moves to chunk
 /// `c ^ ((address / 128) % n)` (`n` = 2, 4, 8 for 32, 64, 128 bytes: bits 4-6 of the shared
-/// address XOR bits 7-9, CuTe's `Swizzle<1|2|3, 4, 3>` on bytes).
+/// address XOR bits 7-9, CuTe's `Swizzle<1|2|3, 4, 3>` on bytes). A `wgmma` matrix descriptor
+/// names the same modes (`ir::Desc`), and reads a tile TMA wrote this way as it was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TmaSwizzle {
     /// Rows as they are.

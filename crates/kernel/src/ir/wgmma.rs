@@ -10,6 +10,7 @@
 //! H200.
 
 use super::{MmaType, Reg};
+use crate::tensormap::TmaSwizzle;
 
 /// Where A comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,48 +154,6 @@ impl WgmmaOp {
     }
 }
 
-/// The swizzling mode of a matrix descriptor (bits 62-63).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Swizzle {
-    /// 0: none ("interleaved": 8 x 16-byte core matrices).
-    None,
-    /// 1: 128-byte rows, CuTe's `Swizzle<3,4,3>`.
-    B128,
-    /// 2: 64-byte rows, `Swizzle<2,4,3>`.
-    B64,
-    /// 3: 32-byte rows, `Swizzle<1,4,3>`.
-    B32,
-}
-
-impl Swizzle {
-    /// Bytes of a swizzled row (16 without swizzle: a core matrix's row).
-    pub fn width(self) -> u32 {
-        match self {
-            Swizzle::None => 16,
-            Swizzle::B128 => 128,
-            Swizzle::B64 => 64,
-            Swizzle::B32 => 32,
-        }
-    }
-
-    /// `addr` with the swizzle applied: bits 4.. XORed with bits 7.. of the address (1, 2 or
-    /// 3 of them).
-    pub fn apply(self, addr: u32) -> u32 {
-        let mask = (self.width() / 16).saturating_sub(1);
-        addr ^ (((addr >> 7) & mask) << 4)
-    }
-
-    /// Its name as the book and messages give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Swizzle::None => "no swizzle",
-            Swizzle::B128 => "128-byte swizzle",
-            Swizzle::B64 => "64-byte swizzle",
-            Swizzle::B32 => "32-byte swizzle",
-        }
-    }
-}
-
 /// A decoded shared-memory matrix descriptor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Desc {
@@ -206,8 +165,9 @@ pub struct Desc {
     pub sbo: u32,
     /// Matrix base offset (bits 49-51).
     pub base: u8,
-    /// Bits 62-63.
-    pub swizzle: Swizzle,
+    /// Bits 62-63: 0 none (8 x 16-byte core matrices), 1 128-byte, 2 64-byte, 3 32-byte, the
+    /// swizzles TMA writes.
+    pub swizzle: TmaSwizzle,
 }
 
 impl Desc {
@@ -220,10 +180,10 @@ impl Desc {
             sbo: field(32),
             base: ((bits >> 49) & 7) as u8,
             swizzle: match bits >> 62 {
-                0 => Swizzle::None,
-                1 => Swizzle::B128,
-                2 => Swizzle::B64,
-                _ => Swizzle::B32,
+                0 => TmaSwizzle::None,
+                1 => TmaSwizzle::B128,
+                2 => TmaSwizzle::B64,
+                _ => TmaSwizzle::B32,
             },
         }
     }
@@ -240,18 +200,18 @@ impl Desc {
     ///
     /// then the swizzle on the whole address.
     pub fn at(&self, mn_major: bool, esize: u32, mn: u32, k: u32) -> u32 {
-        let w = self.swizzle.width();
+        let w = self.swizzle.bytes();
         let off = if !mn_major {
             let kb = k * esize;
             let (row, group) = (mn % 8, mn / 8);
             match self.swizzle {
-                Swizzle::None => row * 16 + group * self.sbo + kb % 16 + (kb / 16) * self.lbo,
+                TmaSwizzle::None => row * 16 + group * self.sbo + kb % 16 + (kb / 16) * self.lbo,
                 _ => row * w + group * self.sbo + kb,
             }
         } else {
             let t = 16 / esize;
             match self.swizzle {
-                Swizzle::None => {
+                TmaSwizzle::None => {
                     (mn % t) * esize + (mn / t) * self.sbo + (k % 8) * 16 + (k / 8) * self.lbo
                 }
                 _ => {

@@ -301,6 +301,23 @@ fn access_srcs(m: &Mem) -> Vec<Regs> {
         .collect()
 }
 
+/// A tensor instruction's D registers as the scoreboard keeps them (`mma.sync`, `wgmma`): one
+/// range when they make one in any order (NVRTC numbers an `asm`'s `"+f"` outputs downwards),
+/// else the first register listed; `None` when there are none.
+fn tensor_dst(d: impl Iterator<Item = Regs>) -> Option<Regs> {
+    let mut d: Vec<Regs> = d.collect();
+    let first = *d.first()?;
+    d.sort_unstable();
+    let one_range = d
+        .windows(2)
+        .all(|p| p[1].0 == p[0].0.wrapping_add(p[0].1 as u16));
+    let words = d.iter().try_fold(0u8, |s, x| s.checked_add(x.1));
+    Some(match (one_range, words) {
+        (true, Some(n)) => (d[0].0, n),
+        _ => first,
+    })
+}
+
 fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
     use Inst::*;
     if let BarrierRed { dst, a, .. } = *inst {
@@ -431,21 +448,12 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
             srcs.extend(c.size.map(r1));
             StaticInst::new(Class::GlobalLd, None, &srcs)
         }
-        // `HMMA`/`IMMA`/`DMMA`: D as one range when its registers make one, in any order
-        // (NVRTC numbers an `asm`'s `"+f"` outputs downwards), else the first one only;
-        // every register of A, B and C is read.
+        // `HMMA`/`IMMA`/`DMMA`: D as `tensor_dst` keeps it; every register of A, B and C is
+        // read.
         Mma { op } => match prog.mmas.get(op as usize) {
             Some(m) => {
-                let mut d: Vec<Regs> = m.dsts().map(|(r, w)| (r.0, w)).collect();
-                let first = d[0];
-                d.sort_unstable();
-                let one_range = d
-                    .windows(2)
-                    .all(|p| p[1].0 == p[0].0.wrapping_add(p[0].1 as u16));
-                let dst = if one_range {
-                    (d[0].0, d.iter().map(|x| x.1).sum())
-                } else {
-                    first
+                let Some(dst) = tensor_dst(m.dsts().map(|(r, w)| (r.0, w))) else {
+                    return StaticInst::new(Class::Free, None, &[]);
                 };
                 let srcs: Vec<Regs> = m.srcs().map(|(r, w)| (r.0, w)).collect();
                 StaticInst::new(Class::Tensor, Some(dst), &srcs)
@@ -457,19 +465,11 @@ fn static_inst(prog: &Program, pc: usize, inst: &Inst) -> StaticInst {
         // dense peak, 512 f16 multiply-adds a cycle a sub-partition: 16 x N x 16 of them; the
         // tf32 and 8-bit shapes move the same 32 bytes of K at their own rates, alike), D ready
         // `latency.tensor` cycles after that. D is not a source (an accumulation stays in the
-        // tensor core); A's registers or descriptor, B's and scale-d are. D as one range when
-        // its registers make one, else its first register.
+        // tensor core); A's registers or descriptor, B's and scale-d are.
         Wgmma { op } => match prog.wgmmas.get(op as usize) {
             Some(m) => {
-                let mut d: Vec<u16> = m.d.iter().map(|r| r.0).collect();
-                let Some(&first) = d.first() else {
+                let Some(dst) = tensor_dst(m.d.iter().map(|r| (r.0, 1))) else {
                     return StaticInst::new(Class::Free, None, &[]);
-                };
-                d.sort_unstable();
-                let one_range = d.windows(2).all(|p| p[1] == p[0].wrapping_add(1));
-                let dst = match (one_range, u8::try_from(d.len())) {
-                    (true, Ok(n)) => (d[0], n),
-                    _ => (first, 1),
                 };
                 let srcs: Vec<Regs> = m.srcs().into_iter().map(|(r, w)| (r.0, w)).collect();
                 let mut si = StaticInst::new(Class::Tensor, Some(dst), &srcs);
