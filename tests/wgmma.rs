@@ -3,7 +3,8 @@
 //! matrix descriptors, unswizzled (8 x 16-byte core matrices) and in the 128-byte swizzle TMA
 //! writes (B read N-major); what the hardware does not allow is refused. Every form's D words
 //! on a draw the GPU has not run: calibration/probes/wgmma/predictions.txt, committed before
-//! its device call (`WARPSIM_BLESS=1` rewrites them). Skipped without NVRTC.
+//! its device call (the fp8 forms excepted: their adder was derived from the device's words
+//! afterwards). Skipped without NVRTC.
 
 use crate::util::warpsim;
 use std::fmt::Write;
@@ -177,6 +178,11 @@ fn predictions() -> String {
     s
 }
 
+/// The fp8 forms (7 and 11), whose adder was derived from the device's words after they were
+/// measured (crates/exec/src/wgmma.rs, `fp8_sum`): predictions.txt keeps the words warpsim
+/// predicted before, which they no longer are.
+const REFITTED: [usize; 2] = [7, 11];
+
 #[test]
 fn wgmma_forms_give_the_committed_predictions() {
     if !crate::nvrtc::nvrtc("wgmma_forms_give_the_committed_predictions") {
@@ -184,16 +190,17 @@ fn wgmma_forms_give_the_committed_predictions() {
     }
     let got = predictions();
     let path = crate::util::root().join(DIR).join("predictions.txt");
-    if std::env::var_os("WARPSIM_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
     let want = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        got == want,
-        "warpsim's wgmma words changed from {}",
-        path.display()
-    );
+    let form = |l: &str| -> usize { l.split(' ').nth(2).unwrap().parse().unwrap() };
+    for (g, w) in got.lines().zip(want.lines()) {
+        if !REFITTED.contains(&form(w)) {
+            assert!(
+                g == w,
+                "warpsim's wgmma words changed from {}: {w}",
+                path.display()
+            );
+        }
+    }
     // With the device's words (raw/device.txt), equal words per form.
     let Ok(device) = std::fs::read_to_string(crate::util::root().join(DIR).join("raw/device.txt"))
     else {
@@ -201,17 +208,17 @@ fn wgmma_forms_give_the_committed_predictions() {
     };
     let mut equal = [[0usize; 2]; FORMS];
     // Measured 2026-12-07 on an H100 (no H200 came; the same SM), raw/device.txt: the words
-    // equal per form (of 8,192). The layouts exact on every form; tf32 one last bit; the fp8
-    // forms' adder is not mma.sync's (RESULT.md).
+    // equal per form (of 8,192). The layouts exact on every form; tf32 one last bit. The
+    // predicted fp8 words were 319 and 6,790 equal (mma.sync's adder); the fp8 adder derived
+    // from them gives all (post hoc: wgmma_draw is its test).
     const MEASURED: [usize; FORMS] = [
-        8192, 8192, 8192, 8192, 8192, 8192, 8191, 319, 8192, 8192, 8192, 6790,
+        8192, 8192, 8192, 8192, 8192, 8192, 8191, 8192, 8192, 8192, 8192, 8192,
     ];
-    for (g, d) in want.lines().zip(device.lines()) {
-        let f: usize = g.split(' ').nth(2).unwrap().parse().unwrap();
+    for (g, d) in got.lines().zip(device.lines()) {
         let (gw, dw) = (g.split(' ').skip(4), d.split(' ').skip(4));
         for (a, b) in gw.zip(dw) {
-            equal[f][0] += (a == b) as usize;
-            equal[f][1] += 1;
+            equal[form(g)][0] += (a == b) as usize;
+            equal[form(g)][1] += 1;
         }
     }
     for (f, [e, n]) in equal.iter().enumerate() {

@@ -79,7 +79,8 @@ fn fp8(b: u8, e: u32, m: u32) -> f64 {
 /// least normal exponent).
 pub(crate) fn nominal(ty: MmaType, x: f64) -> i32 {
     let emin = match ty {
-        MmaType::F16 => -14,
+        MmaType::F16 | MmaType::E5m2 => -14,
+        MmaType::E4m3 => -6,
         _ => -126,
     };
     let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;

@@ -6,16 +6,17 @@
 //! (the `mma.m16n8k{16,8,32}` A fragment) or, like B, from shared memory through a matrix
 //! descriptor ([`Desc::at`]).
 //!
-//! The arithmetic is `mma.sync`'s ([`crate::mma`]): the same adder for f16, bf16 and tf32
-//! into f32; e4m3/e5m2 into f32 through the same adder over all K products (not yet measured:
-//! the H200's `mma.sync` of fp8 goes through f16 `HMMA`s, its `wgmma` does not).
+//! The arithmetic is `mma.sync`'s ([`crate::mma`]) for f16, bf16, tf32 and s8 (measured
+//! exact: calibration/probes/wgmma); e4m3/e5m2 have their own, narrower adder ([`fp8_sum`]:
+//! the H200's `mma.sync` of fp8 goes through f16 `HMMA`s, its `wgmma` is a native `QGMMA`).
 
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind, MaskError};
-use super::mma::{d_element, element, float_of, nominal, tensor_sum};
+use super::mma::{d_element, element, float_of, nominal};
 use super::tensor_exec::shared_end;
 use super::warp::At;
 use super::{Lanes, FULL, WARP};
+use warpsim_kernel::fp16::Half;
 use warpsim_kernel::ir::{Desc, MmaOp, MmaShape, MmaType, Reg, WgA, WgmmaOp};
 use warpsim_kernel::tensormap::TmaSwizzle;
 
@@ -207,13 +208,13 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
                 0.0
             };
             let ab = |x: usize| (a[row][x], b[x * n + col]);
-            out[lane * per + i] = if fp8 && op.d_ty == MmaType::F32 {
+            out[lane * per + i] = if fp8 {
                 let term = |x: usize| {
                     let (p, q) = ab(x);
-                    let e = nominal(MmaType::F16, p) + nominal(MmaType::F16, q);
+                    let e = nominal(op.a_ty, p) + nominal(op.b_ty, q);
                     (p * q, e, p != 0.0 && q != 0.0)
                 };
-                tensor_sum(c, (0..kk).map(term))
+                fp8_sum(c, (0..kk).map(term), op.d_ty)
             } else {
                 d_element(&like, kk, ab, c)
             };
@@ -252,4 +253,39 @@ fn race_reads(race: &mut crate::race::Shadow, at: &At, mut chunks: Vec<u32>) {
         };
         race.access(at.pc, at.w, false, lanes, &addrs, 4);
     }
+}
+
+/// `C + sum of terms` as `QGMMA` adds fp8 products (`terms`: exact product, nominal exponent
+/// from each factor's own format, whether nonzero): each addend (the K products and C)
+/// truncated toward zero to a multiple of `2^(e - 13)`, `e` the largest nominal exponent
+/// among them; the truncated addends summed exactly; an `f32` D is that sum truncated toward
+/// zero to 14 significant bits, an `f16` D the sum rounded to nearest. Returns D's bits.
+///
+/// Derived from the words of calibration/probes/wgmma's two fp8 forms (8,192 of 8,192 each,
+/// both with C = 0) after they were measured: post hoc, so `calibration/probes/wgmma_draw`
+/// checks it on a fresh draw (other K sums, C added, other N) before anything rests on it.
+/// The "about 14 bits" agree with what DeepSeek-V3's report says of Hopper's fp8 accumulation.
+fn fp8_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone, d_ty: MmaType) -> u64 {
+    let exact = |s: f64| match d_ty {
+        MmaType::F16 => Half::F16.from_f64(s) as u64,
+        _ if s.is_nan() => 0x7fff_ffff,
+        _ => (s as f32).to_bits() as u64,
+    };
+    if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
+        return exact(terms.fold(c, |s, t| s + t.0));
+    }
+    let ec = (c != 0.0).then(|| nominal(d_ty, c));
+    let Some(emax) = terms.clone().filter(|t| t.2).map(|t| t.1).chain(ec).max() else {
+        return exact(c);
+    };
+    // Multiples of 2^(emax - 13) below 2^(emax + 2), at most 33 of them: exact in f64.
+    let q = 2f64.powi(emax - 13);
+    let cut = |x: f64| (x / q).trunc() * q;
+    let s = terms.fold(cut(c), |s, t| s + cut(t.0));
+    if d_ty == MmaType::F16 || s == 0.0 {
+        return exact(s);
+    }
+    let e = ((s.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let q = 2f64.powi(e - 13);
+    exact((s / q).trunc() * q)
 }
