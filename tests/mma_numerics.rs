@@ -29,6 +29,15 @@ fn words(seed: u32, f: usize) -> Vec<u32> {
 /// `forms<F>` as `forms<f>` and each `(from, to)` of `edits` replaced, without timing (also
 /// tests/wmma_numerics.rs's).
 pub(crate) fn run_form(file: &str, f: usize, edits: &[(&str, String)]) -> Vec<Vec<u32>> {
+    run_form_report(file, f, edits).0
+}
+
+/// [`run_form`], with the run's report.
+pub(crate) fn run_form_report(
+    file: &str,
+    f: usize,
+    edits: &[(&str, String)],
+) -> (Vec<Vec<u32>>, warpsim_runner::Report) {
     let path = crate::util::root().join(file);
     let mut src = std::fs::read_to_string(&path).unwrap();
     src = src.replace("forms<F>", &format!("forms<{f}>"));
@@ -42,8 +51,8 @@ pub(crate) fn run_form(file: &str, f: usize, edits: &[(&str, String)]) -> Vec<Ve
         timing: None,
         ..RunOptions::default()
     };
-    run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
-    bufs
+    let report = run_with_buffers(&prog, &opts, &mut bufs).unwrap_or_else(|e| panic!("{e:?}"));
+    (bufs, report)
 }
 
 /// "D seed form lane w0 .. w7" lines of `seeds`, as the probe's host.cu prints the GPU's.

@@ -231,6 +231,143 @@ fn wgmma_forms_give_the_committed_predictions() {
     );
 }
 
+const DRAW: &str = "calibration/probes/wgmma_draw";
+const DRAW_FORMS: usize = 32;
+const DRAW_SEEDS: [u32; 2] = [21, 22];
+
+/// D registers a thread of each drawn form (draw.cu's `ND`: N/4 for an f16 D, else N/2).
+fn draw_nd() -> Vec<usize> {
+    let cu = std::fs::read_to_string(crate::util::root().join(DRAW).join("draw.cu")).unwrap();
+    let list = cu
+        .split("ND[FORMS] = {")
+        .nth(1)
+        .unwrap()
+        .split('}')
+        .next()
+        .unwrap();
+    list.split(", ").map(|x| x.parse().unwrap()).collect()
+}
+
+/// warpsim's words of the draw, as "D seed form thread w0 .. w(ND-1)" lines (how host.cu prints
+/// the GPU's), and its `op_gmma` counters of each form (wavefronts, conflicts).
+fn draw_run() -> (Vec<String>, Vec<(u64, u64)>) {
+    let nd = draw_nd();
+    let (mut lines, mut gmma) = (Vec::new(), Vec::new());
+    for seed in DRAW_SEEDS {
+        for (f, &nd) in nd.iter().enumerate() {
+            // draw.cu compiles only form F (-DF=f): a fraction of NVRTC's time for all.
+            let edit = [
+                ("Random(5)", format!("Random({seed})")),
+                ("\"F\": 0", format!("\"F\": {f}")),
+            ];
+            let (bufs, report) =
+                crate::mma_numerics::run_form_report(&format!("{DRAW}/draw.cu.ron"), f, &edit);
+            for (t, ws) in bufs[1].chunks(128).enumerate() {
+                let mut l = format!("D {seed} {f} {t}");
+                for w in &ws[..nd] {
+                    write!(l, " {w:08x}").unwrap();
+                }
+                lines.push(l);
+            }
+            if seed == DRAW_SEEDS[0] {
+                let sh = &report.shared;
+                gmma.push((sh.gmma_wavefronts, sh.gmma_bank_conflicts));
+            }
+        }
+    }
+    (lines, gmma)
+}
+
+/// 64-bit FNV-1a: the committed predictions hold a digest of each form's words (they are
+/// megabytes), enough to show that warpsim still gives the words it gave before the call.
+fn fnv(lines: &[String]) -> u64 {
+    lines
+        .iter()
+        .flat_map(|l| l.bytes().chain([b'\n']))
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
+}
+
+/// The predictions file: "H seed form digest" per form's words, "G form wavefronts
+/// conflicts" per form's op_gmma counters.
+fn draw_predictions(lines: &[String], gmma: &[(u64, u64)]) -> String {
+    let mut s = String::new();
+    for seed in DRAW_SEEDS {
+        for f in 0..DRAW_FORMS {
+            let key = format!("D {seed} {f} ");
+            let mine: Vec<String> = lines
+                .iter()
+                .filter(|l| l.starts_with(&key))
+                .cloned()
+                .collect();
+            writeln!(s, "H {seed} {f} {:016x}", fnv(&mine)).unwrap();
+        }
+    }
+    for (f, (w, c)) in gmma.iter().enumerate() {
+        writeln!(s, "G {f} {w} {c}").unwrap();
+    }
+    s
+}
+
+/// A gzip file's contents (the device's words are kept compressed: megabytes of hex).
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    assert_eq!(&bytes[..3], &[0x1f, 0x8b, 8], "not a gzip file");
+    let flags = bytes[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + (bytes[at] as usize | (bytes[at + 1] as usize) << 8);
+    }
+    for bit in [8, 16] {
+        if flags & bit != 0 {
+            at += bytes[at..].iter().position(|&b| b == 0).unwrap() + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    miniz_oxide::inflate::decompress_to_vec(&bytes[at..bytes.len() - 8]).unwrap()
+}
+
+/// The fresh draw (calibration/probes/wgmma_draw, 32 forms drawn after the rules were fixed):
+/// warpsim still gives the predictions committed before its device call (`WARPSIM_BLESS=1`
+/// rewrites them); against the device's words and counters (raw/), how many are equal.
+#[test]
+fn wgmma_draw_gives_the_committed_predictions() {
+    if !crate::nvrtc::nvrtc("wgmma_draw_gives_the_committed_predictions") {
+        return;
+    }
+    let (lines, gmma) = draw_run();
+    let got = draw_predictions(&lines, &gmma);
+    let dir = crate::util::root().join(DRAW);
+    if std::env::var_os("WARPSIM_BLESS").is_some() {
+        std::fs::write(dir.join("predictions.txt"), &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(dir.join("predictions.txt")).unwrap();
+    assert!(
+        got == want,
+        "warpsim's words or op_gmma counters changed from predictions.txt"
+    );
+    let Ok(gz) = std::fs::read(dir.join("raw/device.txt.gz")) else {
+        return;
+    };
+    let device = String::from_utf8(gunzip(&gz)).unwrap();
+    let mut equal = vec![[0usize; 2]; DRAW_FORMS];
+    let dev: Vec<&str> = device.lines().filter(|l| l.starts_with("D ")).collect();
+    assert_eq!(dev.len(), lines.len(), "the device's lines");
+    for (g, d) in lines.iter().zip(dev) {
+        let f: usize = g.split(' ').nth(2).unwrap().parse().unwrap();
+        for (a, b) in g.split(' ').skip(4).zip(d.split(' ').skip(4)) {
+            equal[f][0] += (a == b) as usize;
+            equal[f][1] += 1;
+        }
+    }
+    for (f, [e, n]) in equal.iter().enumerate() {
+        println!("form {f}: {e} of {n} words equal");
+    }
+}
+
 /// The GEMM from its PTX (tests/fixtures/ptx/wgmma_gemm.ptx, no NVRTC needed) verifies, timed.
 #[test]
 fn wgmma_gemm_from_ptx_verifies_without_nvrtc() {

@@ -106,6 +106,11 @@ pub struct PcStats {
     /// `cp.async`: `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts` (the hardware
     /// counter; the Source page's are in `conflicts`).
     pub copy_hw_conflicts: u64,
+    /// `wgmma`: the tensor cores' reads of its shared operands (Nsight's
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma`; not in `wavefronts`).
+    pub gmma_wavefronts: u64,
+    /// `wgmma`: `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma`.
+    pub gmma_conflicts: u64,
     /// Constant loads: the distinct addresses of each execution, summed (an `LDC`'s
     /// constant-cache requests).
     pub const_requests: u64,
@@ -204,6 +209,8 @@ impl Stats {
             a.copy_sectors += b.copy_sectors;
             a.copy_hw_wavefronts += b.copy_hw_wavefronts;
             a.copy_hw_conflicts += b.copy_hw_conflicts;
+            a.gmma_wavefronts += b.gmma_wavefronts;
+            a.gmma_conflicts += b.gmma_conflicts;
             a.const_requests += b.const_requests;
             a.const_divergent += b.const_divergent;
             a.shfl_outside += b.shfl_outside;

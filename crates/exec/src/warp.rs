@@ -492,7 +492,7 @@ fn execute<const V3: bool>(
         AsyncCommit => tensor_exec::group(cx, at, None),
         AsyncWait { n, all } => tensor_exec::group(cx, at, Some((n, all))),
         Mma { op } => crate::mma::mma(cx, at, op, r)?,
-        Wgmma { op } => crate::wgmma::wgmma(cx, at, op, r)?,
+        Wgmma { op } => crate::wgmma::wgmma(cx, at, op, r, ps)?,
         FenceProxyAsync => {
             if let Some(race) = cx.race.as_mut() {
                 race.proxy_fence(at.w, at.active);

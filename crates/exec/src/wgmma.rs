@@ -10,6 +10,7 @@
 //! exact: calibration/probes/wgmma); e4m3/e5m2 have their own, narrower adder ([`fp8_sum`]:
 //! the H200's `mma.sync` of fp8 goes through f16 `HMMA`s, its `wgmma` is a native `QGMMA`).
 
+use super::api::PcStats;
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind, MaskError};
 use super::mma::{d_element, element, float_of, nominal};
@@ -21,7 +22,13 @@ use warpsim_kernel::ir::{Desc, MmaOp, MmaShape, MmaType, Reg, WgA, WgmmaOp};
 use warpsim_kernel::tensormap::TmaSwizzle;
 
 /// `wgmma.mma_async` number `k` of the program by warp `at.w`.
-pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<(), Fault> {
+pub(super) fn wgmma(
+    cx: &mut Ctx,
+    at: &At,
+    k: u16,
+    r: &mut [Lanes],
+    ps: &mut PcStats,
+) -> Result<(), Fault> {
     let prog = cx.prog;
     let Some(op) = prog.wgmmas.get(k as usize) else {
         return Err(cx.fault(
@@ -193,6 +200,25 @@ pub(super) fn wgmma(cx: &mut Ctx, at: &At, k: u16, r: &mut [Lanes]) -> Result<()
     if let (Some(race), Some(pieces)) = (cx.race.as_mut(), pieces) {
         race_reads(race, at, pieces);
     }
+    // The tensor cores' reads (`op_gmma`): this warp's rows of A, and B once per warpgroup
+    // (on its first warp).
+    let mut rows = Vec::new();
+    if let Some(d) = a_desc {
+        core_rows(
+            &d,
+            op.trans_a,
+            ea,
+            16 * wq as u32..16 * wq as u32 + 16,
+            &mut rows,
+        );
+    }
+    if wq == 0 {
+        core_rows(&b_desc, op.trans_b, eb, 0..n as u32, &mut rows);
+    }
+    let cost = warpsim_smem::core_matrices_cost(&cx.cfg.geometry, &rows)
+        .map_err(|e| cx.fault(at.pc, FaultKind::Unpriceable(e.to_string()), None))?;
+    ps.gmma_wavefronts += cost.wavefronts as u64;
+    ps.gmma_conflicts += cost.conflicts as u64;
     // D: every element from its C (D's old value, or zero when scale-d is false).
     let fp8 = matches!(op.a_ty, MmaType::E4m3 | MmaType::E5m2);
     let per = n / 2;
@@ -288,4 +314,24 @@ fn fp8_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone, d_ty: 
     let e = ((s.to_bits() >> 52) & 0x7ff) as i32 - 1023;
     let q = 2f64.powi(e - 13);
     exact((s / q).trunc() * q)
+}
+
+/// The row addresses of the core matrices (8 rows of 16 bytes) that hold rows or columns
+/// `mns` of a `wgmma` operand's 32 bytes of K through descriptor `d`, 8 per matrix: a K-major
+/// matrix is 8 rows of `mn` by 16 bytes of K, an MN-major one 8 rows of K by 16 bytes of `mn`.
+fn core_rows(d: &Desc, mn_major: bool, esize: u32, mns: std::ops::Range<u32>, out: &mut Vec<u32>) {
+    let t = 16 / esize;
+    if mn_major {
+        for mn in mns.step_by(t as usize) {
+            for k0 in (0..32 / esize).step_by(8) {
+                out.extend((0..8).map(|k| d.at(true, esize, mn, k0 + k) & !15));
+            }
+        }
+    } else {
+        for mn in mns.step_by(8) {
+            for k in (0..32 / esize).step_by(t as usize) {
+                out.extend((0..8).map(|r| d.at(false, esize, mn + r, k) & !15));
+            }
+        }
+    }
 }

@@ -75,6 +75,17 @@ pub struct SharedTotals {
     /// `smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum`: global sectors read.
     #[serde(skip_serializing_if = "is_zero")]
     pub ldgsts_sectors: u64,
+    /// `wgmma` (`HGMMA`/`QGMMA`/`IGMMA`): the tensor cores' reads of its shared operands,
+    /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum` (not in the totals above).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gmma_wavefronts: u64,
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gmma_bank_conflicts: u64,
+    /// `wgmma.mma_async` warp instructions executed (`sm__inst_executed_pipe_tensor_op_gmma`:
+    /// four per warpgroup).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gmma_instructions: u64,
     /// TMA and bulk copies (`cp.async.bulk[.tensor]`: `UTMALDG`, `UTMASTG`, `UBLKCP`) executed
     /// (warp instructions): no shared-pipe counter sees them, as on the H200.
     #[serde(skip_serializing_if = "is_zero")]

@@ -149,6 +149,14 @@ impl Report {
                 s.atom_instructions.to_string(),
             ]);
         }
+        if s.gmma_instructions > 0 {
+            t.add_row(vec![
+                "tensor cores".to_string(),
+                s.gmma_wavefronts.to_string(),
+                s.gmma_bank_conflicts.to_string(),
+                s.gmma_instructions.to_string(),
+            ]);
+        }
         if s.ldgsts_instructions > 0 {
             t.add_row(vec![
                 "async copies".to_string(),
@@ -173,6 +181,13 @@ impl Report {
                 s.ldgsts_sectors, s.ldgsts_hw_bank_conflicts
             );
         }
+        if s.gmma_instructions > 0 {
+            let _ = writeln!(
+                o,
+                "tensor cores (wgmma reading its shared operands, Nsight's op_gmma; not in the \
+                 total): one wavefront per core matrix of 8 rows of 16 bytes"
+            );
+        }
         if s.tma_instructions > 0 {
             let _ = writeln!(
                 o,
@@ -195,7 +210,8 @@ impl Report {
                 s.ideal_wavefronts,
                 self.cost_over_ideal()
             );
-        } else if s.ldgsts_instructions == 0 && s.tma_instructions == 0 {
+        } else if s.ldgsts_instructions == 0 && s.tma_instructions == 0 && s.gmma_instructions == 0
+        {
             let _ = writeln!(o, "no shared-memory accesses");
         }
         if let Some(c) = &self.constant {

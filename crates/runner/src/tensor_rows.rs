@@ -8,6 +8,8 @@
 //!   bank conflicts, the global sectors read, and the hardware
 //!   `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts`. They are not in the
 //!   `total` row (no `op_ld`/`op_st` counter sees them).
+//! * `wgmma`'s shared operands, read by the tensor cores, have `tensor cores` totals and a row:
+//!   Nsight's `l1tex__…_op_gmma` wavefronts and bank conflicts, in no `op_ld` total.
 //! * TMA and bulk copies and `mbarrier` operations have no row: no LSU shared counter sees
 //!   them on the H200 (`tensor_smem`); their counts go to the totals' `tma_*` and
 //!   `mbarrier_instructions`, which the report prints as such.
@@ -40,8 +42,19 @@ pub(crate) fn row(
         }
         _ => {}
     }
-    let ideal = ps.wavefronts.saturating_sub(ps.conflicts);
+    let mut ideal = ps.wavefronts.saturating_sub(ps.conflicts);
+    let (mut wavefronts, mut conflicts) = (ps.wavefronts, ps.conflicts);
     let (op, array, width, name) = match prog.code.get(pc)? {
+        Inst::Wgmma { op } => {
+            shared.gmma_wavefronts += ps.gmma_wavefronts;
+            shared.gmma_bank_conflicts += ps.gmma_conflicts;
+            shared.gmma_instructions += ps.executions;
+            (wavefronts, conflicts) = (ps.gmma_wavefronts, ps.gmma_conflicts);
+            ideal = wavefronts - conflicts;
+            let w = prog.wgmmas.get(*op as usize)?;
+            let name = format!("wgmma.m64n{}k{}", w.n, w.k());
+            (Op::Ld, u16::MAX, 16, name)
+        }
         Inst::Matrix(m) => {
             let t = if m.trans { ".trans" } else { "" };
             let (op, name) = if m.store {
@@ -84,10 +97,10 @@ pub(crate) fn row(
         width,
         executions: ps.executions,
         lanes: ps.lanes,
-        wavefronts: Some(ps.wavefronts),
-        bank_conflicts: Some(ps.conflicts),
+        wavefronts: Some(wavefronts),
+        bank_conflicts: Some(conflicts),
         ideal_wavefronts: Some(ideal),
-        conflict_degree: (ideal > 0).then(|| (ps.wavefronts as f64 / ideal as f64).round() as u64),
+        conflict_degree: (ideal > 0).then(|| (wavefronts as f64 / ideal as f64).round() as u64),
         atomic: None,
         instruction: Some(name),
         requests: None,

@@ -12,6 +12,9 @@
 //!
 //! Nsight counts them twice over: on the Source page as `..._op_ldsm` / `..._op_stsm`, and in
 //! the hardware `l1tex__…_op_ld` / `_op_st` counters, added to the `LDS` / `STS` traffic.
+//!
+//! [`core_matrices_cost`] prices the tensor cores' reads of `wgmma`'s shared operands
+//! (Nsight's `..._op_gmma`) by the same rule: one phase per core matrix of 8 rows of 16 bytes.
 
 use crate::*;
 use std::fmt;
@@ -114,6 +117,29 @@ pub fn matrix_cost_counting(
     matrix_cost_into(geom, m, rows, mask, counts)
 }
 
+/// The tensor cores' reads of a `wgmma` operand in shared memory (`HGMMA`/`QGMMA`/`IGMMA`;
+/// Nsight's `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma`): `rows` holds its core
+/// matrices, 8 row addresses of 16 bytes each, priced as `ldmatrix` prices a matrix (one
+/// phase each). Measured on 12 layouts (`calibration/probes/wgmma`, RESULT.md): 16 wavefronts
+/// for the 64 x 32 bytes of A, 16 for B's 64 x 32, none of them conflicts.
+pub fn core_matrices_cost(geom: &Geometry, rows: &[u32]) -> Result<Cost, MatrixError> {
+    let one = Matrix {
+        store: false,
+        n: 1,
+        trans: false,
+    };
+    let mut total = Cost::default();
+    for m in rows.chunks(8) {
+        let mut r = [0u32; WARP];
+        r[..m.len()].copy_from_slice(m);
+        let c = matrix_cost_into(geom, one, &r, 0xff, &mut ())?;
+        total.wavefronts += c.wavefronts;
+        total.conflicts += c.conflicts;
+        total.phases += c.phases;
+    }
+    Ok(total)
+}
+
 fn matrix_cost_into<S: Sink + ?Sized>(
     geom: &Geometry,
     m: Matrix,
@@ -177,4 +203,23 @@ fn matrix_cost_into<S: Sink + ?Sized>(
         conflicts: wavefronts - m.n,
         phases: m.n,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A core matrix of 8 contiguous rows is one wavefront wherever it starts; 8 rows 128 bytes
+    /// apart are one bank's 8 words each: 8 wavefronts, 7 conflicts.
+    #[test]
+    fn core_matrices_cost_one_phase_each() {
+        let g = Geometry::H200;
+        let rows: Vec<u32> = (0..8)
+            .map(|r| 16 + 16 * r)
+            .chain((0..8).map(|r| 128 * r))
+            .collect();
+        let c = core_matrices_cost(&g, &rows).unwrap();
+        assert_eq!((c.wavefronts, c.conflicts, c.phases), (9, 7, 2));
+        assert!(core_matrices_cost(&g, &[8; 8]).is_err());
+    }
 }

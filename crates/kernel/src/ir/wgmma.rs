@@ -80,10 +80,8 @@ impl WgmmaOp {
             _ => false,
         };
         // The integer shapes skip some N above 32 (the PTX ISA's list: 8, 16, 24, 32, then
-        // multiples of 16 to 224).
-        let n_ok = n % 8 == 0
-            && (8..=256).contains(&n)
-            && (!int8(a) || n <= 32 || (n % 16 == 0 && n <= 224));
+        // multiples of 16 to 256).
+        let n_ok = n % 8 == 0 && (8..=256).contains(&n) && (!int8(a) || n <= 32 || n % 16 == 0);
         if !ok || !n_ok {
             return Err(format!(
                 "`{}` is not a form of wgmma.mma_async (sm_90a: f16 and e4m3/e5m2 into f16 or \
