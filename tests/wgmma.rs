@@ -33,6 +33,11 @@ fn wgmma_gemm_verifies_unswizzled_and_with_the_128_byte_swizzle() {
         // Unswizzled core matrices put a warp's 8 chunks of one row 128 bytes apart: 8-way.
         let c = sh["st_bank_conflicts"].as_u64().unwrap();
         assert_eq!(c > 0, conflicts, "{file}: {c} store conflicts");
+        // The tensor cores' reads (op_gmma): 4 blocks x 8 k-steps x 32 core matrices (A's and
+        // B's 64 x 32 bytes), conflict-free in both layouts, as measured on the forms.
+        assert_eq!(sh["gmma_wavefronts"], 4 * 8 * 32, "{file}");
+        assert_eq!(sh["gmma_bank_conflicts"].as_u64().unwrap_or(0), 0, "{file}");
+        assert_eq!(sh["gmma_instructions"], 4 * 8 * 4, "{file}");
         assert!(
             j["timing"]["elapsed_cycles"].as_f64().unwrap() > 0.0,
             "{file}"
