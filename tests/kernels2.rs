@@ -76,11 +76,7 @@ pub(crate) fn final_bytes(program: &str, name: &str) -> Vec<u8> {
     for (k, b) in prog.buffers.iter().enumerate() {
         warpsim_exec::fill_global(b.elem, b.init, &global.buffers[k]);
     }
-    let cfg = Config {
-        geometry: warpsim_smem::Geometry::H200,
-        max_steps: Config::DEFAULT_MAX_STEPS,
-        racecheck: false,
-    };
+    let cfg = Config::default();
     let v = Validated::new(&prog, &cfg, &global).unwrap();
     let mut stats = Stats::new(&prog, &cfg.geometry);
     let [gx, gy, gz] = prog.grid;

@@ -18,11 +18,7 @@ pub(crate) fn run_filled(program: &str, inputs: &[(&str, Vec<u32>)]) -> Vec<(Str
         let k = prog.buffers.iter().position(|b| b.name == *name).unwrap();
         global.write(k, words);
     }
-    let cfg = Config {
-        geometry: warpsim_smem::Geometry::H200,
-        max_steps: Config::DEFAULT_MAX_STEPS,
-        racecheck: false,
-    };
+    let cfg = Config::default();
     let v = Validated::new(&prog, &cfg, &global).unwrap();
     let mut stats = Stats::new(&prog, &cfg.geometry);
     let [gx, gy, gz] = prog.grid;

@@ -47,11 +47,7 @@ fn a_parked_wait_is_counted_once_per_try() {
     let prog =
         warpsim_lang::load_file(path.to_str().unwrap(), &warpsim_lang::Options::default()).unwrap();
     let global = Global::new(&prog);
-    let cfg = Config {
-        geometry: warpsim_smem::Geometry::H200,
-        max_steps: Config::DEFAULT_MAX_STEPS,
-        racecheck: false,
-    };
+    let cfg = Config::default();
     let v = Validated::new(&prog, &cfg, &global).unwrap();
     let mut stats = Stats::new(&prog, &cfg.geometry);
     v.run_block([0, 0, 0], &mut stats).unwrap();

@@ -238,27 +238,29 @@ pub fn advise(args: AdviseArgs) -> miette::Result<()> {
         ..RunOptions::default()
     };
     // A `cuda:`/`ptx:` kernel computes its shared addresses in the PTX (its positions point
-    // into the .cu or .ptx, not the launch file): no layout of ours changes them.
+    // into the .cu or .ptx, not the launch file): its accesses are priced in other layouts
+    // instead of rewriting its code.
     let prog = warpsim_lang::load_str(p, &src, &base)?;
-    if prog.path != *p {
-        return Err(Diag::file(
-            Phase::Check,
-            p,
-            format!(
-                "advise cannot relayout the shared arrays of a `cuda:` or `ptx:` kernel: their \
-                 addresses are computed in the kernel's code ({})",
-                prog.path
-            ),
-            Some(
-                "name the padding or swizzle in the source as a define listed in `macros` and \
-                 compare its values with `warpsim sweep FILE -D NAME=0..2`"
-                    .into(),
-            ),
-        )
-        .into());
-    }
     let bar = Progress::new(&format!("layouts of {p}"), 0, "layouts");
-    let advice = experiment::advise(p, &src, &base, &run_opts, args.max_pad, &bar)?;
+    let advice = if prog.path != *p {
+        if args.max_pad.is_some() {
+            return Err(Diag::file(
+                Phase::Check,
+                p,
+                format!(
+                    "--max-pad counts elements of a RON program's rows; the shared arrays of \
+                     this `cuda:`/`ptx:` kernel ({}) have bytes, whose paddings (4 to 16 bytes) \
+                     and swizzles advise tries all of",
+                    prog.path
+                ),
+                Some("leave --max-pad out".into()),
+            )
+            .into());
+        }
+        experiment::advise_code(&prog, &run_opts, &bar)?
+    } else {
+        experiment::advise(p, &src, &base, &run_opts, args.max_pad, &bar)?
+    };
     drop(bar);
     print(&match args.output.format {
         Format::Json => experiment::advice_json(&advice) + "\n",

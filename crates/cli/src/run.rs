@@ -111,6 +111,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         racecheck: args.racecheck,
         progress: true,
         timing,
+        relayout: None,
     };
     let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
     if let (Some(path), Some(t)) = (&args.timeline, &report.timing) {

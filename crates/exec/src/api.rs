@@ -17,6 +17,9 @@ pub struct Config {
     /// Look for shared-memory races between warps (`race`); they are added to
     /// [`Stats::races`]. Off by default: without it, nothing is tracked.
     pub racecheck: bool,
+    /// Price the accesses of one region of shared memory as if it had another layout (the
+    /// advisor's "what if" on CUDA and PTX kernels); the data stays where the kernel puts it.
+    pub relayout: Option<warpsim_smem::Relayout>,
 }
 
 impl Config {
@@ -30,6 +33,7 @@ impl Default for Config {
             geometry: Geometry::H200,
             max_steps: Config::DEFAULT_MAX_STEPS,
             racecheck: false,
+            relayout: None,
         }
     }
 }

@@ -105,8 +105,10 @@ fn shared<const V3: bool>(
         }
     }
     let op = if store { Op::St } else { Op::Ld };
+    let moved = super::memory::relayout(cx, at.pc, &addrs, at.active, width)?;
+    let priced = moved.as_ref().unwrap_or(&addrs);
     let counts = &mut cx.pc_bank[cx.bank_row[at.pc]];
-    let cost = warpsim_smem::cost_into(&cx.cfg.geometry, op, width, &addrs, at.active, counts)
+    let cost = warpsim_smem::cost_into(&cx.cfg.geometry, op, width, priced, at.active, counts)
         .map_err(|e| {
             cx.fault(
                 at.pc,

@@ -112,12 +112,14 @@ fn shared_access<const V3: bool>(
     };
 
     let op = if store { Op::St } else { Op::Ld };
+    let moved = relayout(cx, pc, &addrs, active, width)?;
+    let priced = moved.as_ref().unwrap_or(&addrs);
     let counts = &mut cx.pc_bank[cx.bank_row[pc]];
     let geom = &cx.cfg.geometry;
     let cost = if uniform {
-        warpsim_smem::cost_uniform_into(geom, op, width, addrs[0], active, counts)
+        warpsim_smem::cost_uniform_into(geom, op, width, priced[0], active, counts)
     } else {
-        warpsim_smem::cost_into(geom, op, width, &addrs, active, counts)
+        warpsim_smem::cost_into(geom, op, width, priced, active, counts)
     }
     .map_err(|e| {
         cx.fault(
@@ -571,4 +573,39 @@ fn global_access(
         }
     }
     Ok(())
+}
+
+/// The lanes' shared addresses `addrs` as [`Config::relayout`](crate::Config::relayout) moves
+/// them for pricing (None without one); an access of `width` bytes the layout would split is a
+/// fault (the advisor counts that layout as one the kernel cannot use).
+#[inline(always)]
+pub(super) fn relayout(
+    cx: &Ctx,
+    pc: usize,
+    addrs: &Lanes,
+    active: u32,
+    width: u32,
+) -> Result<Option<Lanes>, Fault> {
+    let Some(rl) = &cx.cfg.relayout else {
+        return Ok(None);
+    };
+    let mut out = *addrs;
+    let mut lanes = active;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let a = addrs[l];
+        if (rl.start..rl.end).contains(&a) && !rl.keeps(width) {
+            return Err(cx.fault(
+                pc,
+                FaultKind::Unpriceable(format!(
+                    "the layout {} would split this {width}-byte access",
+                    rl.name()
+                )),
+                None,
+            ));
+        }
+        out[l] = rl.map(a);
+    }
+    Ok(Some(out))
 }

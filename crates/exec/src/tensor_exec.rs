@@ -68,9 +68,11 @@ pub(super) fn matrix(
     };
     let rows: Lanes = r[op.addr.0 as usize];
     let used = shape.used_mask();
+    let moved = super::memory::relayout(cx, at.pc, &rows, used & at.active, 16)?;
+    let priced = moved.as_ref().unwrap_or(&rows);
     let counts = &mut cx.pc_bank[cx.bank_row[at.pc]];
     let cost =
-        warpsim_smem::matrix_cost_counting(&cx.cfg.geometry, shape, &rows, at.active, counts)
+        warpsim_smem::matrix_cost_counting(&cx.cfg.geometry, shape, priced, at.active, counts)
             .map_err(|e| match e {
                 MatrixError::Misaligned { lane, addr } => cx.lane_fault(
                     at.pc,
@@ -285,8 +287,9 @@ pub(super) fn cp_async(
         width,
         zfill: op.size.is_some(),
     };
+    let moved = super::memory::relayout(cx, at.pc, &dst, at.active, width)?;
     let lanes = CopyLanes {
-        dst: &dst,
+        dst: moved.as_ref().unwrap_or(&dst),
         src: &ptr,
         size: &size,
         mask: at.active,

@@ -215,6 +215,16 @@ pub(super) fn wgmma(
     if wq == 0 {
         core_rows(&b_desc, op.trans_b, eb, 0..n as u32, &mut rows);
     }
+    if let Some(rl) = &cx.cfg.relayout {
+        if rows.iter().any(|a| (rl.start..rl.end).contains(a)) && !rl.keeps(16) {
+            let why = format!(
+                "the layout {} would split a core matrix's 16-byte row",
+                rl.name()
+            );
+            return Err(cx.fault(at.pc, FaultKind::Unpriceable(why), None));
+        }
+        rows.iter_mut().for_each(|a| *a = rl.map(*a));
+    }
     let cost = warpsim_smem::core_matrices_cost(&cx.cfg.geometry, &rows)
         .map_err(|e| cx.fault(at.pc, FaultKind::Unpriceable(e.to_string()), None))?;
     ps.gmma_wavefronts += cost.wavefronts as u64;

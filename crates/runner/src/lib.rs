@@ -86,6 +86,9 @@ pub struct RunOptions {
     /// of what the buffers leave for the blocks being recorded and half for those being
     /// replayed; a run that needs more stops with an error.
     pub max_memory: u64,
+    /// Price one region of shared memory as if it had another layout (`advise` on CUDA and
+    /// PTX kernels; the results are the kernel's own).
+    pub relayout: Option<warpsim_smem::Relayout>,
 }
 
 impl Default for RunOptions {
@@ -98,6 +101,7 @@ impl Default for RunOptions {
             progress: false,
             timing: Some(TimingOptions::default()),
             max_memory: 4 << 30,
+            relayout: None,
         }
     }
 }
@@ -187,6 +191,7 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
         geometry: geom,
         max_steps: opts.max_steps,
         racecheck: opts.racecheck,
+        relayout: opts.relayout,
     };
 
     // Initial contents.

@@ -18,6 +18,8 @@
 //! * [`matrix_cost`]: `ldmatrix`/`stmatrix` (`LDSM`/`STSM`), one phase per 8x8 matrix (module
 //!   `matrix`); [`async_copy_cost`]: `cp.async` (`LDGSTS`), whose price depends on the global
 //!   source too, with every counter Nsight shows for it (module `async_copy`).
+//! * [`Relayout`]: another layout of one region (a swizzle, a padding) that addresses move
+//!   through before they are priced, for the advisor's "what if" on code it cannot rewrite.
 //!
 //! Accesses of 1 and 2 bytes follow the same rule as 4 bytes (one phase for the warp; lanes
 //! reading or writing different bytes of one word share it), measured like the rest.
@@ -54,6 +56,7 @@ mod counts;
 mod geometry;
 mod matrix;
 mod price;
+mod relayout;
 mod slow;
 
 pub use analysis::*;
@@ -69,6 +72,7 @@ pub use counts::*;
 pub use geometry::*;
 pub use matrix::*;
 pub use price::*;
+pub use relayout::{Relayout, RelayoutKind};
 pub(crate) use slow::*;
 
 #[cfg(test)]
