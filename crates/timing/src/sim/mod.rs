@@ -494,8 +494,6 @@ struct Cx<'a> {
     dec: Vec<Dec>,
     /// Source registers of all pcs, one by one.
     srcs: Vec<u32>,
-    /// Per pc, its registers as bit sets (for the look-ahead).
-    masks: Vec<pick::Masks>,
     /// Scoreboard entries per warp ([`LaunchShape::nregs`]).
     nregs: usize,
     ideal: bool,
@@ -669,13 +667,11 @@ impl<'a> Sim<'a> {
             .collect();
         let bar_cost = (gpu.barrier.base + gpu.barrier.per_warp * nwarps as f64).round() as u64;
         let (dec, srcs) = decode(code);
-        let masks = pick::masks(&dec, &srcs);
         Ok(Sim {
             cx: Cx {
                 gpu,
                 dec,
                 srcs,
-                masks,
                 nregs: launch.nregs,
                 ideal,
                 book: true,

@@ -70,7 +70,7 @@ pub(super) fn next_inst(
 ) {
     let window = cx.gpu.compiler.hoist_window;
     choose(
-        &cx.dec, &cx.srcs, &cx.masks, window, w, regs, ready_at, min_next, min_reason,
+        &cx.dec, &cx.srcs, window, w, regs, ready_at, min_next, min_reason,
     );
     w.nx = (min_next, min_reason, *ready_at);
 }
@@ -80,7 +80,6 @@ pub(super) fn next_inst(
 fn choose(
     dec: &[Dec],
     srcs: &[u32],
-    masks: &[Masks],
     window: u32,
     w: &mut Warp,
     regs: &[u64],
@@ -121,27 +120,25 @@ fn choose(
     {
         return;
     }
-    // Registers written and read by the instructions passed over, as bit sets (registers
-    // below 256).
-    let mut written = [0u64; 4];
-    let mut read = [0u64; 4];
+    // The instructions passed over (their pcs), whose registers a candidate is checked
+    // against (the window is at most 64: `Compiler::hoist_window`).
+    let mut passed = [0u32; 64];
+    let mut np = 0;
     let mut shared_store = false;
     let mut global_store = false;
     let evs = &w.trace.warps[w.wi as usize].ev;
     let base = w.cur as usize;
     let mut prev = ev.pc as usize;
-    for i in 1..window {
+    for i in 1..window.min(64) {
         if w.ahead & (1 << i) != 0 {
             continue;
         }
-        let Some(pm) = masks.get(prev) else {
+        let Some(pd) = dec.get(prev) else {
             return;
         };
-        for k in 0..4 {
-            written[k] |= pm.dst[k];
-            read[k] |= pm.src[k];
-        }
-        match pm.class {
+        passed[np] = prev as u32;
+        np += 1;
+        match pd.class {
             Class::SharedSt => shared_store = true,
             Class::GlobalSt => global_store = true,
             _ => {}
@@ -149,7 +146,7 @@ fn choose(
         let Some(&e) = evs.get(base + i as usize) else {
             return;
         };
-        let Some(c) = masks.get(e.pc as usize) else {
+        let Some(c) = dec.get(e.pc as usize) else {
             return;
         };
         match c.class {
@@ -168,19 +165,22 @@ fn choose(
             }
             _ => {}
         }
-        let blocked = c.far || (0..4).any(|k| written[k] & c.src[k] != 0);
+        let passed = &passed[..np];
+        let c_srcs = &srcs[c.from as usize..(c.from + c.n) as usize];
+        let blocked = passed
+            .iter()
+            .any(|&p| c_srcs.iter().any(|&k| writes(&dec[p as usize], k)));
         if !blocked {
-            let (r2, why2) = deps(
-                w,
-                regs,
-                &dec[e.pc as usize],
-                srcs,
-                w.cur + i,
-                min_next,
-                min_reason,
-            );
+            let (r2, why2) = deps(w, regs, c, srcs, w.cur + i, min_next, min_reason);
             if r2 < ready {
-                w.renamed = (0..4).any(|k| (written[k] | read[k]) & c.dst[k] != 0);
+                // It writes a register an instruction passed over reads or writes.
+                w.renamed = c.dst.1 > 0
+                    && passed.iter().any(|&p| {
+                        let pd = &dec[p as usize];
+                        let p_srcs = &srcs[pd.from as usize..(pd.from + pd.n) as usize];
+                        (c.dst.0..c.dst.0 + c.dst.1 as u16)
+                            .any(|k| writes(pd, k as u32) || p_srcs.contains(&(k as u32)))
+                    });
                 w.pick = i;
                 w.pc = e.pc;
                 w.next = e;
@@ -192,41 +192,9 @@ fn choose(
     }
 }
 
-/// An instruction's registers as bit sets (registers below 256), for the look-ahead walk.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Masks {
-    class: Class,
-    /// Registers it writes.
-    dst: [u64; 4],
-    /// Registers it reads.
-    src: [u64; 4],
-    /// It reads or writes a register from 256 on (never hoisted).
-    far: bool,
-}
-
-/// Each pc's [`Masks`].
-pub(super) fn masks(dec: &[Dec], srcs: &[u32]) -> Vec<Masks> {
-    dec.iter()
-        .map(|d| {
-            let mut m = Masks {
-                class: d.class,
-                dst: [0; 4],
-                src: [0; 4],
-                far: false,
-            };
-            let (r, n) = d.dst;
-            m.far = r as usize + n as usize > 256;
-            for k in r as usize..(r as usize + n as usize).min(256) {
-                m.dst[k / 64] |= 1 << (k % 64);
-            }
-            for &k in &srcs[d.from as usize..(d.from + d.n) as usize] {
-                if k >= 256 {
-                    m.far = true;
-                } else {
-                    m.src[k as usize / 64] |= 1 << (k % 64);
-                }
-            }
-            m
-        })
-        .collect()
+/// Whether `d` writes register `k`.
+#[inline]
+fn writes(d: &Dec, k: u32) -> bool {
+    let (r, n) = (d.dst.0 as u32, d.dst.1 as u32);
+    k >= r && k < r + n
 }
