@@ -840,30 +840,8 @@ fn local_loads_are_l1_hits_global_ones_go_to_dram() {
 #[test]
 fn a_hoisted_load_does_not_hold_the_reader_it_passed() {
     let g = bare();
-    let code = vec![
-        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
-        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
-        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
-        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
-        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
-        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
-        StaticInst::new(Class::Exit, None, &[]),
-    ];
-    let ev = vec![
-        ev(0, 0, 0),
-        ev(1, 1, 1),
-        ev(2, 1, 1),
-        ev(3, 0, 0),
-        // The second load's sector follows the first's in the trace.
-        Ev {
-            s: 1,
-            ..ev(4, 1, 1)
-        },
-        ev(5, 1, 1),
-        ev(6, 0, 0),
-    ];
-    let sectors = vec![0, 1 << 48];
-    let t = run_code(&g, &code, vec![block(vec![WarpTrace { ev, sectors }])], 32);
+    // (The second load's sector follows the first's in the trace.)
+    let t = run_code(&g, &hoist::two_loads(0), hoist::two_loads_trace(), 32);
     let dram = g.global.dram as u64;
     assert!(
         t.elapsed_cycles > dram && t.elapsed_cycles < dram + 100,

@@ -10,33 +10,7 @@ use super::*;
 /// hoisted and both are in flight together (one DRAM latency in all).
 #[test]
 fn the_hoisting_window_comes_from_the_gpu_description() {
-    let code = vec![
-        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
-        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
-        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
-        StaticInst::new(Class::Int, Some((1, 1)), &[(0, 1)]),
-        StaticInst::new(Class::GlobalLd, Some((2, 1)), &[(1, 1)]),
-        StaticInst::new(Class::SharedSt, None, &[(3, 1), (2, 1)]),
-        StaticInst::new(Class::Exit, None, &[]),
-    ];
-    let trace = || {
-        let ev = vec![
-            ev(0, 0, 0),
-            ev(1, 1, 1),
-            ev(2, 1, 1),
-            ev(3, 0, 0),
-            Ev {
-                s: 1,
-                ..ev(4, 1, 1)
-            },
-            ev(5, 1, 1),
-            ev(6, 0, 0),
-        ];
-        vec![block(vec![WarpTrace {
-            ev,
-            sectors: vec![0, 1 << 48],
-        }])]
-    };
+    let (code, trace) = (two_loads(0), two_loads_trace);
     let mut g = bare();
     assert_eq!(g.compiler.hoist_window, 24);
     let dram = g.global.dram as u64;
@@ -54,35 +28,7 @@ fn the_hoisting_window_comes_from_the_gpu_description() {
 /// hoisted: such kernels issued their independent loads one after another.)
 #[test]
 fn hoisting_does_not_depend_on_register_numbers() {
-    let code = |o: u16| {
-        vec![
-            StaticInst::new(Class::Int, Some((o + 1, 1)), &[(o, 1)]),
-            StaticInst::new(Class::GlobalLd, Some((o + 2, 1)), &[(o + 1, 1)]),
-            StaticInst::new(Class::SharedSt, None, &[(o + 3, 1), (o + 2, 1)]),
-            StaticInst::new(Class::Int, Some((o + 1, 1)), &[(o, 1)]),
-            StaticInst::new(Class::GlobalLd, Some((o + 2, 1)), &[(o + 1, 1)]),
-            StaticInst::new(Class::SharedSt, None, &[(o + 3, 1), (o + 2, 1)]),
-            StaticInst::new(Class::Exit, None, &[]),
-        ]
-    };
-    let trace = || {
-        let ev = vec![
-            ev(0, 0, 0),
-            ev(1, 1, 1),
-            ev(2, 1, 1),
-            ev(3, 0, 0),
-            Ev {
-                s: 1,
-                ..ev(4, 1, 1)
-            },
-            ev(5, 1, 1),
-            ev(6, 0, 0),
-        ];
-        vec![block(vec![WarpTrace {
-            ev,
-            sectors: vec![0, 1 << 48],
-        }])]
-    };
+    let trace = two_loads_trace;
     let g = bare();
     let run = |code: &[StaticInst]| {
         let launch = LaunchShape {
@@ -99,7 +45,40 @@ fn hoisting_does_not_depend_on_register_numbers() {
         }
         m.finish().elapsed_cycles
     };
-    let (low, high) = (run(&code(0)), run(&code(1000)));
+    let (low, high) = (run(&two_loads(0)), run(&two_loads(1000)));
     assert_eq!(low, high);
     assert!(low < g.global.dram as u64 + 100, "{low}");
+}
+
+/// Two global loads through the same registers (from `o` on), each stored to shared memory.
+pub(super) fn two_loads(o: u16) -> Vec<StaticInst> {
+    vec![
+        StaticInst::new(Class::Int, Some((o + 1, 1)), &[(o, 1)]),
+        StaticInst::new(Class::GlobalLd, Some((o + 2, 1)), &[(o + 1, 1)]),
+        StaticInst::new(Class::SharedSt, None, &[(o + 3, 1), (o + 2, 1)]),
+        StaticInst::new(Class::Int, Some((o + 1, 1)), &[(o, 1)]),
+        StaticInst::new(Class::GlobalLd, Some((o + 2, 1)), &[(o + 1, 1)]),
+        StaticInst::new(Class::SharedSt, None, &[(o + 3, 1), (o + 2, 1)]),
+        StaticInst::new(Class::Exit, None, &[]),
+    ]
+}
+
+/// [`two_loads`]' trace: one warp, the second load's lanes on another sector.
+pub(super) fn two_loads_trace() -> Vec<BlockTrace> {
+    let ev = vec![
+        ev(0, 0, 0),
+        ev(1, 1, 1),
+        ev(2, 1, 1),
+        ev(3, 0, 0),
+        Ev {
+            s: 1,
+            ..ev(4, 1, 1)
+        },
+        ev(5, 1, 1),
+        ev(6, 0, 0),
+    ];
+    vec![block(vec![WarpTrace {
+        ev,
+        sectors: vec![0, 1 << 48],
+    }])]
 }
