@@ -384,7 +384,8 @@ fn cuda_classic_kernels_compile_to_the_checked_in_ptx() {
 /// the same path): the transpose's tile priced in other byte layouts finds the XOR swizzle of
 /// 4-byte chunks and the one-word padding, and the kernel written with that swizzle
 /// (`transpose<1,..>` of kernels.cu) has the conflicts the advice predicted: none. The results
-/// are the kernel's own in every layout (none failed verification). `--max-pad` is refused.
+/// are the kernel's own in every layout (none failed verification); `run --relayout` shows one
+/// layout in full. `--max-pad` is refused.
 #[test]
 fn advise_prices_a_kernels_arrays_in_other_layouts() {
     let dir = cache("advise");
@@ -428,6 +429,40 @@ fn advise_prices_a_kernels_arrays_in_other_layouts() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["shared"]["ld_bank_conflicts"], 0);
     assert_eq!(j["shared"]["st_bank_conflicts"], 0);
+    // `run --relayout` shows one advised layout in full: none of the conflicts, results the
+    // kernel's own; an array the program lacks is refused, naming the ones it has.
+    let out = ws(
+        &dir,
+        &[
+            "run",
+            "programs/cuda/transpose_n1024_tile32x32.ron",
+            "-D",
+            "N=256",
+            "--relayout",
+            "tile=Swizzle<5,2,5>",
+            "--format",
+            "json",
+        ],
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["relayout"], "tile=Swizzle<5,2,5>");
+    assert_eq!(j["verified"], true);
+    assert_eq!(j["shared"]["ld_bank_conflicts"], 0);
+    let out = ws(
+        &dir,
+        &[
+            "run",
+            "programs/cuda/transpose_n1024_tile32x32.ron",
+            "--relayout",
+            "tiles=pad 4 bytes every 128",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no shared array `tiles`") && err.contains("`tile`"),
+        "{err}"
+    );
     let out = ws(
         &dir,
         &[

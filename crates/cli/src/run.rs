@@ -54,6 +54,46 @@ pub struct RunArgs {
     /// WAW, as compute-sanitizer's racecheck); exit code 1 if there are any.
     #[arg(long)]
     racecheck: bool,
+    /// Price one shared array's accesses as if its bytes had another layout, as `advise` names
+    /// them: `ARRAY=Swizzle<B,M,S>` or `ARRAY=pad P bytes every R` (the data stays where the
+    /// kernel puts it: results are the kernel's own, costs and time are the layout's).
+    #[arg(long, value_name = "ARRAY=LAYOUT")]
+    relayout: Option<String>,
+}
+
+/// `--relayout ARRAY=LAYOUT` of `prog`.
+fn relayout(prog: &warpsim_kernel::Program, arg: &str) -> miette::Result<warpsim_smem::Relayout> {
+    let names = || {
+        prog.shared
+            .iter()
+            .map(|a| format!("`{}`", a.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some((name, layout)) = arg.split_once('=') else {
+        return Err(miette::miette!(
+            help = "write --relayout 'ARRAY=Swizzle<3,4,3>' or --relayout 'ARRAY=pad 4 bytes every 128'",
+            "--relayout `{arg}` names no array"
+        ));
+    };
+    let Some(a) = prog.shared.iter().find(|a| a.name == name.trim()) else {
+        return Err(miette::miette!(
+            help = format!("the program's shared arrays: {}", names()),
+            "--relayout: the program has no shared array `{}`",
+            name.trim()
+        ));
+    };
+    let kind = warpsim_smem::RelayoutKind::parse(layout).map_err(|e| {
+        miette::miette!(
+            help = "as `warpsim advise` names layouts",
+            "--relayout: {e}"
+        )
+    })?;
+    Ok(warpsim_smem::Relayout {
+        start: a.base,
+        end: a.base + a.bytes,
+        kind,
+    })
 }
 
 /// `warpsim check`.
@@ -111,7 +151,11 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         racecheck: args.racecheck,
         progress: true,
         timing,
-        relayout: None,
+        relayout: args
+            .relayout
+            .as_deref()
+            .map(|r| relayout(&prog, r))
+            .transpose()?,
     };
     let report = warpsim_runner::run(&prog, &opts).map_err(miette::Report::new)?;
     if let (Some(path), Some(t)) = (&args.timeline, &report.timing) {

@@ -335,6 +335,17 @@ fn run_io(prog: &Program, opts: &RunOptions, io: Option<&mut [Vec<u32>]>) -> Res
         },
         timing,
     );
+    report.relayout = opts.relayout.map(|r| {
+        let name = prog
+            .shared
+            .iter()
+            .find(|a| a.base == r.start && a.bytes == r.end - r.start);
+        let name = name.map_or_else(
+            || format!("bytes {}-{}", r.start, r.end - 1),
+            |a| a.name.clone(),
+        );
+        format!("{name}={}", r.name())
+    });
     if opts.racecheck {
         report.races = Some(race::reports(prog, &stats.races));
     }

@@ -410,6 +410,10 @@ pub struct Report {
     /// `as-written` (`--no-merge`); absent for RON kernels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_stream: Option<&'static str>,
+    /// `--relayout`: the shared array priced in another layout, and the layout
+    /// (`tile=Swizzle<5,2,5>`); absent when every array is priced where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relayout: Option<String>,
     /// Every define with the value in force, in declaration order.
     pub defines: Defines,
     /// Grid, block and shared memory per block.
@@ -616,6 +620,7 @@ pub(crate) fn build(
         kernel: prog.name.clone(),
         file: prog.path.clone(),
         shared_stream: prog.shared_stream,
+        relayout: None,
         defines: Defines(prog.defines.clone()),
         launch: LaunchReport {
             grid: prog.grid,

@@ -111,6 +111,13 @@ impl Report {
             "geometry  {} banks {times} {} B",
             self.geometry.banks, self.geometry.bank_bytes
         );
+        if let Some(r) = &self.relayout {
+            let _ = writeln!(
+                o,
+                "relayout  {r}: its accesses priced in that layout (the data is where the \
+                 kernel puts it)"
+            );
+        }
         if let Some(s) = self.shared_stream {
             let what = match s {
                 "as-written" => "shared accesses as the PTX writes them (--no-merge)",

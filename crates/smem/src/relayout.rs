@@ -38,6 +38,51 @@ pub enum RelayoutKind {
     },
 }
 
+impl RelayoutKind {
+    /// A layout as [`Relayout::name`] writes it: `Swizzle<B,M,S>` (`B` 1 to 5, `M` 0 to 10,
+    /// `S` at least `B`) or `pad P bytes every R` (`R` a power of two from 4 to 2^20, `P` a
+    /// positive multiple of 4 below 2^16).
+    pub fn parse(s: &str) -> Result<RelayoutKind, String> {
+        let s = s.trim();
+        let nums =
+            |t: &str| -> Option<Vec<u32>> { t.split(',').map(|x| x.trim().parse().ok()).collect() };
+        if let Some(inner) = s.strip_prefix("Swizzle<").and_then(|t| t.strip_suffix('>')) {
+            return match nums(inner).as_deref() {
+                Some(&[bits, base, shift])
+                    if (1..=5).contains(&bits) && base <= 10 && shift >= bits && shift <= 16 =>
+                {
+                    Ok(RelayoutKind::Xor { bits, base, shift })
+                }
+                _ => Err(format!(
+                    "`{s}` is not a swizzle warpsim can try: Swizzle<B,M,S> with B 1 to 5, M 0 \
+                     to 10 and S from B to 16"
+                )),
+            };
+        }
+        let words: Vec<&str> = s.split_whitespace().collect();
+        if let ["pad", p, "bytes", "every", r] = words[..] {
+            if let (Ok(pad), Ok(row)) = (p.parse::<u32>(), r.parse::<u32>()) {
+                if row.is_power_of_two()
+                    && (4..=1 << 20).contains(&row)
+                    && pad % 4 == 0
+                    && pad > 0
+                    && pad < 1 << 16
+                {
+                    return Ok(RelayoutKind::Pad { row, pad });
+                }
+            }
+            return Err(format!(
+                "`{s}`: the row must be a power of two from 4 to 1048576 bytes and the padding a \
+                 positive multiple of 4 below 65536"
+            ));
+        }
+        Err(format!(
+            "`{s}` is not a layout: write `Swizzle<B,M,S>` or `pad P bytes every R`, as `warpsim \
+             advise` names them"
+        ))
+    }
+}
+
 impl Relayout {
     /// Where `addr` lies in the new layout (addresses outside the region stay).
     #[inline]
@@ -128,5 +173,19 @@ mod tests {
         assert_eq!(p.map(130), 134);
         assert!(p.keeps(4) && !p.keeps(8));
         assert_eq!(p.bytes(), 4096 + 31 * 4);
+        // Names read back.
+        for k in [x.kind, p.kind] {
+            let r = Relayout { kind: k, ..x };
+            assert_eq!(RelayoutKind::parse(&r.name()), Ok(k));
+        }
+        for bad in [
+            "Swizzle<0,4,3>",
+            "Swizzle<3,4,2>",
+            "pad 3 bytes every 128",
+            "pad 4 bytes every 100",
+            "xor",
+        ] {
+            assert!(RelayoutKind::parse(bad).is_err(), "{bad}");
+        }
     }
 }
