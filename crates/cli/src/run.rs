@@ -64,11 +64,16 @@ pub struct RunArgs {
 /// `--relayout ARRAY=LAYOUT` of `prog`.
 fn relayout(prog: &warpsim_kernel::Program, arg: &str) -> miette::Result<warpsim_smem::Relayout> {
     let names = || {
-        prog.shared
+        let v: Vec<String> = prog
+            .shared
             .iter()
             .map(|a| format!("`{}`", a.name))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
     };
     let Some((name, layout)) = arg.split_once('=') else {
         return Err(miette::miette!(
