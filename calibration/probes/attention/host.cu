@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include "../../../programs/cuda/tensor/flash_attn.cu"
@@ -26,7 +27,7 @@ static float draw(uint64_t seed, uint64_t i) {
 
 int main(int argc, char** argv) {
     const bool once = argc > 1 && !strcmp(argv[1], "once");
-    const int N = 8192;
+    const int N = argc > 2 ? atoi(argv[2]) : 8192;  // run_sizes.sh: `host run N`, `host once N`
     std::vector<__half> h[3];
     std::vector<float> f[3];
     __half* d[3];
