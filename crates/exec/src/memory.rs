@@ -576,8 +576,7 @@ fn global_access(
 }
 
 /// The lanes' shared addresses `addrs` as [`Config::relayout`](crate::Config::relayout) moves
-/// them for pricing (None without one); an access of `width` bytes the layout would split is a
-/// fault (the advisor counts that layout as one the kernel cannot use).
+/// them for pricing (None without one; see [`relayout_all`]).
 #[inline(always)]
 pub(super) fn relayout(
     cx: &Ctx,
@@ -586,26 +585,39 @@ pub(super) fn relayout(
     active: u32,
     width: u32,
 ) -> Result<Option<Lanes>, Fault> {
-    let Some(rl) = &cx.cfg.relayout else {
+    if cx.cfg.relayout.is_none() {
         return Ok(None);
-    };
-    let mut out = *addrs;
-    let mut lanes = active;
-    while lanes != 0 {
-        let l = lanes.trailing_zeros() as usize;
-        lanes &= lanes - 1;
-        let a = addrs[l];
-        if (rl.start..rl.end).contains(&a) && !rl.keeps(width) {
-            return Err(cx.fault(
-                pc,
-                FaultKind::Unpriceable(format!(
-                    "the layout {} would split this {width}-byte access",
-                    rl.name()
-                )),
-                None,
-            ));
-        }
-        out[l] = rl.map(a);
     }
+    let mut out = *addrs;
+    let lanes = out
+        .iter_mut()
+        .enumerate()
+        .filter(|(l, _)| active >> l & 1 != 0);
+    relayout_all(cx, pc, width, lanes.map(|(_, a)| a))?;
     Ok(Some(out))
+}
+
+/// Moves each of `addrs` (accesses of `width` bytes) as [`Config::relayout`](crate::Config::relayout)
+/// prices them; an access the layout would split is a fault (the advisor counts that layout
+/// as one the kernel cannot use).
+pub(super) fn relayout_all<'a>(
+    cx: &Ctx,
+    pc: usize,
+    width: u32,
+    addrs: impl Iterator<Item = &'a mut u32>,
+) -> Result<(), Fault> {
+    let Some(rl) = &cx.cfg.relayout else {
+        return Ok(());
+    };
+    for a in addrs {
+        if (rl.start..rl.end).contains(a) && !rl.keeps(width) {
+            let why = format!(
+                "the layout {} would split this {width}-byte access",
+                rl.name()
+            );
+            return Err(cx.fault(pc, FaultKind::Unpriceable(why), None));
+        }
+        *a = rl.map(*a);
+    }
+    Ok(())
 }

@@ -91,25 +91,14 @@ pub(crate) fn nominal(ty: MmaType, x: f64) -> i32 {
 /// module's doc): `terms` are (exact product, nominal exponent, whether nonzero). Returns D's
 /// bits.
 pub(crate) fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone) -> u64 {
-    if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
+    let Some(s) = aligned_sum(c, MmaType::F32, terms.clone(), 25) else {
         let s = terms.fold(c, |s, t| s + t.0);
         return if s.is_nan() {
             0x7fff_ffff
         } else {
             (s as f32).to_bits() as u64
         };
-    }
-    let ec = (c != 0.0).then(|| nominal(MmaType::F32, c));
-    let emax = terms.clone().filter(|t| t.2).map(|t| t.1).chain(ec).max();
-    let Some(emax) = emax else {
-        return (c as f32).to_bits() as u64;
     };
-    // Truncation toward zero to a multiple of 2^q, exact in f64 (the addends have at most 22
-    // significant bits and the quantum is no smaller than 2^-151).
-    let q = 2f64.powi(emax - 25);
-    let cut = |x: f64| (x / q).trunc() * q;
-    // At most 33 addends below 2^(emax + 2), multiples of 2^(emax - 25): the sum is exact.
-    let s = terms.fold(cut(c), |s, t| s + cut(t.0));
     let r = s as f32;
     // `as` rounds to nearest: step back toward zero when it rounded away.
     let r = if (r as f64).abs() > s.abs() {
@@ -118,6 +107,32 @@ pub(crate) fn tensor_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> +
         r
     };
     r.to_bits() as u64
+}
+
+/// The tensor cores' aligned sum of `c` (of type `c_ty`) and `terms` (exact product, nominal
+/// exponent, whether nonzero): each addend truncated toward zero to a multiple of
+/// `2^(e - bits)`, `e` the largest nominal exponent among the nonzero ones, the truncated
+/// addends summed exactly (`c` alone when none is nonzero). None when `c` is NaN or a term is
+/// not finite (the callers add those as they are).
+pub(crate) fn aligned_sum(
+    c: f64,
+    c_ty: MmaType,
+    terms: impl Iterator<Item = (f64, i32, bool)> + Clone,
+    bits: i32,
+) -> Option<f64> {
+    if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
+        return None;
+    }
+    let ec = (c != 0.0).then(|| nominal(c_ty, c));
+    let Some(emax) = terms.clone().filter(|t| t.2).map(|t| t.1).chain(ec).max() else {
+        return Some(c);
+    };
+    // Truncation toward zero to a multiple of 2^q, exact in f64 (the addends have at most 22
+    // significant bits and the quantum is no smaller than 2^-151). At most 33 addends below
+    // 2^(emax + 2), multiples of 2^(emax - bits) with bits <= 25: the sum is exact.
+    let q = 2f64.powi(emax - bits);
+    let cut = |x: f64| (x / q).trunc() * q;
+    Some(terms.fold(cut(c), |s, t| s + cut(t.0)))
 }
 
 /// Element `i` of a fragment of type `ty` held in registers `regs` of lane `lane`.

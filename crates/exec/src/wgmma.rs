@@ -13,7 +13,7 @@
 use super::api::PcStats;
 use super::block::Ctx;
 use super::fault::{Fault, FaultKind, MaskError};
-use super::mma::{d_element, element, float_of, nominal};
+use super::mma::{aligned_sum, d_element, element, float_of, nominal};
 use super::tensor_exec::shared_end;
 use super::warp::At;
 use super::{Lanes, FULL, WARP};
@@ -163,8 +163,6 @@ pub(super) fn wgmma(
         b: [Reg(0); 2],
         c: [Reg(0); 4],
     };
-    // The 16-byte pieces of shared memory read, for the race checker.
-    let mut pieces: Option<Vec<u32>> = cx.race.is_some().then(Vec::new);
     // This warp's 16 rows of A (16 x K, K <= 32) and all of B (K x N, N <= 256).
     let mut a = [[0f64; 32]; 16];
     let ea = op.a_ty.bits() / 8;
@@ -175,7 +173,6 @@ pub(super) fn wgmma(
                 let at_ = d.at(op.trans_a, ea, mn as u32, k as u32);
                 let bits = read(at_, ea).ok_or_else(|| oob(cx, "A", mn, k, at_))?;
                 *v = sign(op.neg_a) * float_of(op.a_ty, bits);
-                pieces.iter_mut().for_each(|p| p.push(at_ & !15));
             }
         }
     } else {
@@ -194,14 +191,11 @@ pub(super) fn wgmma(
             let at_ = b_desc.at(op.trans_b, eb, col as u32, k as u32);
             let bits = read(at_, eb).ok_or_else(|| oob(cx, "B", col, k, at_))?;
             b[k * n + col] = sign(op.neg_b) * float_of(op.b_ty, bits);
-            pieces.iter_mut().for_each(|p| p.push(at_ & !15));
         }
     }
-    if let (Some(race), Some(pieces)) = (cx.race.as_mut(), pieces) {
-        race_reads(race, at, pieces);
-    }
-    // The tensor cores' reads (`op_gmma`): this warp's rows of A, and B once per warpgroup
-    // (on its first warp).
+    // The 16-byte rows of the core matrices read: this warp's rows of A and all of B (the
+    // pieces the race checker is told of); the tensor cores' reads (`op_gmma`) are A's and B
+    // once per warpgroup (on its first warp).
     let mut rows = Vec::new();
     if let Some(d) = a_desc {
         core_rows(
@@ -212,19 +206,15 @@ pub(super) fn wgmma(
             &mut rows,
         );
     }
-    if wq == 0 {
-        core_rows(&b_desc, op.trans_b, eb, 0..n as u32, &mut rows);
+    let a_rows = rows.len();
+    core_rows(&b_desc, op.trans_b, eb, 0..n as u32, &mut rows);
+    if let Some(race) = cx.race.as_mut() {
+        race_reads(race, at, rows.clone());
     }
-    if let Some(rl) = &cx.cfg.relayout {
-        if rows.iter().any(|a| (rl.start..rl.end).contains(a)) && !rl.keeps(16) {
-            let why = format!(
-                "the layout {} would split a core matrix's 16-byte row",
-                rl.name()
-            );
-            return Err(cx.fault(at.pc, FaultKind::Unpriceable(why), None));
-        }
-        rows.iter_mut().for_each(|a| *a = rl.map(*a));
+    if wq != 0 {
+        rows.truncate(a_rows);
     }
+    super::memory::relayout_all(cx, at.pc, 16, rows.iter_mut())?;
     let cost = warpsim_smem::core_matrices_cost(&cx.cfg.geometry, &rows)
         .map_err(|e| cx.fault(at.pc, FaultKind::Unpriceable(e.to_string()), None))?;
     ps.gmma_wavefronts += cost.wavefronts as u64;
@@ -307,20 +297,13 @@ fn fp8_sum(c: f64, terms: impl Iterator<Item = (f64, i32, bool)> + Clone, d_ty: 
         _ if s.is_nan() => 0x7fff_ffff,
         _ => (s as f32).to_bits() as u64,
     };
-    if c.is_nan() || terms.clone().any(|t| !t.0.is_finite()) {
+    let Some(s) = aligned_sum(c, d_ty, terms.clone(), 13) else {
         return exact(terms.fold(c, |s, t| s + t.0));
-    }
-    let ec = (c != 0.0).then(|| nominal(d_ty, c));
-    let Some(emax) = terms.clone().filter(|t| t.2).map(|t| t.1).chain(ec).max() else {
-        return exact(c);
     };
-    // Multiples of 2^(emax - 13) below 2^(emax + 2), at most 33 of them: exact in f64.
-    let q = 2f64.powi(emax - 13);
-    let cut = |x: f64| (x / q).trunc() * q;
-    let s = terms.fold(cut(c), |s, t| s + cut(t.0));
     if d_ty == MmaType::F16 || s == 0.0 {
         return exact(s);
     }
+    // 14 significant bits, toward zero.
     let e = ((s.to_bits() >> 52) & 0x7ff) as i32 - 1023;
     let q = 2f64.powi(e - 13);
     exact((s / q).trunc() * q)
