@@ -113,6 +113,48 @@ pub struct ArrayAdvice {
 }
 
 impl ArrayAdvice {
+    /// The advice on `array` from its `declared` layout and the layouts `tried` (None where
+    /// the program could not use one): the verified layouts with the fewest conflicts, if
+    /// fewer than the declared layout's, ranked ([`rank`]).
+    pub(super) fn judge(
+        array: String,
+        declared: Candidate,
+        tried: Vec<Option<Candidate>>,
+        (max_pad, bank_cycle): (u32, u32),
+        searched: Option<String>,
+    ) -> ArrayAdvice {
+        let unusable = tried.iter().filter(|c| c.is_none()).count() as u32;
+        let tried: Vec<Candidate> = tried.into_iter().flatten().collect();
+        let failed_verification = tried.iter().filter(|c| c.verified == Some(false)).count() as u32;
+        let min = tried
+            .iter()
+            .filter(|c| c.verified != Some(false))
+            .map(|c| c.array_stall_cycles)
+            .min()
+            .unwrap_or(declared.array_stall_cycles);
+        let mut best: Vec<Candidate> = if min < declared.array_stall_cycles {
+            tried
+                .iter()
+                .filter(|c| c.array_stall_cycles == min && c.verified != Some(false))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        rank(&mut best);
+        ArrayAdvice {
+            array,
+            declared,
+            best,
+            tried,
+            max_pad,
+            bank_cycle,
+            failed_verification,
+            unusable,
+            searched,
+        }
+    }
+
     /// Whether no layout could be judged: every one tried failed verification or could
     /// not be used.
     pub fn nothing_judged(&self) -> bool {
@@ -180,36 +222,13 @@ pub fn advise(
                 Some(candidate(pad, swizzle, &arr.name, &r, a))
             })
             .collect();
-        let unusable = tried.iter().filter(|c| c.is_none()).count() as u32;
-        let tried: Vec<Candidate> = tried.into_iter().flatten().collect();
-        let failed_verification = tried.iter().filter(|c| c.verified == Some(false)).count() as u32;
-        let min = tried
-            .iter()
-            .filter(|c| c.verified != Some(false))
-            .map(|c| c.array_stall_cycles)
-            .min()
-            .unwrap_or(declared.array_stall_cycles);
-        let mut best: Vec<Candidate> = if min < declared.array_stall_cycles {
-            tried
-                .iter()
-                .filter(|c| c.array_stall_cycles == min && c.verified != Some(false))
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        };
-        rank(&mut best);
-        out.push(ArrayAdvice {
-            array: arr.name.clone(),
+        out.push(ArrayAdvice::judge(
+            arr.name.clone(),
             declared,
-            best,
             tried,
-            max_pad,
-            bank_cycle,
-            failed_verification,
-            unusable,
-            searched: None,
-        });
+            (max_pad, bank_cycle),
+            None,
+        ));
     }
     Ok(out)
 }
@@ -257,7 +276,7 @@ pub(super) fn candidate(
 /// instructions (a swizzle's XOR and address arithmetic take issue slots the padding does not;
 /// on the H200 the swizzled transpose is the slower of the two, 4,103 against 4,010), then
 /// the one that wastes fewer words.
-pub(super) fn rank(best: &mut [Candidate]) {
+fn rank(best: &mut [Candidate]) {
     let fastest = best.iter().filter_map(|c| c.elapsed_cycles).min();
     let tier = |c: &Candidate| match (c.elapsed_cycles, fastest) {
         (Some(e), Some(f)) if e as f64 <= f as f64 * (1.0 + NO_GAIN) => 0,

@@ -7,7 +7,7 @@
 //! costs and, through the timing model, how long the kernel takes. The advice is then the
 //! layout to write into the kernel, as where it puts the array's byte offset `o`.
 
-use super::advise::{candidate, rank, ArrayAdvice, ByteLayout, Candidate};
+use super::advise::{candidate, ArrayAdvice, ByteLayout, Candidate};
 use crate::side_by_side::Gate;
 use crate::{run, Report, RunOptions};
 use rayon::prelude::*;
@@ -79,40 +79,20 @@ pub fn advise_code(
                 Some(code_candidate(arr, &r?, Some(rl), name))
             })
             .collect();
-        let unusable = tried.iter().filter(|c| c.is_none()).count() as u32;
-        let tried: Vec<Candidate> = tried.into_iter().flatten().collect();
-        let min = tried.iter().map(|c| c.array_stall_cycles).min();
-        let mut best: Vec<Candidate> = match min {
-            Some(m) if m < declared.array_stall_cycles => tried
-                .iter()
-                .filter(|c| c.array_stall_cycles == m)
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
-        };
-        rank(&mut best);
         let wgmma_note = if has_async_layouts(prog) {
             "; tiles that wgmma or TMA read or write must use one of their swizzle modes: \
              Swizzle<3,4,3>, <2,4,3>, <1,4,3> (128, 64, 32 bytes)"
         } else {
             ""
         };
-        out.push(ArrayAdvice {
-            array: arr.name.clone(),
-            declared,
-            best,
-            tried,
-            max_pad: 0,
-            bank_cycle: 0,
-            failed_verification: 0,
-            unusable,
-            searched: Some(format!(
-                "{} layouts of its {} bytes: XOR swizzles Swizzle<B,M,S> of 4- to 16-byte chunks \
-                 and paddings of 4 to 16 bytes after rows of 32 bytes to 4 KiB{wgmma_note}",
-                kinds.len(),
-                arr.bytes
-            )),
-        });
+        let searched = format!(
+            "{} layouts of its {} bytes: XOR swizzles Swizzle<B,M,S> of 4- to 16-byte chunks and \
+             paddings of 4 to 16 bytes after rows of 32 bytes to 4 KiB{wgmma_note}",
+            kinds.len(),
+            arr.bytes
+        );
+        let advice = ArrayAdvice::judge(arr.name.clone(), declared, tried, (0, 0), Some(searched));
+        out.push(advice);
     }
     Ok(out)
 }
