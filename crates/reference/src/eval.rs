@@ -209,6 +209,142 @@ pub(super) fn fast_on() -> bool {
 /// `sum` terms than an interpreter loop).
 pub(super) type Fx<'a> = Box<dyn Fn(&mut St) -> u64 + Send + Sync + 'a>;
 
+/// `match $op { … }` with one arm per variant of `$ty` listed in `$list`, each evaluating
+/// `$body` with `$O` a constant of that variant: one specialised copy of `$body` per
+/// operation (the closures of [`lower`] and the loops of [`columns`](super::columns)).
+macro_rules! by_op {
+    ($op:expr, $ty:ident, $list:ident, |$O:ident| $body:expr) => {
+        $list!(by_op_arms, $op, $ty, $O, $body)
+    };
+}
+macro_rules! by_op_arms {
+    ($op:expr, $ty:ident, $O:ident, $body:expr, $($v:ident),*) => {
+        match $op {
+            $($ty::$v => {
+                const $O: $ty = $ty::$v;
+                $body
+            })*
+        }
+    };
+}
+macro_rules! INT_OPS {
+    ($m:ident, $($args:tt)*) => {
+        $m!($($args)*, Add, Sub, Mul, DivS, DivU, RemS, RemU, And, Or, Xor, Shl, ShrS, ShrU, Eq,
+            Ne, LtS, LtU, LeS, LeU, MinS, MinU, MaxS, MaxU)
+    };
+}
+macro_rules! FLOAT_OPS {
+    ($m:ident, $($args:tt)*) => {
+        $m!($($args)*, Add, Sub, Mul, Div, Rem, Min, Max, Eq, Ne, Lt, Le)
+    };
+}
+macro_rules! UNARY_OPS {
+    ($m:ident, $($args:tt)*) => {
+        $m!($($args)*, INeg, INot, IBitNot, IAbs, FNeg, FAbs, FSqrt, FExp, FRound32, FRound16,
+            FRoundBf16, S2F, U2F, F2S, F2U, FTruth, ITruth)
+    };
+}
+pub(super) use {by_op, by_op_arms, FLOAT_OPS, INT_OPS, UNARY_OPS};
+
+/// The value of integer operation `op` on two 32-bit values (zero-extended); `None` for a
+/// division or remainder by zero.
+#[inline(always)]
+pub(super) fn int_op(op: IOp, x: u64, y: u64) -> Option<u64> {
+    let u = |v: u64| v as u32;
+    let i = |v: u64| v as u32 as i32;
+    let r = |v: u32| v as u64;
+    if matches!(op, IOp::DivS | IOp::DivU | IOp::RemS | IOp::RemU) && u(y) == 0 {
+        return None;
+    }
+    Some(match op {
+        IOp::Add => r(u(x).wrapping_add(u(y))),
+        IOp::Sub => r(u(x).wrapping_sub(u(y))),
+        IOp::Mul => r(u(x).wrapping_mul(u(y))),
+        IOp::DivS => r(i(x).wrapping_div(i(y)) as u32),
+        IOp::DivU => r(u(x) / u(y)),
+        IOp::RemS => r(i(x).wrapping_rem(i(y)) as u32),
+        IOp::RemU => r(u(x) % u(y)),
+        IOp::And => x & y,
+        IOp::Or => x | y,
+        IOp::Xor => x ^ y,
+        IOp::Shl => r(u(x).checked_shl(u(y)).unwrap_or(0)),
+        IOp::ShrS => r(i(x).checked_shr(u(y)).unwrap_or(i(x) >> 31) as u32),
+        IOp::ShrU => r(u(x).checked_shr(u(y)).unwrap_or(0)),
+        IOp::Eq => (u(x) == u(y)) as u64,
+        IOp::Ne => (u(x) != u(y)) as u64,
+        IOp::LtS => (i(x) < i(y)) as u64,
+        IOp::LtU => (u(x) < u(y)) as u64,
+        IOp::LeS => (i(x) <= i(y)) as u64,
+        IOp::LeU => (u(x) <= u(y)) as u64,
+        IOp::MinS => r(i(x).min(i(y)) as u32),
+        IOp::MinU => r(u(x).min(u(y))),
+        IOp::MaxS => r(i(x).max(i(y)) as u32),
+        IOp::MaxU => r(u(x).max(u(y))),
+    })
+}
+
+/// The value of float operation `op` on two `f64` bit patterns.
+#[inline(always)]
+pub(super) fn float_op(op: FOp, x: u64, y: u64) -> u64 {
+    let (x, y) = (f(x), f(y));
+    match op {
+        FOp::Add => fb(x + y),
+        FOp::Sub => fb(x - y),
+        FOp::Mul => fb(x * y),
+        FOp::Div => fb(x / y),
+        FOp::Rem => fb(x % y),
+        FOp::Min => fb(x.min(y)),
+        FOp::Max => fb(x.max(y)),
+        FOp::Eq => (x == y) as u64,
+        FOp::Ne => (x != y) as u64,
+        FOp::Lt => (x < y) as u64,
+        FOp::Le => (x <= y) as u64,
+    }
+}
+
+/// The value of unary operation `op`.
+#[inline(always)]
+pub(super) fn unary(op: Un, v: u64) -> u64 {
+    use warpsim_kernel::fp16::Half;
+    match op {
+        Un::INeg => (v as u32).wrapping_neg() as u64,
+        Un::INot => (v as u32 == 0) as u64,
+        Un::IBitNot => !(v as u32) as u64,
+        Un::IAbs => (v as u32 as i32).wrapping_abs() as u32 as u64,
+        Un::FNeg => fb(-f(v)),
+        Un::FAbs => fb(f(v).abs()),
+        Un::FSqrt => fb(f(v).sqrt()),
+        Un::FExp => fb(f(v).exp()),
+        Un::FRound32 => fb(f(v) as f32 as f64),
+        Un::FRound16 => fb(Half::F16.to_f64(Half::F16.from_f64(f(v)))),
+        Un::FRoundBf16 => fb(Half::Bf16.to_f64(Half::Bf16.from_f64(f(v)))),
+        Un::S2F => fb(v as u32 as i32 as f64),
+        Un::U2F => fb(v as u32 as f64),
+        Un::F2S => f(v) as i32 as u32 as u64,
+        Un::F2U => f(v) as u32 as u64,
+        Un::FTruth => (f(v) != 0.0) as u64,
+        Un::ITruth => (v as u32 != 0) as u64,
+    }
+}
+
+/// Element `k` of buffer words `w` of type `elem` as the reference holds it (floats as `f64`
+/// bits, integers zero-extended; a narrow integer element zero-extended from its own bits).
+#[inline(always)]
+pub(super) fn read(elem: Elem, w: &[u32], k: usize) -> u64 {
+    match elem {
+        Elem::F32 => fb(f32::from_bits(w[k]) as f64),
+        Elem::F64 => w[2 * k] as u64 | (w[2 * k + 1] as u64) << 32,
+        Elem::U32 | Elem::I32 => w[k] as u64,
+        Elem::U8 | Elem::U16 | Elem::I8 | Elem::I16 => {
+            warpsim_kernel::narrow::element(elem, w, k as u64).unwrap_or(0) as u64
+        }
+        Elem::F16 | Elem::BF16 => {
+            let h = elem.half().unwrap_or(warpsim_kernel::fp16::Half::F16);
+            fb(h.to_f64(warpsim_kernel::narrow::element(elem, w, k as u64).unwrap_or(0) as u16))
+        }
+    }
+}
+
 /// A binary operation, specialised for constant and slot operands.
 pub(super) fn bin<'a, O>(a: &E, b: &E, srcs: &[Src<'a>], op: O) -> Fx<'a>
 where
@@ -315,18 +451,10 @@ pub(super) fn load<'a>(
         };
     }
     match elem {
-        Elem::F32 => ld!(|w, k| fb(f32::from_bits(w[k]) as f64)),
-        Elem::F64 => ld!(|w, k| w[2 * k] as u64 | (w[2 * k + 1] as u64) << 32),
-        Elem::U32 | Elem::I32 => ld!(|w, k| w[k] as u64),
-        Elem::U8 | Elem::U16 | Elem::I8 | Elem::I16 => {
-            ld!(|w, k| warpsim_kernel::narrow::element(elem, w, k as u64).unwrap_or(0) as u64)
-        }
-        Elem::F16 | Elem::BF16 => {
-            let h = elem.half().unwrap_or(warpsim_kernel::fp16::Half::F16);
-            ld!(|w, k| fb(
-                h.to_f64(warpsim_kernel::narrow::element(elem, w, k as u64).unwrap_or(0) as u16)
-            ))
-        }
+        Elem::F32 => ld!(|w, k| read(Elem::F32, w, k)),
+        Elem::F64 => ld!(|w, k| read(Elem::F64, w, k)),
+        Elem::U32 | Elem::I32 => ld!(|w, k| read(Elem::U32, w, k)),
+        _ => ld!(|w, k| read(elem, w, k)),
     }
 }
 
@@ -372,91 +500,20 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
                 }
             }
             let span = *span;
-            let u = |v: u64| v as u32;
-            let i = |v: u64| v as u32 as i32;
-            let r = |v: u32| v as u64;
-            macro_rules! div {
-                (|$x:ident, $y:ident| $body:expr) => {
-                    bin(a, b, srcs, move |s, x, y| {
-                        if y as u32 == 0 {
-                            s.fail(EvalFault::DivZero { span });
-                            return 0;
-                        }
-                        let ($x, $y) = (x, y);
-                        $body
-                    })
-                };
-            }
-            match op {
-                IOp::Add => bin(a, b, srcs, move |_, x, y| r(u(x).wrapping_add(u(y)))),
-                IOp::Sub => bin(a, b, srcs, move |_, x, y| r(u(x).wrapping_sub(u(y)))),
-                IOp::Mul => bin(a, b, srcs, move |_, x, y| r(u(x).wrapping_mul(u(y)))),
-                IOp::DivS => div!(|x, y| r(i(x).wrapping_div(i(y)) as u32)),
-                IOp::DivU => div!(|x, y| r(u(x) / u(y))),
-                IOp::RemS => div!(|x, y| r(i(x).wrapping_rem(i(y)) as u32)),
-                IOp::RemU => div!(|x, y| r(u(x) % u(y))),
-                IOp::And => bin(a, b, srcs, move |_, x, y| x & y),
-                IOp::Or => bin(a, b, srcs, move |_, x, y| x | y),
-                IOp::Xor => bin(a, b, srcs, move |_, x, y| x ^ y),
-                IOp::Shl => bin(a, b, srcs, move |_, x, y| {
-                    r(u(x).checked_shl(u(y)).unwrap_or(0))
-                }),
-                IOp::ShrS => bin(a, b, srcs, move |_, x, y| {
-                    r(i(x).checked_shr(u(y)).unwrap_or(i(x) >> 31) as u32)
-                }),
-                IOp::ShrU => bin(a, b, srcs, move |_, x, y| {
-                    r(u(x).checked_shr(u(y)).unwrap_or(0))
-                }),
-                IOp::Eq => bin(a, b, srcs, move |_, x, y| (u(x) == u(y)) as u64),
-                IOp::Ne => bin(a, b, srcs, move |_, x, y| (u(x) != u(y)) as u64),
-                IOp::LtS => bin(a, b, srcs, move |_, x, y| (i(x) < i(y)) as u64),
-                IOp::LtU => bin(a, b, srcs, move |_, x, y| (u(x) < u(y)) as u64),
-                IOp::LeS => bin(a, b, srcs, move |_, x, y| (i(x) <= i(y)) as u64),
-                IOp::LeU => bin(a, b, srcs, move |_, x, y| (u(x) <= u(y)) as u64),
-                IOp::MinS => bin(a, b, srcs, move |_, x, y| r(i(x).min(i(y)) as u32)),
-                IOp::MinU => bin(a, b, srcs, move |_, x, y| r(u(x).min(u(y)))),
-                IOp::MaxS => bin(a, b, srcs, move |_, x, y| r(i(x).max(i(y)) as u32)),
-                IOp::MaxU => bin(a, b, srcs, move |_, x, y| r(u(x).max(u(y)))),
-            }
+            by_op!(*op, IOp, INT_OPS, |O| bin(a, b, srcs, move |s, x, y| {
+                int_op(O, x, y).unwrap_or_else(|| {
+                    s.fail(EvalFault::DivZero { span });
+                    0
+                })
+            }))
         }
-        E::F2(op, a, b) => match op {
-            FOp::Add => bin(a, b, srcs, |_, x, y| fb(f(x) + f(y))),
-            FOp::Sub => bin(a, b, srcs, |_, x, y| fb(f(x) - f(y))),
-            FOp::Mul => bin(a, b, srcs, |_, x, y| fb(f(x) * f(y))),
-            FOp::Div => bin(a, b, srcs, |_, x, y| fb(f(x) / f(y))),
-            FOp::Rem => bin(a, b, srcs, |_, x, y| fb(f(x) % f(y))),
-            FOp::Min => bin(a, b, srcs, |_, x, y| fb(f(x).min(f(y)))),
-            FOp::Max => bin(a, b, srcs, |_, x, y| fb(f(x).max(f(y)))),
-            FOp::Eq => bin(a, b, srcs, |_, x, y| (f(x) == f(y)) as u64),
-            FOp::Ne => bin(a, b, srcs, |_, x, y| (f(x) != f(y)) as u64),
-            FOp::Lt => bin(a, b, srcs, |_, x, y| (f(x) < f(y)) as u64),
-            FOp::Le => bin(a, b, srcs, |_, x, y| (f(x) <= f(y)) as u64),
-        },
-        E::U(op, a) => match op {
-            Un::INeg => un(a, srcs, |v| (v as u32).wrapping_neg() as u64),
-            Un::INot => un(a, srcs, |v| (v as u32 == 0) as u64),
-            Un::IBitNot => un(a, srcs, |v| !(v as u32) as u64),
-            Un::IAbs => un(a, srcs, |v| (v as u32 as i32).wrapping_abs() as u32 as u64),
-            Un::FNeg => un(a, srcs, |v| fb(-f(v))),
-            Un::FAbs => un(a, srcs, |v| fb(f(v).abs())),
-            Un::FSqrt => un(a, srcs, |v| fb(f(v).sqrt())),
-            Un::FExp => un(a, srcs, |v| fb(f(v).exp())),
-            Un::FRound32 => un(a, srcs, |v| fb(f(v) as f32 as f64)),
-            Un::FRound16 => un(a, srcs, |v| {
-                let h = warpsim_kernel::fp16::Half::F16;
-                fb(h.to_f64(h.from_f64(f(v))))
-            }),
-            Un::FRoundBf16 => un(a, srcs, |v| {
-                let h = warpsim_kernel::fp16::Half::Bf16;
-                fb(h.to_f64(h.from_f64(f(v))))
-            }),
-            Un::S2F => un(a, srcs, |v| fb(v as u32 as i32 as f64)),
-            Un::U2F => un(a, srcs, |v| fb(v as u32 as f64)),
-            Un::F2S => un(a, srcs, |v| f(v) as i32 as u32 as u64),
-            Un::F2U => un(a, srcs, |v| f(v) as u32 as u64),
-            Un::FTruth => un(a, srcs, |v| (f(v) != 0.0) as u64),
-            Un::ITruth => un(a, srcs, |v| (v as u32 != 0) as u64),
-        },
+        E::F2(op, a, b) => by_op!(*op, FOp, FLOAT_OPS, |O| bin(
+            a,
+            b,
+            srcs,
+            |_, x, y| float_op(O, x, y)
+        )),
+        E::U(op, a) => by_op!(*op, Un, UNARY_OPS, |O| un(a, srcs, |v| unary(O, v))),
         E::Fma(a, b, c) => {
             let (fa, fb_, fc) = (lower(a, srcs), lower(b, srcs), lower(c, srcs));
             Box::new(move |s| {
@@ -481,41 +538,76 @@ pub(super) fn lower<'a>(e: &E, srcs: &[Src<'a>]) -> Fx<'a> {
     }
 }
 
-pub(super) fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
-    let from = lower(&m.from, srcs);
-    let to = lower(&m.to, srcs);
-    let hoisted: Vec<(usize, Fx<'a>)> = m
-        .hoisted
-        .iter()
-        .map(|(slot, h)| (*slot as usize, lower(h, srcs)))
-        .collect();
-    let body = lower(&m.body, srcs);
-    let shape = fast_on().then(|| fast::shape(m, srcs)).flatten();
-    let (var, unsigned, float, span) = (m.var as usize, m.unsigned, m.float, m.span);
-    Box::new(move |s| {
-        let first = from(s) as u32;
-        let end = to(s) as u32;
+/// A `sum`'s bounds and hoisted parts as closures: what every way of adding its terms does
+/// first.
+pub(super) struct SumFx<'a> {
+    from: Fx<'a>,
+    to: Fx<'a>,
+    hoisted: Vec<(usize, Fx<'a>)>,
+    /// The sum variable's slot.
+    pub(super) var: usize,
+    unsigned: bool,
+    span: (usize, usize),
+}
+
+impl<'a> SumFx<'a> {
+    pub(super) fn new(m: &Sum, srcs: &[Src<'a>]) -> Self {
+        SumFx {
+            from: lower(&m.from, srcs),
+            to: lower(&m.to, srcs),
+            hoisted: m
+                .hoisted
+                .iter()
+                .map(|(slot, h)| (*slot as usize, lower(h, srcs)))
+                .collect(),
+            var: m.var as usize,
+            unsigned: m.unsigned,
+            span: m.span,
+        }
+    }
+
+    /// The first term's `k` and the number of terms (≥ 1), with the terms taken from the
+    /// element's budget and the hoisted slots set; `None` when the sum is 0 (no term) or a
+    /// fault is pending (one of these may have faulted).
+    pub(super) fn start(&self, s: &mut St) -> Option<(u32, u32)> {
+        let first = (self.from)(s) as u32;
+        let end = (self.to)(s) as u32;
         // Terms for k = first .. end - 1 (signed or unsigned bounds).
-        let n = if unsigned {
+        let n = if self.unsigned {
             end.saturating_sub(first)
         } else {
             (end as i32 as i64 - first as i32 as i64).max(0) as u32
         };
         if n == 0 || s.fault.is_some() {
-            return if float { fb(0.0) } else { 0 };
+            return None;
         }
         // Every term counts against the element's budget, before any is computed.
         match s.budget.checked_sub(n as u64) {
             Some(left) => s.budget = left,
             None => {
-                s.fail(EvalFault::Terms { span });
-                return 0;
+                s.fail(EvalFault::Terms { span: self.span });
+                return None;
             }
         }
-        for (slot, h) in &hoisted {
+        for (slot, h) in &self.hoisted {
             let v = h(s);
             s.slots[*slot] = v;
         }
+        Some((first, n))
+    }
+}
+
+pub(super) fn lower_sum<'a>(m: &Sum, srcs: &[Src<'a>]) -> Fx<'a> {
+    let parts = SumFx::new(m, srcs);
+    let body = lower(&m.body, srcs);
+    let shape = fast_on().then(|| fast::shape(m, srcs)).flatten();
+    let float = m.float;
+    Box::new(move |s| {
+        // (An empty sum is 0, as an integer and as a float: `fb(0.0)` is 0.)
+        let Some((first, n)) = parts.start(s) else {
+            return 0;
+        };
+        let var = parts.var;
         if let Some(shape) = shape.as_ref().filter(|_| s.fault.is_none()) {
             if let Some(v) = shape.run(s, var, first, n) {
                 return v;

@@ -193,16 +193,30 @@ impl Acc {
 /// first element whose reference faulted.
 pub(super) type ChunkResult = Result<(Acc, Option<u32>), (u64, EvalFault)>;
 
-/// One buffer's reference lowered to closures, evaluated chunk by chunk.
+/// One buffer's reference lowered to closures (and, where it can be, to columns), evaluated
+/// chunk by chunk.
 pub(super) struct Reference<'a> {
     pub(super) root: Fx<'a>,
+    /// The same reference as columns ([`columns`](super::columns)): runs of elements at once.
+    pub(super) cols: Option<Columns<'a>>,
     pub(super) nslots: usize,
     pub(super) max_terms: u64,
     /// Elements in the buffer.
     pub(super) len: usize,
 }
 
-impl Reference<'_> {
+impl<'a> Reference<'a> {
+    /// `c` over the buffers `srcs`, for a buffer of `len` elements.
+    pub(super) fn new(c: &Compiled, srcs: &[Src<'a>], max_terms: u64, len: u64) -> Self {
+        Reference {
+            root: lower(&c.root, srcs),
+            cols: fast_on().then(|| Columns::build(&c.root, srcs)).flatten(),
+            nslots: c.nslots,
+            max_terms,
+            len: len as usize,
+        }
+    }
+
     pub(super) fn chunks(&self) -> usize {
         self.len.div_ceil(CHUNK)
     }
@@ -219,10 +233,38 @@ impl Reference<'_> {
             fault: None,
             budget: self.max_terms,
         };
-        for i in ci * CHUNK..((ci + 1) * CHUNK).min(self.len) {
+        let (from, to) = (ci * CHUNK, ((ci + 1) * CHUNK).min(self.len));
+        let Some(cols) = &self.cols else {
+            return self.eval_each(from, to, &mut st, &mut each);
+        };
+        let mut scratch = cols.scratch();
+        let mut out = [0u64; RUN];
+        for base in (from..to).step_by(RUN) {
+            let out = &mut out[..RUN.min(to - base)];
+            if cols.eval(base, out, &mut scratch, &mut st, self.max_terms) {
+                for (k, &v) in out.iter().enumerate() {
+                    each(base + k, v);
+                }
+            } else {
+                // An element faulted: the closures say which, and how.
+                self.eval_each(base, base + out.len(), &mut st, &mut each)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Elements `from .. to` one by one through the closures.
+    fn eval_each(
+        &self,
+        from: usize,
+        to: usize,
+        st: &mut St,
+        each: &mut impl FnMut(usize, u64),
+    ) -> Result<(), (u64, EvalFault)> {
+        for i in from..to {
             st.slots[0] = i as u32 as u64;
             st.budget = self.max_terms;
-            let v = (self.root)(&mut st);
+            let v = (self.root)(st);
             if let Some(f) = st.fault.take() {
                 return Err((i as u64, f));
             }
@@ -256,12 +298,7 @@ pub(super) fn check_buffer(
     got: &[u32],
     max_terms: u64,
 ) -> Result<Verdict, Diag> {
-    let r = Reference {
-        root: lower(&c.root, srcs),
-        nslots: c.nslots,
-        max_terms,
-        len: bi.len as usize,
-    };
+    let r = Reference::new(c, srcs, max_terms, bi.len);
     let fail = |(i, f): (u64, EvalFault)| fault_diag(prog, bi, ex, c, srcs, i, f, max_terms);
     let (acc, tol, want_of) = if matches!(bi.elem, Elem::F32 | Elem::F64 | Elem::F16 | Elem::BF16) {
         let (acc, tol, want) = check_floats(&r, c.ty, bi.elem, got, ex.tolerance).map_err(fail)?;

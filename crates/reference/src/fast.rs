@@ -115,7 +115,13 @@ pub(super) fn shape<'a>(m: &Sum, srcs: &[Src<'a>]) -> Option<Shape<'a>> {
 impl Affine<'_> {
     /// The word offset of the first term's element and the stride (in elements), if every
     /// one of the `n` terms' indices (`n` ≥ 1) lies in the buffer.
-    fn range(&self, s: &mut St, var: usize, first: u32, n: u32) -> Option<(isize, isize)> {
+    pub(super) fn range(
+        &self,
+        s: &mut St,
+        var: usize,
+        first: u32,
+        n: u32,
+    ) -> Option<(isize, isize)> {
         if self.len >= 1 << 31 {
             return None;
         }
@@ -217,6 +223,100 @@ fn dot_of(a: &Affine, ra: (isize, isize), b: &Affine, rb: (isize, isize), n: u32
         Elem::F16 => with::<F16>(b, a.words, ra, rb, n),
         Elem::BF16 => with::<Bf16>(b, a.words, ra, rb, n),
         _ => with::<F32>(b, a.words, ra, rb, n),
+    }
+}
+
+/// [`dot`] for several sums of `n` terms at once (sum `e` from `ra[e]` in `a` and `rb[e]` in
+/// `b`, into `out[e]`), the sums advancing side by side: neighbouring elements' loads (a
+/// matmul row's columns of B) share cache lines. Each sum adds its terms in the order [`dot`]
+/// does, so each value is [`dot`]'s.
+fn dots<A: Get, B: Get>(
+    a: &[u32],
+    b: &[u32],
+    ra: &[(isize, isize)],
+    rb: &[(isize, isize)],
+    n: u32,
+    out: &mut [f64],
+) {
+    out.fill(0.0);
+    let m = out.len();
+    if m == 0 {
+        return;
+    }
+    let same_stride = |r: &[(isize, isize)]| r.iter().all(|p| p.1 == r[0].1);
+    let invariant = |r: &[(isize, isize)]| r.iter().all(|p| p.0 == r[0].0);
+    let contiguous =
+        |r: &[(isize, isize)]| (r.iter().enumerate()).all(|(e, p)| p.0 == r[0].0 + e as isize);
+    if !(same_stride(ra) && same_stride(rb)) {
+        let (mut x, mut y): (Vec<isize>, Vec<isize>) = (
+            ra.iter().map(|p| p.0).collect(),
+            rb.iter().map(|p| p.0).collect(),
+        );
+        for _ in 0..n {
+            for e in 0..m {
+                out[e] += A::get(a, x[e]) * B::get(b, y[e]);
+                x[e] += ra[e].1;
+                y[e] += rb[e].1;
+            }
+        }
+        return;
+    }
+    let (sa, sb) = (ra[0].1, rb[0].1);
+    let (row_a, row_b) = (
+        invariant(ra) && contiguous(rb),
+        invariant(rb) && contiguous(ra),
+    );
+    for j in 0..n as isize {
+        let (oa, ob) = (ra[0].0 + j * sa, rb[0].0 + j * sb);
+        if row_a {
+            // A matmul's row times B's columns: one A element, a run of B's row.
+            let x = A::get(a, oa);
+            for (e, o) in out.iter_mut().enumerate() {
+                *o += x * B::get(b, ob + e as isize);
+            }
+        } else if row_b {
+            let y = B::get(b, ob);
+            for (e, o) in out.iter_mut().enumerate() {
+                *o += A::get(a, oa + e as isize) * y;
+            }
+        } else {
+            for (e, o) in out.iter_mut().enumerate() {
+                *o += A::get(a, ra[e].0 - ra[0].0 + oa) * B::get(b, rb[e].0 - rb[0].0 + ob);
+            }
+        }
+    }
+}
+
+/// [`dots`] for the element types of `a` and `b`.
+pub(super) fn dots_of(
+    a: &Affine,
+    ra: &[(isize, isize)],
+    b: &Affine,
+    rb: &[(isize, isize)],
+    n: u32,
+    out: &mut [f64],
+) {
+    fn with<A: Get>(
+        b: &Affine,
+        wa: &[u32],
+        ra: &[(isize, isize)],
+        rb: &[(isize, isize)],
+        n: u32,
+        out: &mut [f64],
+    ) {
+        let wb = b.words;
+        match b.elem {
+            Elem::F64 => dots::<A, F64>(wa, wb, ra, rb, n, out),
+            Elem::F16 => dots::<A, F16>(wa, wb, ra, rb, n, out),
+            Elem::BF16 => dots::<A, Bf16>(wa, wb, ra, rb, n, out),
+            _ => dots::<A, F32>(wa, wb, ra, rb, n, out),
+        }
+    }
+    match a.elem {
+        Elem::F64 => with::<F64>(b, a.words, ra, rb, n, out),
+        Elem::F16 => with::<F16>(b, a.words, ra, rb, n, out),
+        Elem::BF16 => with::<Bf16>(b, a.words, ra, rb, n, out),
+        _ => with::<F32>(b, a.words, ra, rb, n, out),
     }
 }
 

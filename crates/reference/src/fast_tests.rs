@@ -24,14 +24,8 @@ fn values(p: &Program, words: &[Vec<u32>], k: usize, plain: bool) -> Vec<Result<
         })
         .collect();
     PLAIN.with(|f| f.set(plain));
-    let root = lower(&c.root, &srcs);
+    let r = expect::Reference::new(&c, &srcs, DEFAULT_MAX_TERMS, bi.len);
     PLAIN.with(|f| f.set(false));
-    let r = expect::Reference {
-        root,
-        nslots: c.nslots,
-        max_terms: DEFAULT_MAX_TERMS,
-        len: bi.len as usize,
-    };
     let mut out = Vec::with_capacity(r.len);
     // The first two chunks and the last (the plain closures are slow in a debug build).
     let n = r.chunks();
@@ -272,4 +266,163 @@ proptest! {
             }
         }
     }
+}
+
+/// A random element-wise reference over `i` and the buffers of [`random_prog`]: integer and
+/// float arithmetic, casts, comparisons, lazy `?:`/`&&`/`||` guarding loads that may leave
+/// their buffer, divisions by values that may be zero, and now and then a `sum`.
+fn element_expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("i".to_owned()),
+        (-9i32..40).prop_map(|v| v.to_string()),
+        (0u32..9).prop_map(|v| format!("{v}u")),
+        Just("2.5".to_owned()),
+        Just("24u".to_owned()),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let buf = prop_oneof![
+            Just("a"),
+            Just("b"),
+            Just("c"),
+            Just("d"),
+            Just("e"),
+            Just("g")
+        ];
+        prop_oneof![
+            (buf, inner.clone()).prop_map(|(b, x)| format!("{b}[{x}]")),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop_oneof![
+                    Just("+"),
+                    Just("-"),
+                    Just("*"),
+                    Just("/"),
+                    Just("%"),
+                    Just("<"),
+                    Just("<="),
+                    Just("=="),
+                    Just("!="),
+                    Just("&"),
+                    Just("|"),
+                    Just("^"),
+                    Just("<<"),
+                    Just(">>"),
+                    Just("&&"),
+                    Just("||"),
+                ]
+            )
+                .prop_map(|(x, y, o)| format!("({x} {o} {y})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, x, y)| format!("({c} ? {x} : {y})")),
+            (
+                inner.clone(),
+                prop_oneof![
+                    Just("f32"),
+                    Just("u32"),
+                    Just("i32"),
+                    Just("f64"),
+                    Just("abs"),
+                    Just("sqrt"),
+                    Just("exp"),
+                    Just("f16"),
+                    Just("bf16"),
+                    Just("popc"),
+                    Just("-"),
+                    Just("!"),
+                    Just("~"),
+                ]
+            )
+                .prop_map(|(x, f)| format!("{f}({x})")),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop_oneof![Just("min"), Just("max")]
+            )
+                .prop_map(|(x, y, f)| format!("{f}({x}, {y})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(x, y, z)| format!("fma({x}, {y}, {z})")),
+            (inner.clone(), inner).prop_map(|(x, y)| format!("sum(k, 0, 3, {x} + k * {y})")),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Random element-wise references: evaluated as columns (runs of elements), they give the
+    /// closures' values and faults, bit for bit.
+    #[test]
+    fn random_columns_equal_closures(e in element_expr()) {
+        if let Some(p) = random_prog(&e) {
+            let k = p.buffers.len() - 1;
+            let ok = p.buffers[k].expect.as_ref().is_some_and(|ex| compile_expect(&p, ex).is_ok());
+            if ok {
+                let bad = differing(&p);
+                prop_assert!(bad.is_empty(), "{}: {:?}", e, bad);
+            }
+        }
+    }
+}
+
+/// Loads at and around each buffer's end, with and without a guard: the columns fault where
+/// the closures do, on the same element.
+#[test]
+fn columns_fault_at_the_buffers_ends() {
+    for off in 14..44 {
+        for e in [
+            format!("a[i + {off}]"),
+            format!("f32(c[i * 2 + {off}])"),
+            format!("b[{off} - i]"),
+            format!("g[i + {off}] + e[i]"),
+            format!("f32(d[u32(i) + {off}u])"),
+            format!("i < 20 ? a[i + {off}] : 1.5"),
+            format!("f32(i > 3 && c[i + {off}] > 0)"),
+            format!("f32(100 / (i - {}))", off - 14),
+        ] {
+            let p = random_prog(&e).expect("a program");
+            assert!(differing(&p).is_empty(), "{e}");
+        }
+    }
+}
+
+/// Dot products over a run side by side, in each of the loops `dots` has (a row of one
+/// buffer against one element of the other, either way round; strides shared or not; sums of
+/// different lengths; indices leaving a buffer), against the closures.
+#[test]
+fn columns_dot_products() {
+    for e in [
+        "sum(k, 0, 6, a[k * 7] * b[i + k])",
+        "sum(k, 0, 6, e[i + k] * b[k * 5])",
+        "sum(k, 0, 6, g[(i / 4) + k] * a[(i % 4) * 3 + k])",
+        "sum(k, 0, 6, a[k * (i % 3)] * e[k + 2 * i])",
+        "sum(k, 0, i % 5, a[k + i] * g[k])",
+        "sum(k, 0, 6, a[i * 2 + k] * b[k])",
+        "2.0 * sum(k, 1, 7, b[k * 3] * a[40 - i - k]) + a[i]",
+    ] {
+        let p = random_prog(e).expect("a program");
+        assert!(differing(&p).is_empty(), "{e}");
+    }
+}
+
+/// The columns are taken for element-wise references (and not for a lone sum).
+#[test]
+fn columns_taken() {
+    let p = random_prog("a[i] * 2.0 + f32(c[(i * 7) % 64] / (i + 1))").expect("a program");
+    let words: Vec<Vec<u32>> = p.buffers.iter().map(init_words).collect();
+    let srcs: Vec<Src> = p
+        .buffers
+        .iter()
+        .zip(&words)
+        .map(|(b, w)| Src {
+            words: w,
+            elem: b.elem,
+            len: b.len,
+        })
+        .collect();
+    let c = compile_expect(&p, p.buffers[6].expect.as_ref().expect("expect")).expect("compiles");
+    assert!(Columns::build(&c.root, &srcs).is_some());
+    let p = random_prog("sum(k, 0, 5, a[k])").expect("a program");
+    let c = compile_expect(&p, p.buffers[6].expect.as_ref().expect("expect")).expect("compiles");
+    assert!(Columns::build(&c.root, &srcs).is_none());
 }

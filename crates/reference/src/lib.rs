@@ -6,10 +6,12 @@
 //! * [`check`] (and [`check_slices`], on borrowed words): every buffer with an `expect` or
 //!   a `check`, one [`Verdict`] each, with the first [`Mismatch`] or [`Failure`].
 //! * `compile`: an `expect`/`check` expression compiled once into a tree with every name
-//!   resolved to a slot or a buffer; `eval`: that tree evaluated for every element, in
-//!   parallel (rayon); `fast`: the common `sum` terms (dot products, single loads, counts)
-//!   over affine indices as tight loops, and integer division by a power of two as shifts,
-//!   with the closures' results bit for bit.
+//!   resolved to a slot or a buffer; `eval`: that tree lowered to closures, evaluated for
+//!   every element, in parallel (rayon); `columns`: the same tree evaluated for runs of 256
+//!   elements at once, one loop per node (dot-product sums side by side), where it can be;
+//!   `fast`: the common `sum` terms (dot products, single loads, counts) over affine indices
+//!   as tight loops, and integer division by a power of two as shifts. All of them give the
+//!   closures' values bit for bit.
 //! * `expect`: the comparison of final contents with a reference (exact for integers, a
 //!   relative tolerance for floats); `predicate`: `check` predicates over the final contents;
 //!   `permutation`: `expect: "permutation(src)"`.
@@ -64,6 +66,7 @@ use warpsim_kernel::diag::{line_start, Diag, Phase};
 use warpsim_kernel::expr::{permutation_source, BinOp, Kind, Node, UnOp};
 use warpsim_kernel::{BufferInfo, Elem, Expect, Program};
 
+mod columns;
 mod compile;
 mod eval;
 mod expect;
@@ -75,6 +78,7 @@ mod predicate;
 #[cfg(test)]
 mod tests;
 
+use columns::{Columns, RUN};
 use compile::*;
 use eval::*;
 pub use expect::{check, check_slices, compile_all, referenced_buffers};

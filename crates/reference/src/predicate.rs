@@ -17,12 +17,7 @@ pub(super) fn check_predicate(
 ) -> Result<Verdict, Diag> {
     let srcs = final_srcs(prog, fin);
     let c = compile_expect(prog, ex)?;
-    let r = Reference {
-        root: lower(&c.root, &srcs),
-        nslots: c.nslots,
-        max_terms,
-        len: bi.len as usize,
-    };
+    let r = Reference::new(&c, &srcs, max_terms, bi.len);
     let float = c.ty == RefTy::F;
     let holds = |v: u64| if float { f(v) != 0.0 } else { v as u32 != 0 };
     let chunks: Vec<Result<Acc, (u64, EvalFault)>> = (0..r.chunks())
