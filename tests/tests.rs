@@ -17,6 +17,7 @@ mod fuzz_corpus;
 mod hostile;
 mod hostile_cuda;
 mod hostile_front;
+mod if_convert;
 mod jumps;
 mod kernels;
 mod kernels2;

@@ -228,6 +228,13 @@ fn rules(g: &Gpu) -> Vec<Rule> {
             "instructions",
         ),
         rule(
+            "compiler.if_convert",
+            g.compiler.if_convert as f64,
+            0.0,
+            crate::gpu::MAX_IF_CONVERT as f64,
+            "instructions",
+        ),
+        rule(
             "launch.icache_cold_cycles",
             la.icache_cold_cycles,
             0.0,

@@ -64,15 +64,30 @@ pub struct Compiler {
     /// hoists loads and their address arithmetic (1: in program order only; at most
     /// [`MAX_HOIST_WINDOW`]).
     pub hoist_window: u32,
+    /// The longest `if` body, in issued instructions, that the compiler predicates rather than
+    /// branches over: every warp issues such a body, predicated off where no lane takes it
+    /// (0: none; at most [`MAX_IF_CONVERT`]). A description without it: 10.
+    #[serde(default = "default_if_convert")]
+    pub if_convert: u32,
+}
+
+/// The largest [`Compiler::if_convert`].
+pub const MAX_IF_CONVERT: u32 = 64;
+
+fn default_if_convert() -> u32 {
+    10
 }
 
 /// The largest [`Compiler::hoist_window`] the model can track (a bit per instruction ahead).
 pub const MAX_HOIST_WINDOW: u32 = 64;
 
 impl Default for Compiler {
-    /// A description without a `compiler` section: the H200 preset's assumption (24).
+    /// A description without a `compiler` section: the H200 preset's assumptions.
     fn default() -> Self {
-        Compiler { hoist_window: 24 }
+        Compiler {
+            hoist_window: 24,
+            if_convert: default_if_convert(),
+        }
     }
 }
 
@@ -417,6 +432,9 @@ mod tests {
             let e = Gpu::parse("x.ron", &src).unwrap_err();
             assert!(e.message.contains("compiler.hoist_window"), "{}", e.message);
         }
+        let src = H200_RON.replace("if_convert: 10,", "if_convert: 65,");
+        let e = Gpu::parse("x.ron", &src).unwrap_err();
+        assert!(e.message.contains("compiler.if_convert"), "{}", e.message);
     }
 
     #[test]
@@ -430,5 +448,8 @@ mod tests {
         let g = Gpu::parse("old.ron", &old).unwrap();
         assert_eq!(g.compiler, h.compiler);
         assert_eq!(g.compiler.hoist_window, 24);
+        // A `compiler` section of before `if_convert` gets the preset's 10.
+        let g = Gpu::parse("old.ron", &H200_RON.replace("if_convert: 10,", "")).unwrap();
+        assert_eq!(g.compiler.if_convert, 10);
     }
 }

@@ -93,7 +93,8 @@ pub(crate) fn grid(
     let sgpu = full.sampled(k);
     let gpu = &sgpu;
     let nsampled = simulated_blocks(blocks, k);
-    let code = static_code(prog);
+    let mut code = static_code(prog);
+    warpsim_timing::if_convert(prog, &mut code, gpu.compiler.if_convert);
     let launch = LaunchShape {
         blocks: nsampled,
         threads,

@@ -25,6 +25,7 @@
 // `Diag` is large but only on the cold error path.
 #![allow(clippy::result_large_err)]
 
+mod ifconv;
 mod nvcc;
 mod reason;
 mod sim;
@@ -34,6 +35,7 @@ mod trace;
 mod uniform;
 mod unroll;
 
+pub use ifconv::if_convert;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
 pub use sim::{LaunchShape, Outcome, Sim, Span};
 pub use timeline::chrome_trace;

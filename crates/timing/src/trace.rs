@@ -175,6 +175,10 @@ pub struct Recorder<'a> {
     unspent: u64,
     /// The budget is spent: nothing more is recorded (the run ends in an error).
     stopped: bool,
+    /// Per warp, the pc of the if-converted branch it just executed ([`StaticInst::skip`];
+    /// `u32::MAX`: none): if its next instruction is the branch's target, no lane ran the
+    /// range, and the warp issues it predicated off.
+    skips: Vec<u32>,
 }
 
 /// A bound on the bytes that the traces of blocks recorded side by side may keep (what
@@ -249,6 +253,7 @@ impl<'a> Recorder<'a> {
             budget: None,
             unspent: 0,
             stopped: false,
+            skips: Vec::new(),
         };
         r.reset(threads);
         r
@@ -295,6 +300,8 @@ impl<'a> Recorder<'a> {
         );
         self.block.threads = threads;
         let nwarps = threads.div_ceil(32) as usize;
+        self.skips.clear();
+        self.skips.resize(nwarps, u32::MAX);
         let prologue = &self.prologue;
         let start = |t: &mut WarpTrace| {
             t.ev.extend(prologue.iter().map(|&pc| Ev {
@@ -329,6 +336,22 @@ impl<'a> Recorder<'a> {
             let (LoopMark::Start(n) | LoopMark::Next(n)) = m;
             if let Some(i) = self.iters.get_mut(w * self.nloops + n as usize) {
                 *i = if m == LoopMark::Start(n) { 0 } else { *i + 1 };
+            }
+        }
+        if let Some(b) = self.skips.get_mut(w) {
+            let branch = std::mem::replace(
+                b,
+                if s.skip.is_some() {
+                    pc as u32
+                } else {
+                    u32::MAX
+                },
+            );
+            if branch != u32::MAX
+                && self.code[branch as usize].skip == Some(pc as u32)
+                && !self.stopped
+            {
+                self.predicated_off(w, branch as usize + 1..pc);
             }
         }
         if s.class == Class::Free || self.stopped {
@@ -377,6 +400,23 @@ impl<'a> Recorder<'a> {
             ..Ev::default()
         });
         self.keep(EV_BYTES);
+    }
+
+    /// Warp `w` issues the instructions at `range`, predicated off (no lane on: a shared
+    /// access's event has no wavefronts: [`crate::if_convert`]).
+    #[cold]
+    fn predicated_off(&mut self, w: usize, range: std::ops::Range<usize>) {
+        let Some(t) = self.block.warps.get_mut(w) else {
+            return;
+        };
+        let code = self.code;
+        let n0 = t.ev.len();
+        t.ev.extend(range.filter(|&q| code[q].class != Class::Free).map(|q| Ev {
+            pc: q as u32,
+            ..Ev::default()
+        }));
+        let n = (t.ev.len() - n0) as u64;
+        self.keep(n * EV_BYTES);
     }
 
     /// The shared access warp `w` just issued took `wavefronts` (`ideal` without conflicts).

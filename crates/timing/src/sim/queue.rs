@@ -69,11 +69,14 @@ pub(super) fn enter(cx: &mut Cx, sm: &mut Sm, p: usize, s: u32, ev: Ev, t: u64) 
     match si.class {
         Class::SharedLd | Class::SharedSt | Class::Shuffle => {
             // (A shuffle takes the pipe for one wavefront and touches no bank.)
+            // (A warp that issues an access with no lane on, predicated off, still takes the
+            // pipe for one wavefront: `crate::if_convert`.)
             let n = match si.class {
                 Class::Shuffle => 1,
                 _ if cx.ideal => ev.b as u64,
                 _ => ev.a as u64,
-            };
+            }
+            .max(1);
             let busy = n * gpu.shared.cycles_per_wavefront as u64;
             // In order: it leaves the stage after the one before it, on the first free server.
             let (k, &free) = sm

@@ -109,6 +109,9 @@ pub struct StaticInst {
     /// Cycles it holds its pipe when more than the pipe's issue interval (a `wgmma`'s share
     /// of the warpgroup's multiply); 0: the interval.
     pub busy: u16,
+    /// A forward branch over a range ptxas predicates ([`crate::if_convert`]): its target. A
+    /// warp whose lanes all jump issues the range, predicated off.
+    pub skip: Option<u32>,
 }
 
 /// Where a constant loop (one the GPU's compiler unrolls) starts a run of trips, or steps.
@@ -137,6 +140,7 @@ impl StaticInst {
             prologue: false,
             pair: None,
             busy: 0,
+            skip: None,
         }
     }
 }
