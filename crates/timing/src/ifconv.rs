@@ -12,7 +12,8 @@
 //! warp all of whose lanes jumped over it. Such an instruction is timed as issued (its pipe,
 //! its result's latency: the scoreboard does not look at predicates); a predicated-off shared
 //! access takes one wavefront of the shared pipe's time and counts none (the bank counts are
-//! the executor's, of lanes that ran).
+//! the executor's, of lanes that ran). A forward branch over an `if` body that stays a branch
+//! is issued as ptxas compiles it, with its `BSSY` and `BSYNC` ([`if_convert`]'s D5).
 
 use crate::trace::{Class, StaticInst};
 use warpsim_kernel::ir::Inst;
@@ -23,8 +24,16 @@ use warpsim_kernel::Program;
 /// marked), none of them a branch, jump, barrier, exit or call, and every one an arithmetic or
 /// shared-memory instruction (a range with a global, local or constant access, a tensor-core
 /// or an asynchronous instruction is left a branch: the sampled timing's record of global
-/// accesses stays the executor's). A marked branch's [`StaticInst::skip`] is its target.
-pub fn if_convert(prog: &Program, code: &mut [StaticInst], max: u32) {
+/// accesses stays the executor's). A marked branch's [`StaticInst::skip`] is its target. The
+/// other forward branches over an `if` body issue `BSSY`, `BRA` and `BSYNC` (D5: appended to
+/// `code` as the branch's [`StaticInst::pre`]).
+pub fn if_convert(prog: &Program, code: &mut Vec<StaticInst>, max: u32) {
+    predicate(prog, code, max);
+    branches(prog, code);
+}
+
+/// Marks the bodies ptxas predicates ([`StaticInst::skip`]).
+fn predicate(prog: &Program, code: &mut [StaticInst], max: u32) {
     if max == 0 {
         return;
     }
@@ -62,5 +71,51 @@ pub fn if_convert(prog: &Program, code: &mut [StaticInst], max: u32) {
         if issued as u32 <= max && (from..to).all(simple) {
             code[pc].skip = Some(target);
         }
+    }
+}
+
+/// The forward branches over an `if` body that stay branches (longer than `compiler.if_convert`,
+/// or holding what warpsim does not predicate, a global store say): ptxas compiles such an `if` whose lanes may diverge as `BSSY`
+/// (the reconvergence point), the `BRA`, and `BSYNC` at the join, each issued by every warp
+/// that reaches the `if` (D5 of `calibration/probes/conflict_cost/DESIGN.md`: reduce1p's
+/// branched body and the strided trees' miss 3.3-3.7 issued instructions a warp and level on
+/// the H200; the classic Blelloch scan with conflict-free offsets has a `BSSY`/`BSYNC` pair
+/// for each of its 15 branched bodies; with them reduce1p at 132 blocks of 256 issues exactly
+/// the H200's 133,188, its final `if (tid == 0)` global store included). The branch becomes a [`Class::Branch`] (issued; the
+/// next instruction waits `branch_resolving`; nothing is hoisted past it) with the other two as
+/// integer instructions issued just before it. Left as they were (not issued): a branch to an
+/// `exit` or `ret` (`@P EXIT` in SASS) and a range with a loop, an exit or a return in it.
+fn branches(prog: &Program, code: &mut Vec<StaticInst>) {
+    let n = prog.code.len().min(code.len());
+    for pc in 0..n {
+        let Inst::Branch { c, target, .. } = prog.code[pc] else {
+            continue;
+        };
+        let (from, to) = (pc + 1, target as usize);
+        if to <= from || to > n {
+            continue;
+        }
+        if matches!(prog.code.get(to), Some(Inst::Exit | Inst::Ret)) {
+            continue;
+        }
+        let body = &prog.code[from..to];
+        let if_body = body.iter().enumerate().all(|(k, i)| match *i {
+            Inst::Branch { target, .. } | Inst::Jump { target } => target as usize > from + k,
+            Inst::Exit | Inst::Ret => false,
+            _ => true,
+        });
+        if !if_body || code[pc].skip.is_some() {
+            continue;
+        }
+        let first = code.len() as u32;
+        for _ in 0..2 {
+            let mut a = StaticInst::new(Class::Int, None, &[]);
+            a.serves = Some(pc as u32);
+            code.push(a);
+        }
+        let b = &mut code[pc];
+        b.class = Class::Branch;
+        b.srcs = vec![(c.0, 1)];
+        b.pre = Some((first, 2));
     }
 }
