@@ -110,9 +110,12 @@ impl<'a> Columns<'a> {
         Some(c)
     }
 
-    fn col(&mut self) -> usize {
+    /// Appends the operation `op` makes for a new column; that column.
+    fn push(&mut self, op: impl FnOnce(usize) -> Op<'a>) -> Arg {
+        let d = self.ncols;
         self.ncols += 1;
-        self.ncols - 1
+        self.ops.push(op(d));
+        Arg::Col(d)
     }
 
     /// Appends the operations computing `e`; its operand.
@@ -120,24 +123,18 @@ impl<'a> Columns<'a> {
         Some(match e {
             E::Const(v) => Arg::Imm(*v),
             // Outside sums the only slot is `i`.
-            E::Slot(0) => {
-                let d = self.col();
-                self.ops.push(Op::Iota(d));
-                Arg::Col(d)
-            }
+            E::Slot(0) => self.push(Op::Iota),
             E::Slot(_) => return None,
             E::Load {
                 buf, signed, idx, ..
             } => {
-                let idx = self.node(idx, srcs)?;
-                let d = self.col();
-                self.ops.push(Op::Load {
+                let (idx, src) = (self.node(idx, srcs)?, *srcs.get(*buf as usize)?);
+                self.push(|d| Op::Load {
                     dst: d,
                     idx,
-                    src: *srcs.get(*buf as usize)?,
+                    src,
                     signed: *signed,
-                });
-                Arg::Col(d)
+                })
             }
             E::I2(op, a, b, _) => {
                 let pow2 = match (op, &**b) {
@@ -147,26 +144,18 @@ impl<'a> Columns<'a> {
                 };
                 let a = self.node(a, srcs)?;
                 if let Some(sh) = pow2 {
-                    let d = self.col();
-                    self.ops.push(Op::Pow2(*op, d, a, sh));
-                    return Some(Arg::Col(d));
+                    return Some(self.push(|d| Op::Pow2(*op, d, a, sh)));
                 }
                 let b = self.node(b, srcs)?;
-                let d = self.col();
-                self.ops.push(Op::Int(*op, d, a, b));
-                Arg::Col(d)
+                self.push(|d| Op::Int(*op, d, a, b))
             }
             E::F2(op, a, b) => {
                 let (a, b) = (self.node(a, srcs)?, self.node(b, srcs)?);
-                let d = self.col();
-                self.ops.push(Op::Float(*op, d, a, b));
-                Arg::Col(d)
+                self.push(|d| Op::Float(*op, d, a, b))
             }
             E::U(op, a) => {
                 let a = self.node(a, srcs)?;
-                let d = self.col();
-                self.ops.push(Op::Unary(*op, d, a));
-                Arg::Col(d)
+                self.push(|d| Op::Unary(*op, d, a))
             }
             E::Fma(a, b, c) => {
                 let args = [
@@ -174,9 +163,7 @@ impl<'a> Columns<'a> {
                     self.node(b, srcs)?,
                     self.node(c, srcs)?,
                 ];
-                let d = self.col();
-                self.ops.push(Op::Fma(d, args));
-                Arg::Col(d)
+                self.push(|d| Op::Fma(d, args))
             }
             E::Sel(c, a, b) if !may_fault(a) && !may_fault(b) => {
                 let args = [
@@ -184,38 +171,30 @@ impl<'a> Columns<'a> {
                     self.node(a, srcs)?,
                     self.node(b, srcs)?,
                 ];
-                let d = self.col();
-                self.ops.push(Op::Select(d, args));
-                Arg::Col(d)
+                self.push(|d| Op::Select(d, args))
             }
             E::LAnd(a, b) | E::LOr(a, b) if !may_fault(b) => {
                 let (x, y) = (self.node(a, srcs)?, self.node(b, srcs)?);
-                let d = self.col();
-                self.ops.push(match e {
+                self.push(|d| match e {
                     E::LAnd(..) => Op::And(d, x, y),
                     _ => Op::Or(d, x, y),
-                });
-                Arg::Col(d)
+                })
             }
             E::Sum(m) if matches!(fast::shape(m, srcs), Some(fast::Shape::Dot(..))) => {
                 let Some(fast::Shape::Dot(a, b)) = fast::shape(m, srcs) else {
                     return None;
                 };
-                let d = self.col();
                 let dot = Dot {
                     parts: SumFx::new(m, srcs),
                     a,
                     b,
                     whole: lower(e, srcs),
                 };
-                self.ops.push(Op::Dot(d, Box::new(dot)));
-                Arg::Col(d)
+                self.push(|d| Op::Dot(d, Box::new(dot)))
             }
             // A lazy node that may fault, or a sum.
             E::Sel(..) | E::LAnd(..) | E::LOr(..) | E::Sum(_) => {
-                let d = self.col();
-                self.ops.push(Op::Each(d, lower(e, srcs)));
-                Arg::Col(d)
+                self.push(|d| Op::Each(d, lower(e, srcs)))
             }
         })
     }

@@ -13,16 +13,7 @@ fn values(p: &Program, words: &[Vec<u32>], k: usize, plain: bool) -> Vec<Result<
     let bi = &p.buffers[k];
     let ex = bi.expect.as_ref().expect("an expect");
     let c = compile_expect(p, ex).unwrap_or_else(|e| panic!("{}", e.message));
-    let srcs: Vec<Src> = p
-        .buffers
-        .iter()
-        .zip(words)
-        .map(|(b, w)| Src {
-            words: w,
-            elem: b.elem,
-            len: b.len,
-        })
-        .collect();
+    let srcs = srcs_of(p, words);
     PLAIN.with(|f| f.set(plain));
     let r = expect::Reference::new(&c, &srcs, DEFAULT_MAX_TERMS, bi.len);
     PLAIN.with(|f| f.set(false));
@@ -94,18 +85,22 @@ fn shipped_programs_fast_equals_plain() {
     assert!(checked >= 30, "only {checked} references checked");
 }
 
-fn shape_of(p: &Program, k: usize) -> Option<&'static str> {
-    let words: Vec<Vec<u32>> = p.buffers.iter().map(init_words).collect();
-    let srcs: Vec<Src> = p
-        .buffers
+/// The buffers of `p` with the words `words` (one vector a buffer), as the reference reads them.
+fn srcs_of<'a>(p: &Program, words: &'a [Vec<u32>]) -> Vec<Src<'a>> {
+    p.buffers
         .iter()
-        .zip(&words)
+        .zip(words)
         .map(|(b, w)| Src {
             words: w,
             elem: b.elem,
             len: b.len,
         })
-        .collect();
+        .collect()
+}
+
+fn shape_of(p: &Program, k: usize) -> Option<&'static str> {
+    let words: Vec<Vec<u32>> = p.buffers.iter().map(init_words).collect();
+    let srcs = srcs_of(p, &words);
     let c = compile_expect(p, p.buffers[k].expect.as_ref()?).ok()?;
     let E::Sum(m) = &c.root else { return None };
     let name = match fast::shape(m, &srcs)? {
@@ -410,16 +405,7 @@ fn columns_dot_products() {
 fn columns_taken() {
     let p = random_prog("a[i] * 2.0 + f32(c[(i * 7) % 64] / (i + 1))").expect("a program");
     let words: Vec<Vec<u32>> = p.buffers.iter().map(init_words).collect();
-    let srcs: Vec<Src> = p
-        .buffers
-        .iter()
-        .zip(&words)
-        .map(|(b, w)| Src {
-            words: w,
-            elem: b.elem,
-            len: b.len,
-        })
-        .collect();
+    let srcs = srcs_of(&p, &words);
     let c = compile_expect(&p, p.buffers[6].expect.as_ref().expect("expect")).expect("compiles");
     assert!(Columns::build(&c.root, &srcs).is_some());
     let p = random_prog("sum(k, 0, 5, a[k])").expect("a program");
