@@ -74,17 +74,19 @@ fn predicate(prog: &Program, code: &mut [StaticInst], max: u32) {
     }
 }
 
-/// The forward branches over an `if` body that stay branches (longer than `compiler.if_convert`,
-/// or holding what warpsim does not predicate, a global store say): ptxas compiles such an `if` whose lanes may diverge as `BSSY`
-/// (the reconvergence point), the `BRA`, and `BSYNC` at the join, each issued by every warp
-/// that reaches the `if` (D5 of `calibration/probes/conflict_cost/DESIGN.md`: reduce1p's
-/// branched body and the strided trees' miss 3.3-3.7 issued instructions a warp and level on
-/// the H200; the classic Blelloch scan with conflict-free offsets has a `BSSY`/`BSYNC` pair
-/// for each of its 15 branched bodies; with them reduce1p at 132 blocks of 256 issues exactly
-/// the H200's 133,188, its final `if (tid == 0)` global store included). The branch becomes a [`Class::Branch`] (issued; the
-/// next instruction waits `branch_resolving`; nothing is hoisted past it) with the other two as
-/// integer instructions issued just before it. Left as they were (not issued): a branch to an
-/// `exit` or `ret` (`@P EXIT` in SASS) and a range with a loop, an exit or a return in it.
+/// The forward branches over an `if` body that stay branches (longer than
+/// `compiler.if_convert`, or holding what warpsim does not predicate, a global store say):
+/// ptxas compiles such an `if`, whose lanes may diverge, as `BSSY` (the reconvergence point),
+/// the `BRA`, and `BSYNC` at the join, each issued by every warp that reaches the `if` (D5 of
+/// `calibration/probes/conflict_cost/DESIGN.md`: reduce1p's branched body and the strided
+/// trees' miss 3.3-3.7 issued instructions a warp and level on the H200; the classic Blelloch
+/// scan with conflict-free offsets has a `BSSY`/`BSYNC` pair for each of its 15 branched
+/// bodies; with them reduce1p at 132 blocks of 256 issues exactly the H200's 133,188, its
+/// final `if (tid == 0)` global store included). The branch becomes a [`Class::Branch`]
+/// (issued; the next instruction waits `branch_resolving`; nothing is hoisted past it) with
+/// the other two as integer instructions issued just before it. Left as they were (not
+/// issued): a branch to an `exit` or `ret` (`@P EXIT` in SASS) and a range with a loop, an
+/// exit or a return in it.
 fn branches(prog: &Program, code: &mut Vec<StaticInst>) {
     let n = prog.code.len().min(code.len());
     for pc in 0..n {
