@@ -25,30 +25,30 @@ enum Arg {
     Imm(u64),
 }
 
+/// An operation computing one column: operation `k` of [`Columns`] writes column `k`.
 enum Op<'a> {
     /// `i`.
-    Iota(usize),
+    Iota,
     Load {
-        dst: usize,
         idx: Arg,
         src: Src<'a>,
         signed: bool,
     },
-    Int(IOp, usize, Arg, Arg),
+    Int(IOp, Arg, Arg),
     /// A signed or unsigned division or remainder by `1 << sh`.
-    Pow2(IOp, usize, Arg, u32),
-    Float(FOp, usize, Arg, Arg),
-    Unary(Un, usize, Arg),
-    Fma(usize, [Arg; 3]),
+    Pow2(IOp, Arg, u32),
+    Float(FOp, Arg, Arg),
+    Unary(Un, Arg),
+    Fma([Arg; 3]),
     /// `c ? a : b` with both sides computed.
-    Select(usize, [Arg; 3]),
+    Select([Arg; 3]),
     /// `a && b`, `a || b` (0/1 operands) with both sides computed.
-    And(usize, Arg, Arg),
-    Or(usize, Arg, Arg),
+    And(Arg, Arg),
+    Or(Arg, Arg),
     /// A node evaluated per element by its closure.
-    Each(usize, Fx<'a>),
+    Each(Fx<'a>),
     /// A float `sum` of `a[…] * b[…]` (affine indices): the run's sums side by side.
-    Dot(usize, Box<Dot<'a>>),
+    Dot(Box<Dot<'a>>),
 }
 
 /// A dot-product `sum` ([`fast::Shape::Dot`]) and its closure (for elements whose indices
@@ -63,7 +63,6 @@ struct Dot<'a> {
 /// A reference as a list of column operations.
 pub(super) struct Columns<'a> {
     ops: Vec<Op<'a>>,
-    ncols: usize,
     root: Arg,
 }
 
@@ -103,19 +102,16 @@ impl<'a> Columns<'a> {
         }
         let mut c = Columns {
             ops: Vec::new(),
-            ncols: 0,
             root: Arg::Imm(0),
         };
         c.root = c.node(root, srcs)?;
         Some(c)
     }
 
-    /// Appends the operation `op` makes for a new column; that column.
-    fn push(&mut self, op: impl FnOnce(usize) -> Op<'a>) -> Arg {
-        let d = self.ncols;
-        self.ncols += 1;
-        self.ops.push(op(d));
-        Arg::Col(d)
+    /// Appends `op`; the column it writes.
+    fn push(&mut self, op: Op<'a>) -> Arg {
+        self.ops.push(op);
+        Arg::Col(self.ops.len() - 1)
     }
 
     /// Appends the operations computing `e`; its operand.
@@ -129,8 +125,7 @@ impl<'a> Columns<'a> {
                 buf, signed, idx, ..
             } => {
                 let (idx, src) = (self.node(idx, srcs)?, *srcs.get(*buf as usize)?);
-                self.push(|d| Op::Load {
-                    dst: d,
+                self.push(Op::Load {
                     idx,
                     src,
                     signed: *signed,
@@ -144,18 +139,18 @@ impl<'a> Columns<'a> {
                 };
                 let a = self.node(a, srcs)?;
                 if let Some(sh) = pow2 {
-                    return Some(self.push(|d| Op::Pow2(*op, d, a, sh)));
+                    return Some(self.push(Op::Pow2(*op, a, sh)));
                 }
                 let b = self.node(b, srcs)?;
-                self.push(|d| Op::Int(*op, d, a, b))
+                self.push(Op::Int(*op, a, b))
             }
             E::F2(op, a, b) => {
                 let (a, b) = (self.node(a, srcs)?, self.node(b, srcs)?);
-                self.push(|d| Op::Float(*op, d, a, b))
+                self.push(Op::Float(*op, a, b))
             }
             E::U(op, a) => {
                 let a = self.node(a, srcs)?;
-                self.push(|d| Op::Unary(*op, d, a))
+                self.push(Op::Unary(*op, a))
             }
             E::Fma(a, b, c) => {
                 let args = [
@@ -163,7 +158,7 @@ impl<'a> Columns<'a> {
                     self.node(b, srcs)?,
                     self.node(c, srcs)?,
                 ];
-                self.push(|d| Op::Fma(d, args))
+                self.push(Op::Fma(args))
             }
             E::Sel(c, a, b) if !may_fault(a) && !may_fault(b) => {
                 let args = [
@@ -171,13 +166,13 @@ impl<'a> Columns<'a> {
                     self.node(a, srcs)?,
                     self.node(b, srcs)?,
                 ];
-                self.push(|d| Op::Select(d, args))
+                self.push(Op::Select(args))
             }
             E::LAnd(a, b) | E::LOr(a, b) if !may_fault(b) => {
                 let (x, y) = (self.node(a, srcs)?, self.node(b, srcs)?);
-                self.push(|d| match e {
-                    E::LAnd(..) => Op::And(d, x, y),
-                    _ => Op::Or(d, x, y),
+                self.push(match e {
+                    E::LAnd(..) => Op::And(x, y),
+                    _ => Op::Or(x, y),
                 })
             }
             E::Sum(m) if matches!(fast::shape(m, srcs), Some(fast::Shape::Dot(..))) => {
@@ -190,18 +185,18 @@ impl<'a> Columns<'a> {
                     b,
                     whole: lower(e, srcs),
                 };
-                self.push(|d| Op::Dot(d, Box::new(dot)))
+                self.push(Op::Dot(Box::new(dot)))
             }
             // A lazy node that may fault, or a sum.
             E::Sel(..) | E::LAnd(..) | E::LOr(..) | E::Sum(_) => {
-                self.push(|d| Op::Each(d, lower(e, srcs)))
+                self.push(Op::Each(lower(e, srcs)))
             }
         })
     }
 
     /// Scratch space for [`Columns::eval`].
     pub(super) fn scratch(&self) -> Vec<u64> {
-        vec![0; self.ncols.max(1) * RUN]
+        vec![0; self.ops.len().max(1) * RUN]
     }
 
     /// The values of elements `base .. base + n` (`n` ≤ [`RUN`]) into `out`; `false` if one
@@ -216,8 +211,8 @@ impl<'a> Columns<'a> {
     ) -> bool {
         let n = out.len();
         let mut ok = true;
-        for op in &self.ops {
-            ok &= self.run(op, base, n, cols, st, max_terms);
+        for (dst, op) in self.ops.iter().enumerate() {
+            ok &= Self::run(op, dst, base, n, cols, st, max_terms);
         }
         match self.root {
             Arg::Imm(v) => out.fill(v),
@@ -226,10 +221,10 @@ impl<'a> Columns<'a> {
         ok
     }
 
-    /// One operation over the run; `false` if an element faulted.
+    /// Operation `op`, writing column `dst`, over the run; `false` if an element faulted.
     fn run(
-        &self,
         op: &Op,
+        dst: usize,
         base: usize,
         n: usize,
         cols: &mut [u64],
@@ -237,11 +232,6 @@ impl<'a> Columns<'a> {
         max_terms: u64,
     ) -> bool {
         // Every operand is an earlier column: below the destination's.
-        let dst = match op {
-            Op::Iota(d) | Op::Load { dst: d, .. } | Op::Each(d, _) | Op::Dot(d, _) => *d,
-            Op::Int(_, d, ..) | Op::Pow2(_, d, ..) | Op::Float(_, d, ..) | Op::Unary(_, d, _) => *d,
-            Op::Fma(d, _) | Op::Select(d, _) | Op::And(d, ..) | Op::Or(d, ..) => *d,
-        };
         let (lo, hi) = cols.split_at_mut(dst * RUN);
         let d = &mut hi[..n];
         let arg = |a: Arg| match a {
@@ -250,14 +240,12 @@ impl<'a> Columns<'a> {
         };
         let mut ok = true;
         match *op {
-            Op::Iota(_) => {
+            Op::Iota => {
                 for (k, v) in d.iter_mut().enumerate() {
                     *v = (base + k) as u32 as u64;
                 }
             }
-            Op::Load {
-                idx, src, signed, ..
-            } => {
+            Op::Load { idx, src, signed } => {
                 let elem = src.elem;
                 match elem {
                     Elem::F32 => {
@@ -269,7 +257,7 @@ impl<'a> Columns<'a> {
                     _ => ok = gather(d, arg(idx), src, signed, |w, k| read(elem, w, k)),
                 }
             }
-            Op::Int(op, _, a, b) => {
+            Op::Int(op, a, b) => {
                 by_op!(op, IOp, INT_OPS, |O| map2(d, arg(a), arg(b), |x, y| {
                     int_op(O, x, y).unwrap_or_else(|| {
                         ok = false;
@@ -277,7 +265,7 @@ impl<'a> Columns<'a> {
                     })
                 }))
             }
-            Op::Pow2(op, _, a, sh) => {
+            Op::Pow2(op, a, sh) => {
                 let mask = (1u32 << sh).wrapping_sub(1);
                 match op {
                     IOp::DivS => map1(d, arg(a), |v| {
@@ -290,19 +278,19 @@ impl<'a> Columns<'a> {
                     _ => map1(d, arg(a), |v| (v as u32 & mask) as u64),
                 }
             }
-            Op::Float(op, _, a, b) => {
+            Op::Float(op, a, b) => {
                 by_op!(op, FOp, FLOAT_OPS, |O| map2(d, arg(a), arg(b), |x, y| {
                     float_op(O, x, y)
                 }))
             }
-            Op::Unary(op, _, a) => by_op!(op, Un, UNARY_OPS, |O| map1(d, arg(a), |v| unary(O, v))),
-            Op::Fma(_, [a, b, c]) => {
+            Op::Unary(op, a) => by_op!(op, Un, UNARY_OPS, |O| map1(d, arg(a), |v| unary(O, v))),
+            Op::Fma([a, b, c]) => {
                 let (a, b, c) = (arg(a), arg(b), arg(c));
                 for (k, v) in d.iter_mut().enumerate() {
                     *v = fb(f(a.at(k)).mul_add(f(b.at(k)), f(c.at(k))));
                 }
             }
-            Op::Select(_, [c, a, b]) => {
+            Op::Select([c, a, b]) => {
                 let (c, a, b) = (arg(c), arg(a), arg(b));
                 for (k, v) in d.iter_mut().enumerate() {
                     *v = if c.at(k) as u32 != 0 {
@@ -312,9 +300,9 @@ impl<'a> Columns<'a> {
                     };
                 }
             }
-            Op::And(_, a, b) => map2(d, arg(a), arg(b), |x, y| (x != 0 && y != 0) as u64),
-            Op::Or(_, a, b) => map2(d, arg(a), arg(b), |x, y| (x != 0 || y != 0) as u64),
-            Op::Each(_, ref fx) => {
+            Op::And(a, b) => map2(d, arg(a), arg(b), |x, y| (x != 0 && y != 0) as u64),
+            Op::Or(a, b) => map2(d, arg(a), arg(b), |x, y| (x != 0 || y != 0) as u64),
+            Op::Each(ref fx) => {
                 for (k, v) in d.iter_mut().enumerate() {
                     st.slots[0] = (base + k) as u32 as u64;
                     st.budget = max_terms;
@@ -324,7 +312,7 @@ impl<'a> Columns<'a> {
                     }
                 }
             }
-            Op::Dot(_, ref dot) => return dot.run(base, d, st, max_terms),
+            Op::Dot(ref dot) => return dot.run(base, d, st, max_terms),
         }
         ok
     }
