@@ -37,14 +37,7 @@ fn predicate(prog: &Program, code: &mut [StaticInst], max: u32) {
     if max == 0 {
         return;
     }
-    for pc in 0..prog.code.len().min(code.len()) {
-        let Inst::Branch { target, .. } = prog.code[pc] else {
-            continue;
-        };
-        let (from, to) = (pc + 1, target as usize);
-        if to <= from || to > code.len() {
-            continue;
-        }
+    for (pc, _, from, to) in forward_branches(prog) {
         let simple = |q: usize| {
             let plain = matches!(
                 code[q].class,
@@ -69,7 +62,7 @@ fn predicate(prog: &Program, code: &mut [StaticInst], max: u32) {
         };
         let issued = (from..to).filter(|&q| code[q].class != Class::Free).count();
         if issued as u32 <= max && (from..to).all(simple) {
-            code[pc].skip = Some(target);
+            code[pc].skip = Some(to as u32);
         }
     }
 }
@@ -88,15 +81,7 @@ fn predicate(prog: &Program, code: &mut [StaticInst], max: u32) {
 /// issued): a branch to an `exit` or `ret` (`@P EXIT` in SASS) and a range with a loop, an
 /// exit or a return in it.
 fn branches(prog: &Program, code: &mut Vec<StaticInst>) {
-    let n = prog.code.len().min(code.len());
-    for pc in 0..n {
-        let Inst::Branch { c, target, .. } = prog.code[pc] else {
-            continue;
-        };
-        let (from, to) = (pc + 1, target as usize);
-        if to <= from || to > n {
-            continue;
-        }
+    for (pc, c, from, to) in forward_branches(prog) {
         if matches!(prog.code.get(to), Some(Inst::Exit | Inst::Ret)) {
             continue;
         }
@@ -117,7 +102,20 @@ fn branches(prog: &Program, code: &mut Vec<StaticInst>) {
         }
         let b = &mut code[pc];
         b.class = Class::Branch;
-        b.srcs = vec![(c.0, 1)];
+        b.srcs = vec![(c, 1)];
         b.pre = Some((first, 2));
     }
+}
+
+/// Each forward `Branch` of `prog` over at least one instruction: its pc, its condition
+/// register, and the range it skips (`from .. to`, `to` its target).
+fn forward_branches(prog: &Program) -> impl Iterator<Item = (usize, u16, usize, usize)> + '_ {
+    prog.code.iter().enumerate().filter_map(|(pc, i)| match *i {
+        Inst::Branch { c, target, .. }
+            if target as usize > pc + 1 && target as usize <= prog.code.len() =>
+        {
+            Some((pc, c.0, pc + 1, target as usize))
+        }
+        _ => None,
+    })
 }
