@@ -177,8 +177,11 @@ pub struct Recorder<'a> {
     stopped: bool,
     /// Per warp, the pc of the if-converted branch it just executed ([`StaticInst::skip`];
     /// `u32::MAX`: none): if its next instruction is the branch's target, no lane ran the
-    /// range, and the warp issues it predicated off.
+    /// range, and the warp issues it predicated off. Empty when the code has no such branch
+    /// (the per-instruction check then costs a bounds test).
     skips: Vec<u32>,
+    /// Whether the code has an if-converted branch.
+    any_skip: bool,
 }
 
 /// A bound on the bytes that the traces of blocks recorded side by side may keep (what
@@ -254,6 +257,7 @@ impl<'a> Recorder<'a> {
             unspent: 0,
             stopped: false,
             skips: Vec::new(),
+            any_skip: code.iter().any(|s| s.skip.is_some()),
         };
         r.reset(threads);
         r
@@ -301,7 +305,9 @@ impl<'a> Recorder<'a> {
         self.block.threads = threads;
         let nwarps = threads.div_ceil(32) as usize;
         self.skips.clear();
-        self.skips.resize(nwarps, u32::MAX);
+        if self.any_skip {
+            self.skips.resize(nwarps, u32::MAX);
+        }
         let prologue = &self.prologue;
         let start = |t: &mut WarpTrace| {
             t.ev.extend(prologue.iter().map(|&pc| Ev {
