@@ -27,6 +27,38 @@ fn a_6_mb_ptx_module_loads_in_linear_time() {
     assert!(o.stdout.contains("instructions"), "{}", o.stdout);
 }
 
+/// A 13 MB `.cu` whose kernel sits below 200,000 lines: each instruction's source line was
+/// found by counting lines from the top of the file (a 6.5 MB `.cu` took 11 s once its PTX
+/// was cached), now from an index of line starts made once.
+#[test]
+fn a_13_mb_cu_file_loads_in_linear_time() {
+    if !crate::nvrtc::nvrtc("a_13_mb_cu_file_loads_in_linear_time") {
+        return;
+    }
+    let comments = format!("// {}\n", "x".repeat(60)).repeat(200_000);
+    let body: String = (0..8_000)
+        .map(|i| format!("    x = x * y + {};\n", i % 7))
+        .collect();
+    let cu = write(
+        "big13.cu",
+        &format!(
+            "{comments}extern \"C\" __global__ void k(unsigned *out, unsigned y) {{\n    \
+             unsigned x = threadIdx.x;\n{body}    out[threadIdx.x] = x;\n}}\n"
+        ),
+    );
+    let p = write(
+        "big13.ron",
+        "Program(name: \"k\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \"out\", \
+         ty: U32, len: 32)],\n    cuda: (file: \"big13.cu\", kernel: \"k\", args: [\"out\", \
+         \"3\"]),\n)\n",
+    );
+    // The first load compiles it; the second reads the PTX from the cache.
+    case(&["check", &p], 0, None, "");
+    let o = case(&["check", &p], 0, None, "");
+    assert!(o.secs < 5.0, "{cu}: {:.1} s", o.secs);
+    assert!(o.stdout.contains("instructions"), "{}", o.stdout);
+}
+
 /// 20,000 generic loads through a pointer loaded from memory, each resolved per lane at run
 /// time (a branch to one access per space, with a predicate declared for each: the lowering
 /// looked declarations up in a list, 24 s for 32,000 of them, now a map).

@@ -158,3 +158,69 @@ fn variants_side_by_side_share_max_memory() {
     assert_eq!(o.stdout.matches("yes").count(), 4, "{}", o.stdout);
     assert!(o.rss < 150 << 20, "{} MiB", o.rss >> 20);
 }
+
+/// A valid program of `n` statements (about 39 bytes each) on lines of their own.
+fn long_program(n: usize) -> String {
+    let body: String = (0..n)
+        .map(|_| "        Set(\"acc\", \"acc * 3 + tid.x\"),\n")
+        .collect();
+    format!(
+        "Program(\n    name: \"long\",\n    launch: (grid: [1], block: [32]),\n    buffers: \
+         [(name: \"out\", ty: U32, len: \"32\")],\n    body: [\n        Let(\"acc\", \
+         \"tid.x\"),\n{body}        Store(\"out[tid.x]\", \"acc\"),\n    ],\n)\n"
+    )
+}
+
+#[test]
+fn a_ten_megabyte_program_runs_and_reports_in_linear_time() {
+    // The report's per-line stalls searched its lines once per instruction: 4.7 MB took 10 s,
+    // 20 MB did not finish in a minute.
+    let p = write("long_program.ron", &long_program(260_000));
+    assert!(std::fs::metadata(&p).unwrap().len() > 10_000_000);
+    let o = case(&["run", &p], 0, None, "");
+    assert!(o.secs < 10.0, "took {:.1} s", o.secs);
+    assert!(o.stdout.contains("where warps wait"), "{:.300}", o.stdout);
+}
+
+#[test]
+fn a_balanced_expression_of_a_megabyte_is_refused_in_little_memory() {
+    // Every instruction kept its own copy of its statement's text: 1.3 MB took 5.3 GB before
+    // the register limit refused it. (`case` bounds the peak at 1 GiB.)
+    fn tree(d: u32) -> String {
+        if d == 0 {
+            "tid.x".into()
+        } else {
+            let t = tree(d - 1);
+            format!("({t} + {t})")
+        }
+    }
+    let p = write(
+        "balanced.ron",
+        &format!(
+            "Program(\n    name: \"bal\",\n    launch: (grid: [1], block: [32]),\n    buffers: \
+             [(name: \"out\", ty: U32, len: \"32\")],\n    body: [\n        Store(\"out[tid.x]\", \
+             \"{}\"),\n    ],\n)\n",
+            tree(17)
+        ),
+    );
+    let o = case(&["check", &p], 2, Some(&p), "4096 registers");
+    assert!(o.rss < 256 << 20, "peak {} MiB", o.rss >> 20);
+}
+
+#[test]
+fn an_out_of_bounds_unsigned_index_is_shown_as_unsigned_too() {
+    // The register does not say whether `b` is signed: `out[-1]` alone hid a `u32`'s
+    // 4294967295.
+    let p = write(
+        "unsigned_index.ron",
+        "Program(\n    name: \"idx\",\n    launch: (grid: [1], block: [32]),\n    buffers: \
+         [(name: \"out\", ty: U32, len: \"32\")],\n    body: [\n        Let(\"b\", \
+         \"u32(4294967295)\"),\n        Store(\"out[b]\", \"1\"),\n    ],\n)\n",
+    );
+    case(
+        &["run", &p],
+        2,
+        Some(&p),
+        "out[-1] (index 4294967295 if unsigned) is outside out[32]",
+    );
+}

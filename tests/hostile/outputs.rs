@@ -181,3 +181,34 @@ fn a_successful_run_replaces_the_file_whole_and_leaves_no_temporary() {
     );
     assert!(o.stdout.is_empty());
 }
+
+#[test]
+fn an_output_naming_the_kernel_file_is_refused() {
+    // A `ptx:` program beside its kernel file: the PTX must survive `--svg`/`--timeline` and a
+    // sweep's `--svg` naming it.
+    let root = crate::util::root().join("programs/cuda");
+    let ptx_src = std::fs::read_to_string(root.join("classic.ptx")).unwrap();
+    let ptx = write("victim_kernel.ptx", &ptx_src);
+    let ron = std::fs::read_to_string(root.join("classic/scan_blelloch_cf.ron"))
+        .unwrap()
+        .replace("../classic.ptx", "victim_kernel.ptx");
+    let p = write("victim_kernel.ron", &ron);
+    case(&["run", &p, "--svg", &ptx], 2, None, "would overwrite");
+    case(
+        &["run", &p, "--timeline", &ptx],
+        2,
+        None,
+        "which this command reads",
+    );
+    case(
+        &["sweep", &p, "-D", "N=256,512", "--svg", &ptx],
+        2,
+        None,
+        "would overwrite",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&ptx).unwrap(),
+        ptx_src,
+        "the kernel file was changed"
+    );
+}

@@ -140,7 +140,8 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         .into());
     }
     if let Some(path) = &args.svg {
-        let inputs = crate::output::inputs(p, &args.machine.gpu);
+        let kernel = warpsim_lang::kernel_file(p, &src);
+        let inputs = crate::output::inputs(p, kernel.as_deref(), &args.machine.gpu);
         crate::output::check_output(path, "SVG", &inputs)?;
     }
     let base = args.load.options(&machine, Vec::new());

@@ -129,7 +129,8 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         ));
     }
     let prog = args.load.load(&machine)?;
-    let inputs = crate::output::inputs(&args.load.program, &args.machine.gpu);
+    let kernel = (prog.path != prog.launch_path).then(|| std::path::Path::new(&prog.path));
+    let inputs = crate::output::inputs(&args.load.program, kernel, &args.machine.gpu);
     if let Some(path) = &args.svg {
         crate::output::check_output(path, "SVG", &inputs)?;
     }

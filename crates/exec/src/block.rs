@@ -146,7 +146,7 @@ impl Ctx<'_> {
 
     /// The source text of an instruction, for messages.
     pub(super) fn text(&self, pc: usize) -> &str {
-        self.prog.info.get(pc).map_or("", |i| i.text.as_str())
+        self.prog.info.get(pc).map_or("", |i| &*i.text)
     }
 }
 

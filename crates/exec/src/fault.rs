@@ -514,6 +514,13 @@ pub(super) fn global_fault(cx: &Ctx, pc: usize, w: usize, m: Mem, l: u32, r: &[L
         } else {
             String::new()
         };
+        // The register does not say whether the index was signed: a negative one is shown
+        // both ways (`out[-1]` of an `i32`, `out[4294967295]` of a `u32`).
+        let reach = if i < 0 {
+            format!("{reach} (index {raw} if unsigned)")
+        } else {
+            reach
+        };
         return cx.lane_fault(
             pc,
             w,

@@ -166,7 +166,8 @@ pub struct InstInfo {
     /// 1-based column.
     pub col: u32,
     /// The source it implements, short (e.g. `tile[r][c]` for a load, the statement for a store).
-    pub text: String,
+    /// Shared: a statement's instructions all point at its one text.
+    pub text: std::sync::Arc<str>,
 }
 
 /// A program ready to run: defines resolved, names checked, lowered to [`Inst`]s.
@@ -290,7 +291,7 @@ impl Program {
             }
             let info = self.info.get(pc);
             let line = info.map_or(0, |i| i.line);
-            let src = info.map_or("", |i| i.text.as_str());
+            let src = info.map_or("", |i| &*i.text);
             let _ = writeln!(o, "{pc:>width$}  line {line:<4} {text:<40} {src}");
         }
         o

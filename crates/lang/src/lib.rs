@@ -30,5 +30,5 @@ mod lint;
 mod load;
 
 pub use lint::{merge_hints, Hint};
-pub use load::{load_file, load_str, Layout, Options};
+pub use load::{kernel_file, load_file, load_str, Layout, Options};
 pub use warpsim_kernel::{Diag, Program};

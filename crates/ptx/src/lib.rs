@@ -116,9 +116,24 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             ))
         })
     });
-    let ptx_lines: Vec<usize> = std::iter::once(0)
-        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+    let line_starts = |t: &str| -> Vec<usize> {
+        std::iter::once(0)
+            .chain(t.match_indices('\n').map(|(i, _)| i + 1))
+            .collect()
+    };
+    let ptx_lines = line_starts(&src);
+    // The `.cu`'s lines by number, found once (a lookup per instruction from the top of the
+    // file made a large `.cu` quadratic).
+    let cu_lines = cu.as_ref().map_or_else(Vec::new, |(_, t)| line_starts(t));
+    let cu_line = |t: &str, line: u32| -> String {
+        let Some(&from) = cu_lines.get(line as usize - 1) else {
+            return String::new();
+        };
+        let rest = &t[from..];
+        rest[..rest.find('\n').unwrap_or(rest.len())]
+            .trim()
+            .to_owned()
+    };
     let info = |(line, col, off): (u32, u32, usize)| -> InstInfo {
         let pl = ptx_lines.partition_point(|&s| s <= off).max(1);
         let stmt = match low.texts.get(&off) {
@@ -134,16 +149,12 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
             Some((_, t)) if line > 0 => InstInfo {
                 line,
                 col: col.max(1),
-                text: format!(
-                    "{}  [{}]",
-                    t.lines().nth(line as usize - 1).unwrap_or("").trim(),
-                    stmt
-                ),
+                text: format!("{}  [{}]", cu_line(t, line), stmt).into(),
             },
             _ => InstInfo {
                 line: pl as u32,
                 col: (off - ptx_lines[pl - 1] + 1) as u32,
-                text: stmt,
+                text: stmt.into(),
             },
         }
     };

@@ -82,7 +82,7 @@ pub struct RunOptions {
     /// The timing model (`None`: `--no-timing`).
     pub timing: Option<TimingOptions>,
     /// Most bytes the run may keep (`--max-memory`): the buffers (checked when the program
-    /// was loaded) and the timing model's traces of the blocks recorded side by side, half
+    /// was loaded), the timing model's own record and its traces of the blocks recorded side by side, half
     /// of what the buffers leave for the blocks being recorded and half for those being
     /// replayed; a run that needs more stops with an error.
     pub max_memory: u64,

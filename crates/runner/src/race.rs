@@ -66,7 +66,7 @@ fn access(prog: &Program, s: &race::Side) -> RaceAccess {
         location: format!("{}:{line}", prog.path),
         line,
         col: info.map_or(0, |i| i.col),
-        text: info.map_or_else(String::new, |i| i.text.clone()),
+        text: info.map_or_else(String::new, |i| i.text.to_string()),
         pc,
         thread: thread_xyz(prog.block, s.thread),
         warp: s.thread / 32,

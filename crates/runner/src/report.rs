@@ -288,7 +288,7 @@ fn atomic_row(
         pc,
         line: info.map_or(0, |i| i.line),
         col: info.map_or(0, |i| i.col),
-        text: info.map_or_else(String::new, |i| i.text.clone()),
+        text: info.map_or_else(String::new, |i| i.text.to_string()),
         space,
         op: Op::St,
         array,
@@ -367,7 +367,7 @@ fn warnings(prog: &Program, stats: &Stats) -> Vec<WarningReport> {
             WarningReport {
                 line: info.map_or(0, |i| i.line),
                 col: info.map_or(0, |i| i.col),
-                text: info.map_or_else(String::new, |i| i.text.clone()),
+                text: info.map_or_else(String::new, |i| i.text.to_string()),
                 message: format!(
                     "this shuffle read a lane that does not execute it {} times (a source lane \
                      outside the member mask, or not active): CUDA leaves the value undefined; \
@@ -584,7 +584,7 @@ pub(crate) fn build(
             pc,
             line: info.map_or(0, |i| i.line),
             col: info.map_or(0, |i| i.col),
-            text: info.map_or_else(String::new, |i| i.text.clone()),
+            text: info.map_or_else(String::new, |i| i.text.to_string()),
             space,
             op,
             array,

@@ -1,5 +1,6 @@
-//! Variants run side by side (`sweep`, `advise`) share one `--max-memory`: each reserves its
-//! buffers and a fixed share of the limit for the timing model's traces, and waits while the
+//! Variants run side by side (`sweep`, `advise`) share one `--max-memory`: each reserves what it
+//! keeps ([`resident_bytes`]: buffers, the timing model's record) and a fixed share of the limit
+//! for the model's traces, and waits while the
 //! variants running hold what it needs. A variant's share does not depend on how many run
 //! beside it, so its result (and whether its traces fit) does not depend on the thread count.
 
@@ -10,6 +11,19 @@ use warpsim_kernel::{BufferInfo, Diag, Program};
 /// The part of `--max-memory` a variant's traces may take: one eighth (half of it for the
 /// blocks being recorded, half for those being replayed).
 const TRACE_SHARE: u64 = 8;
+
+/// What a run of `prog` keeps besides the timing model's traces: its buffers and, with
+/// timing, the model's own record ([`warpsim_timing::model_bytes`]).
+pub(crate) fn resident_bytes(prog: &Program, opts: &RunOptions) -> u64 {
+    let buffers = prog.buffers.iter().map(BufferInfo::bytes);
+    let model = match opts.timing {
+        Some(_) => {
+            warpsim_timing::model_bytes(opts.machine.gpu(), buffers.clone(), prog.code.len())
+        }
+        None => 0,
+    };
+    buffers.sum::<u64>() + model
+}
 
 /// What the variants running side by side have left of `--max-memory`.
 pub(crate) struct Gate {
@@ -31,8 +45,9 @@ impl Gate {
     /// Runs `prog` once its buffers and its share for traces are free (all of the limit at
     /// most: a variant that needs all of it runs alone), with `opts.max_memory` that much.
     pub(crate) fn run(&self, prog: &Program, opts: &RunOptions) -> Result<Report, Diag> {
-        let buffers: u64 = prog.buffers.iter().map(BufferInfo::bytes).sum();
-        let want = buffers.saturating_add(self.cap / TRACE_SHARE).min(self.cap);
+        let want = resident_bytes(prog, opts)
+            .saturating_add(self.cap / TRACE_SHARE)
+            .min(self.cap);
         {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
             while *free < want {

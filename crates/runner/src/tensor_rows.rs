@@ -87,7 +87,7 @@ pub(crate) fn row(
         pc,
         line: info.map_or(0, |i| i.line),
         col: info.map_or(0, |i| i.col),
-        text: info.map_or_else(String::new, |i| i.text.clone()),
+        text: info.map_or_else(String::new, |i| i.text.to_string()),
         space: MemSpace::Shared,
         op,
         array: prog

@@ -33,6 +33,9 @@ pub(crate) fn line_stalls(
     n: usize,
 ) -> Vec<LineStalls> {
     let mut lines: Vec<LineStalls> = Vec::new();
+    // Each line's place in `lines` (a search of `lines` per instruction made a large program's
+    // report quadratic).
+    let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for (pc, c) in timing.detail.per_pc.iter().enumerate() {
         let issued = timing.detail.issued_pc.get(pc).copied().unwrap_or(0);
         if issued == 0 && c.iter().all(|&v| v == 0) {
@@ -41,18 +44,16 @@ pub(crate) fn line_stalls(
         let Some(info) = prog.info.get(pc) else {
             continue;
         };
-        let l = match lines.iter_mut().find(|l| l.line == info.line) {
-            Some(l) => l,
-            None => {
-                lines.push(LineStalls {
-                    line: info.line,
-                    text: info.text.clone(),
-                    issued: 0,
-                    cycles: [0; warpsim_timing::N_REASONS],
-                });
-                lines.last_mut().expect("just pushed")
-            }
-        };
+        let k = *at.entry(info.line).or_insert_with(|| {
+            lines.push(LineStalls {
+                line: info.line,
+                text: info.text.to_string(),
+                issued: 0,
+                cycles: [0; warpsim_timing::N_REASONS],
+            });
+            lines.len() - 1
+        });
+        let l = &mut lines[k];
         l.issued += issued;
         for (a, b) in l.cycles.iter_mut().zip(c) {
             *a += b;

@@ -116,9 +116,9 @@ pub(crate) fn grid(
         )
     })?;
     let sb = gpu.global.sector_bytes;
-    // What the traces may keep: half of what the buffers leave (one chunk is recorded while
-    // the one before it is replayed).
-    let buffers: u64 = prog.buffers.iter().map(BufferInfo::bytes).sum();
+    // What the traces may keep: half of what the buffers and the model's own record leave
+    // (one chunk is recorded while the one before it is replayed).
+    let buffers = crate::side_by_side::resident_bytes(prog, opts);
     let budget = TraceBudget::new(max_memory.saturating_sub(buffers) / 2);
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.
@@ -235,8 +235,8 @@ fn over_budget(
         &prog.path,
         format!(
             "timing model: the traces of blocks {first}..{} would keep more than {:.1} MiB \
-             (--max-memory {:.1} MiB, less {:.1} MiB of buffers, half for the blocks being \
-             recorded)",
+             (--max-memory {:.1} MiB, less {:.1} MiB of buffers and the model's record, half \
+             for the blocks being recorded)",
             last - 1,
             mib(budget.limit()),
             mib(max_memory),

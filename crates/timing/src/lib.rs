@@ -37,7 +37,7 @@ mod unroll;
 
 pub use ifconv::if_convert;
 pub use reason::{Reason, ALL as REASONS, N_REASONS};
-pub use sim::{LaunchShape, Outcome, Sim, Span};
+pub use sim::{model_bytes, LaunchShape, Outcome, Sim, Span};
 pub use timeline::chrome_trace;
 pub use trace::{
     scoreboard_regs, static_code, BlockTrace, Class, Ev, GlobalsOnly, IntPipe, LoopMark, Recorder,

@@ -135,7 +135,7 @@ impl P {
             .map(|pc| InstInfo {
                 line: pc as u32 + 1,
                 col: 3,
-                text: format!("inst {pc}"),
+                text: format!("inst {pc}").into(),
             })
             .collect();
         let source: String = (0..code.len()).map(|pc| format!("  line {pc}\n")).collect();

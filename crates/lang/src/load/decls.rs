@@ -53,7 +53,7 @@ impl Loader<'_> {
         self.block(&p.body)?;
         let end = self.src.trim_end().len().saturating_sub(1);
         let (line, col) = self.lines.line_col(&self.src, end);
-        self.cur = (line, col, "end of the kernel".into());
+        self.cur = (line, col, Arc::from("end of the kernel"));
         self.emit(Inst::Exit);
         // Check the CPU references now that every name is known.
         let expects: Vec<_> = p.buffers.iter().map(|b| b.expect.clone()).collect();

@@ -295,7 +295,7 @@ impl Loader<'_> {
         self.temp_base = self.next_reg;
         if let Some(off) = t.span {
             let (line, col) = self.lines.line_col(&self.src, off);
-            self.cur = (line, col, format!("return {}", t.text));
+            self.cur = (line, col, Arc::from(format!("return {}", t.text)));
         }
         let (rn, rsite) = self.parse_expr(t)?;
         self.expr(&rn, rsite).map(Some)

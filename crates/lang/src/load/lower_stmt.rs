@@ -91,7 +91,7 @@ impl Loader<'_> {
                 format!("atomic {} {} {}", op.text, at.text, value.text)
             }
         };
-        self.cur = (line, col, text);
+        self.cur = (line, col, Arc::from(text));
     }
 
     pub(super) fn block(&mut self, body: &[Stmt]) -> R<()> {

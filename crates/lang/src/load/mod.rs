@@ -109,6 +109,16 @@ pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> 
     Loader::new(path, src.clone(), opts).program(&ast)
 }
 
+/// The kernel file a launch file's `cuda:` or `ptx:` names (relative to the launch file, as
+/// the loader finds it), if it names one and parses: the files an output must not replace
+/// include it.
+pub fn kernel_file(path: &str, src: &str) -> Option<std::path::PathBuf> {
+    let ast = parse(path, &Arc::from(src)).ok()?;
+    let k = ast.cuda.as_ref().or(ast.ptx.as_ref())?;
+    let dir = std::path::Path::new(path).parent()?;
+    Some(dir.join(&k.file.text))
+}
+
 /// Parses the RON text into the AST.
 pub(crate) fn parse(path: &str, src: &Arc<str>) -> Result<file::ProgramSource, Diag> {
     file::with_source(src, || {
@@ -257,7 +267,7 @@ struct Loader<'a> {
     max_depth: usize,
     cursor: usize,
     /// Location of the statement being compiled (line, col, text).
-    cur: (u32, u32, String),
+    cur: (u32, u32, Arc<str>),
     /// The `If`s and loops open here that have a frame at run time (for `Break`, `Continue`
     /// and `Return`).
     open: Vec<jump::Open>,
@@ -304,7 +314,7 @@ impl<'a> Loader<'a> {
             depth: 0,
             max_depth: 0,
             cursor: 0,
-            cur: (1, 1, String::new()),
+            cur: (1, 1, Arc::from("")),
             open: Vec::new(),
             funcs: func::Funcs::default(),
             kernel_shared_bytes: None,

@@ -80,11 +80,21 @@ impl Loader<'_> {
         (self.code.len() - 1) as Pc
     }
 
-    pub(super) fn emit_at(&mut self, i: Inst, site: Site, n: &Node, text: String) -> Pc {
+    pub(super) fn emit_at(
+        &mut self,
+        i: Inst,
+        site: Site,
+        n: &Node,
+        text: impl Into<Arc<str>>,
+    ) -> Pc {
         let off = site.base.map_or(site.stmt, |b| b + n.start);
         let (line, col) = self.lines.line_col(&self.src, off);
         self.code.push(i);
-        self.info.push(InstInfo { line, col, text });
+        self.info.push(InstInfo {
+            line,
+            col,
+            text: text.into(),
+        });
         (self.code.len() - 1) as Pc
     }
 }

@@ -51,6 +51,17 @@ pub struct LaunchShape {
     pub buffer_bytes: Vec<u64>,
 }
 
+/// What the model keeps whatever the traces, in bytes, for buffers of `buffer_bytes` and
+/// `ncode` instructions on `gpu`: the L2's record of sectors seen (4 bytes a sector of every
+/// buffer) and the per-pc sums, twice (the conflict-free pass may be a copy). `--max-memory`
+/// counts it.
+pub fn model_bytes(gpu: &Gpu, buffer_bytes: impl IntoIterator<Item = u64>, ncode: usize) -> u64 {
+    let sb = u64::from(gpu.global.sector_bytes.max(1));
+    let record: u64 = buffer_bytes.into_iter().map(|b| b.div_ceil(sb) * 4).sum();
+    let per_pc = ncode as u64 * (N_REASONS as u64 + 1) * 8;
+    2 * (record + per_pc)
+}
+
 /// One span of a warp's time in one state, for the timeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
