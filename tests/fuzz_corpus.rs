@@ -65,8 +65,9 @@ fn load_and_run(src: &str) {
 fn load_corpus_never_panics() {
     let n = replay("fuzz/corpus/load", |src| {
         if let Err(e) = load_str("fuzz.ron", src, &Options::default()) {
-            // Every refusal is a diagnostic with a location.
+            // Every refusal is a diagnostic with a location, never an internal bug's.
             assert!(e.to_string().starts_with("fuzz.ron"), "{e}");
+            fuzz_limits::assert_not_a_bug(&e);
         }
     });
     assert!(n >= 20, "only {n} files");

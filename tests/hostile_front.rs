@@ -280,6 +280,44 @@ fn a_register_past_its_declared_range_is_refused() {
     assert!(o.stderr.contains(":12:"), "{}", o.stderr);
 }
 
+/// Registers of a type no PTX has, or narrower than the access that moves them, are refused at
+/// their line (found by the corpus replay once it checked that no input reaches an internal-bug
+/// message: the executor's validator caught both as "outside the program's registers").
+#[test]
+fn registers_of_the_wrong_width_are_refused_at_their_line() {
+    let program = |ptx: &str| {
+        write(
+            &format!("{ptx}.ron"),
+            &format!(
+                "Program(name: \"w\", launch: (grid: [1], block: [32]),\n    buffers: [(name: \
+                 \"out\", ty: U32, len: 32)],\n    ptx: (file: \"{ptx}\", kernel: \"k\", args: \
+                 [\"out\", \"1\"]),\n)\n"
+            ),
+        )
+    };
+    let path = one_line_ptx("narrow_data.ptx", "st.global.f64 [%rd2], %r1;", "u32");
+    let o = case(
+        &["check", &program("narrow_data.ptx")],
+        2,
+        Some(&path),
+        "moves 64-bit values, but `%r1` is a 32-bit register",
+    );
+    assert!(o.stderr.contains(":12:"), "{}", o.stderr);
+    let path = write(
+        "b63.ptx",
+        &std::fs::read_to_string(&path)
+            .unwrap()
+            .replace(".reg .b64 %rd<8>", ".reg .b63 %rd<8>"),
+    );
+    let o = case(
+        &["check", &program("b63.ptx")],
+        2,
+        Some(&path),
+        "`.b63` is not a register type",
+    );
+    assert!(o.stderr.contains(":8:"), "{}", o.stderr);
+}
+
 /// Integer arguments are checked against their parameter's width (never wrapped; NVRTC declares
 /// `int` and `unsigned` alike, so either reading of the bits is accepted), and an integer for a
 /// float parameter is passed as that float.

@@ -52,7 +52,8 @@ fuzz_target!(|data: &[u8]| {
             Err(e) => eprintln!("run error: {e}"),
         }
     }
-    if let Ok(report) = res {
-        fuzz_limits::render(&report);
+    match res {
+        Ok(report) => fuzz_limits::render(&report),
+        Err(d) => fuzz_limits::assert_not_a_bug(&d),
     }
 });

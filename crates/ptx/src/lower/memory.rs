@@ -193,7 +193,22 @@ impl Lower<'_> {
             // `_`: a vector element nobody reads (a load's sink).
             regs.push(match *n {
                 "_" if !store => self.alloc(w),
-                _ => self.val(n, w, off)?,
+                _ => {
+                    let r = self.val(n, w, off)?;
+                    // (ptxas refuses a register narrower than the access's type.)
+                    if let Some(&(_, have)) = self.regs.get(*n).filter(|&&(_, have)| have < w) {
+                        return Err((
+                            off,
+                            format!(
+                                "PTX instruction `{op}` moves {}-bit values, but `{n}` is a \
+                                 {}-bit register",
+                                bytes * 8,
+                                have as u32 * 32
+                            ),
+                        ));
+                    }
+                    r
+                }
             });
         }
         // A global vector of narrow elements of 4 bytes or more moves whole words
