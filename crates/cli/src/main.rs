@@ -123,8 +123,10 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: warnings); progress bars (spans with
-/// target `warpsim::progress`, such as a sweep's) are drawn only on a terminal and are not
-/// subject to `RUST_LOG`: the filter sits on the log layer alone.
+/// target `warpsim::progress`, such as a sweep's) are drawn only on a terminal, and elsewhere
+/// progress comes as a plain line every ten seconds (events with target
+/// `warpsim::progress_line`); neither is subject to `RUST_LOG`: the filter sits on the log
+/// layer alone.
 fn logging(tty: bool) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -134,12 +136,32 @@ fn logging(tty: bool) {
         .with_writer(indicatif.get_stderr_writer())
         .with_ansi(tty)
         .with_target(false)
-        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")));
+        .with_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("warn"))
+                .add_directive(
+                    "warpsim::progress_line=off"
+                        .parse()
+                        .expect("a valid directive"),
+                ),
+        );
     let bars = tty
         .then(|| indicatif.with_filter(filter::filter_fn(|m| m.target() == "warpsim::progress")));
+    let lines = (!tty).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .without_time()
+            .with_level(false)
+            .with_target(false)
+            .with_filter(filter::filter_fn(|m| {
+                m.target() == "warpsim::progress_line"
+            }))
+    });
     let _ = tracing_subscriber::registry()
         .with(log)
         .with(bars)
+        .with(lines)
         .try_init();
 }
 

@@ -278,17 +278,17 @@ pub fn lower(
         };
         if w.first().map(String::as_str) == Some(".reg") {
             let ty = w.get(1).cloned().unwrap_or_default();
-            if ty != ".pred" && !matches!(ty.as_str(), ".f16x2" | ".bf16x2") {
-                if decl::scalar_bytes(&ty).is_none() {
-                    return Err((
-                        s.off,
-                        format!(
-                            "`.reg {ty}`: `{ty}` is not a register type warpsim knows (.pred, \
-                             .b8 to .b64, .u8 to .u64, .s8 to .s64, .f16, .bf16, .f16x2, \
-                             .bf16x2, .f32, .f64)"
-                        ),
-                    ));
-                }
+            let known = matches!(ty.as_str(), ".pred" | ".f16x2" | ".bf16x2")
+                || decl::scalar_bytes(&ty).is_some();
+            if !known {
+                return Err((
+                    s.off,
+                    format!(
+                        "`.reg {ty}`: `{ty}` is not a register type warpsim knows (.pred, .b8 \
+                         to .b64, .u8 to .u64, .s8 to .s64, .f16, .bf16, .f16x2, .bf16x2, \
+                         .f32, .f64)"
+                    ),
+                ));
             }
             for name in w.get(2..).unwrap_or_default().join(" ").split(',') {
                 let name = name.trim();

@@ -1,7 +1,8 @@
 //! Progress bars for long runs: a span with target `warpsim::progress`, which the binary's
 //! indicatif layer draws on a terminal only (never into a pipe). The bar appears once the work
 //! has taken more than [`DELAY`], so quick runs print nothing extra; it shows the items done,
-//! the rate and the time left.
+//! the rate and the time left. Where stderr is not a terminal (a log, CI), the same figures
+//! come as a line every [`LINE_EVERY`] (events with target `warpsim::progress_line`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -9,6 +10,13 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 
 /// How long work runs before its bar appears.
 pub const DELAY: Duration = Duration::from_secs(1);
+
+/// How often a line of progress is logged (for stderr that is not a terminal).
+pub const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// Work of at most this many items looks at the clock at every item (a variant of a sweep may
+/// take seconds); longer work (blocks) every 64th.
+const FEW_ITEMS: u64 = 4096;
 
 /// A counter of finished items that becomes a bar after `DELAY` (a second). Cheap when no bar is
 /// drawn: the clock is read once every 64 items.
@@ -19,7 +27,11 @@ pub struct Progress {
     done: AtomicU64,
     /// Warp instructions of blocks still running, reported by [`Progress::steps`].
     steps: AtomicU64,
+    /// Items in all, and the seconds (from `start`) of the last line logged.
+    len: AtomicU64,
+    last_line: AtomicU64,
     what: String,
+    unit: String,
 }
 
 impl Progress {
@@ -44,23 +56,29 @@ impl Progress {
             shown: AtomicBool::new(false),
             done: AtomicU64::new(0),
             steps: AtomicU64::new(0),
+            len: AtomicU64::new(len),
+            last_line: AtomicU64::new(0),
             what: what.to_owned(),
+            unit: unit.to_owned(),
         }
     }
 
     /// `n` more items to do.
     pub fn add_len(&self, n: u64) {
+        self.len.fetch_add(n, Relaxed);
         self.span.pb_inc_length(n);
     }
 
     /// One more item done (from any thread).
     pub fn tick(&self) {
         let n = self.done.fetch_add(1, Relaxed) + 1;
-        if !n.is_multiple_of(64) && !self.shown.load(Relaxed) {
+        let few = self.len.load(Relaxed) <= FEW_ITEMS;
+        if !few && !n.is_multiple_of(64) && !self.shown.load(Relaxed) {
             return;
         }
         if self.show() {
             self.span.pb_set_position(n);
+            self.log_line();
         }
     }
 
@@ -72,7 +90,45 @@ impl Progress {
         if self.show() {
             self.span
                 .pb_set_message(&format!("{} ({} warp instructions)", self.what, si(total)));
+            self.log_line();
         }
+    }
+
+    /// Logs [`Progress::line`] when it is due.
+    fn log_line(&self) {
+        if let Some(l) = self.line(self.start.elapsed()) {
+            tracing::info!(target: "warpsim::progress_line", "{l}");
+        }
+    }
+
+    /// The progress line, if `elapsed` is [`LINE_EVERY`] past the last one (which it then
+    /// becomes): items done, time taken, time left at the rate so far.
+    fn line(&self, elapsed: Duration) -> Option<String> {
+        let secs = elapsed.as_secs();
+        let last = self.last_line.load(Relaxed);
+        if secs < last + LINE_EVERY.as_secs()
+            || (self.last_line)
+                .compare_exchange(last, secs, Relaxed, Relaxed)
+                .is_err()
+        {
+            return None;
+        }
+        let (done, len) = (self.done.load(Relaxed), self.len.load(Relaxed));
+        let left = match done {
+            0 => "time left not known yet".to_owned(),
+            _ => format!(
+                "about {:.0} s left",
+                elapsed.as_secs_f64() * len.saturating_sub(done) as f64 / done as f64
+            ),
+        };
+        let steps = match self.steps.load(Relaxed) {
+            0 => String::new(),
+            n => format!(" ({} warp instructions)", si(n)),
+        };
+        Some(format!(
+            "{}{steps}: {done}/{len} {}, {secs} s, {left}",
+            self.what, self.unit
+        ))
     }
 
     /// Whether the bar is drawn, starting it once the work has taken [`DELAY`].
@@ -106,6 +162,22 @@ mod tests {
         assert_eq!(super::si(999_999), "999999");
         assert_eq!(super::si(4_194_304), "4.2M");
         assert_eq!(super::si(1_300_000_000), "1.3G");
+    }
+
+    #[test]
+    fn a_line_comes_every_ten_seconds_with_the_time_left() {
+        use std::time::Duration;
+        let p = super::Progress::new("sweep of p.ron", 40, "variants");
+        assert_eq!(p.line(Duration::from_secs(5)), None);
+        for _ in 0..10 {
+            p.done.fetch_add(1, super::Relaxed);
+        }
+        assert_eq!(
+            p.line(Duration::from_secs(12)).as_deref(),
+            Some("sweep of p.ron: 10/40 variants, 12 s, about 36 s left")
+        );
+        assert_eq!(p.line(Duration::from_secs(20)), None);
+        assert!(p.line(Duration::from_secs(22)).is_some());
     }
 
     #[test]
