@@ -128,15 +128,17 @@ fn malformed_lines_exit_2_with_the_line() {
             "not a multiple of the 8-byte",
         ),
     ];
-    for (name, bad, hint) in cases {
+    // The column of the field at fault (none for a count of fields).
+    let cols = [":3: ", ":3:10: ", ":3:10: ", ":3:4: ", ":3:6: ", ":3:10: "];
+    for ((name, bad, hint), col) in cases.into_iter().zip(cols) {
         let path = trace(name, &format!("# header\n{good}\n{bad}\n{good}\n"));
         let (code, out, err) = warpsim(&["access", &path], "");
         assert_eq!(code, 2, "{name}: {err}");
         assert!(out.is_empty(), "{name}: printed {out}");
-        assert!(err.contains(&format!("{path}:3: ")), "{name}: {err}");
+        assert!(err.contains(&format!("{path}{col}")), "{name}: {err}");
         assert!(err.contains(hint), "{name}: {err}");
         assert!(
-            !err.contains(":2: ") && !err.contains(":4: "),
+            !err.contains(&format!("{path}:2:")) && !err.contains(&format!("{path}:4:")),
             "{name}: {err}"
         );
     }
@@ -144,7 +146,7 @@ fn malformed_lines_exit_2_with_the_line() {
     let (code, _, err) = warpsim(&["access", "-"], &format!("a ld 4\n{good}\nb st 5 0 {z}\n"));
     assert_eq!(code, 2);
     assert!(
-        err.contains("<stdin>:1: ") && err.contains("<stdin>:3: "),
+        err.contains("<stdin>:1: ") && err.contains("<stdin>:3:6: "),
         "{err}"
     );
 }

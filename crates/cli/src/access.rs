@@ -213,7 +213,7 @@ fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, LineError> {
     if fields.len() >= 2 && access_tensor::is_tensor(fields[1].1) {
         return access_tensor::price(geom, &fields).map(Some);
     }
-    let Some(access) = parse(line)? else {
+    let Some(access) = parse(&fields)? else {
         return Ok(None);
     };
     let (w, m) = (access.width, access.mask);
@@ -227,7 +227,15 @@ fn price(geom: &Geometry, line: &str) -> Result<Option<Row>, LineError> {
     };
     match access.op {
         AccessKind::Plain(op) => {
-            let c = cost(geom, op, w, &access.addrs, m).map_err(smem_error)?;
+            // (A misaligned lane is pointed at in its field.)
+            let c = cost(geom, op, w, &access.addrs, m).map_err(|e| LineError {
+                col: match e {
+                    SmemError::Misaligned { lane, .. } => fields.get(3 + lane as usize),
+                    _ => None,
+                }
+                .map(|f| f.0),
+                msg: smem_error(e),
+            })?;
             (row.wavefronts, row.bank_conflicts) = (c.wavefronts, c.conflicts);
         }
         AccessKind::Atomic(a) => {
@@ -261,9 +269,12 @@ fn smem_error(e: SmemError) -> String {
     }
 }
 
-fn parse(line: &str) -> Result<Option<Access>, String> {
-    let line = line.split('#').next().unwrap_or("");
-    let fields: Vec<&str> = line.split_whitespace().collect();
+/// A line's access from its fields (comment removed); errors at the field's column.
+fn parse(fields: &[access_tensor::Field<'_>]) -> Result<Option<Access>, LineError> {
+    let at = |k: usize, msg: String| LineError {
+        col: Some(fields[k].0),
+        msg,
+    };
     if fields.is_empty() {
         return Ok(None);
     }
@@ -273,37 +284,42 @@ fn parse(line: &str) -> Result<Option<Access>, String> {
             "expected 35 fields, found {} ({lanes} lane offset{}): {FORMAT}",
             fields.len(),
             if lanes == 1 { "" } else { "s" }
-        ));
+        )
+        .into());
     }
-    let op: AccessKind = fields[1].parse()?;
-    let width = match fields[2] {
+    let op: AccessKind = fields[1].1.parse().map_err(|e| at(1, e))?;
+    let width = match fields[2].1 {
         "1" => 1,
         "2" => 2,
         "4" => 4,
         "8" => 8,
         "16" => 16,
         w => {
-            return Err(format!(
-                "`{w}` is not an access width: write 1, 2, 4, 8 or 16 (bytes a lane)"
+            return Err(at(
+                2,
+                format!("`{w}` is not an access width: write 1, 2, 4, 8 or 16 (bytes a lane)"),
             ))
         }
     };
     let mut addrs = [0u32; WARP];
     let mut mask = 0u32;
-    for (lane, field) in fields[3..].iter().enumerate() {
-        if *field == "-1" || *field == "_" {
+    for (lane, &(_, field)) in fields[3..].iter().enumerate() {
+        if field == "-1" || field == "_" {
             continue;
         }
         addrs[lane] = number(field).ok_or_else(|| {
-            format!(
-                "lane {lane}'s offset `{field}` is not a byte offset: write a whole number \
+            at(
+                3 + lane,
+                format!(
+                    "lane {lane}'s offset `{field}` is not a byte offset: write a whole number \
                  from 0 to 4294967295 (decimal or 0x hex), or `-1` or `_` for an inactive lane"
+                ),
             )
         })?;
         mask |= 1 << lane;
     }
     Ok(Some(Access {
-        name: fields[0].to_string(),
+        name: fields[0].1.to_string(),
         op,
         width,
         addrs,
