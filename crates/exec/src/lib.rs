@@ -123,6 +123,6 @@ const FULL: u32 = u32::MAX;
 const SPARE_WORDS: usize = 4;
 
 /// The help attached to faults that only a malformed [`Program`](warpsim_kernel::Program) can cause.
-const LOADER_BUG: &str =
+pub const LOADER_BUG: &str =
     "the program was lowered inconsistently; this is a bug in warpsim's loader, please report it \
      with the program file";

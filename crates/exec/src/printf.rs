@@ -26,7 +26,13 @@ pub(super) fn run(
     fmt: u16,
 ) -> Result<(), Fault> {
     let Some(format) = cx.prog.formats.get(fmt as usize) else {
-        return Err(cx.fault(at.pc, FaultKind::Malformed(LOADER_BUG.into()), None));
+        return Err(cx.fault(
+            at.pc,
+            FaultKind::Malformed(format!(
+                "printf names format {fmt}, which the program lacks"
+            )),
+            Some(LOADER_BUG.into()),
+        ));
     };
     let size = cx.prog.local_bytes as u64;
     let lw = cx.prog.local_bytes.div_ceil(4) as usize;
