@@ -5,7 +5,9 @@ it), whether the preset (10) predicates it, the issued warp instructions, elapse
 cycles with the preset, and the issued count with if-conversion off and with every body
 predicated (the two outcomes the device's SASS decides between).
 
-    WARPSIM_NVRTC=... python3 predict.py [WARPSIM] > predictions.tsv
+    WARPSIM_NVRTC=... python3 predict.py [WARPSIM [DRAW]] > predictions.tsv
+
+DRAW: the folder whose launches/ to predict (default this one; ../if_convert2 uses it too).
 """
 
 import json
@@ -17,6 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 WS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "warpsim")
+DRAW = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else HERE
 PRESET = open(os.path.join(ROOT, "crates", "machine", "presets", "h200.ron")).read()
 TMP = tempfile.mkdtemp()
 
@@ -30,7 +33,7 @@ def gpu(k):
 
 
 def run(kernel, k=None):
-    args = [WS, "run", os.path.join(HERE, "launches", f"{kernel}.cu.ron"), "--format", "json"]
+    args = [WS, "run", os.path.join(DRAW, "launches", f"{kernel}.cu.ron"), "--format", "json"]
     if k is not None:
         args += ["--gpu", gpu(k)]
     p = subprocess.run(args, capture_output=True, text=True, check=True)
@@ -39,7 +42,7 @@ def run(kernel, k=None):
 
 def main():
     assert "if_convert: 10," in PRESET
-    n = len([f for f in os.listdir(os.path.join(HERE, "launches")) if f.endswith(".cu.ron")])
+    n = len([f for f in os.listdir(os.path.join(DRAW, "launches")) if f.endswith(".cu.ron")])
     print("\t".join(["kernel", "warpsim_len", "predicated_at_10", "issued", "elapsed_cycles",
                      "sm_active_cycles_avg", "issued_if_0", "issued_if_64"]))
     for i in range(n):
