@@ -134,6 +134,36 @@ fn files_outside_the_folder_are_not_quoted() {
     let _ = std::fs::remove_file(&secret);
 }
 
+/// The forms of `#include` the preprocessor reads but a line-by-line scan missed (a digraph
+/// `%:`, a line splice inside the directive or the name, a `/*` inside a string literal before
+/// it) are refused like a plain one: NVRTC opened the file outside the folder for each.
+#[test]
+fn includes_hidden_from_a_simple_scan_are_refused() {
+    if !crate::nvrtc::nvrtc("includes_hidden_from_a_simple_scan_are_refused") {
+        return;
+    }
+    let secret = std::env::temp_dir().join(format!("warpsim-secret2-{}.h", std::process::id()));
+    std::fs::write(&secret, "#define V 1\n").unwrap();
+    let path = secret.display().to_string();
+    let (dir, file) = path.rsplit_once('/').unwrap();
+    for (k, head) in [
+        format!("%:include \"{path}\"\n"),
+        format!("#inc\\\nlude \"{path}\"\n"),
+        format!("#include \"{dir}/\\\n{file}\"\n"),
+        format!("const char *c = \"/*\";\n#include \"{path}\"\n// */\n"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let cu = format!("hidden{k}.cu");
+        write(&cu, &format!("{head}{KERNEL}"));
+        let p = program(&format!("hidden{k}.ron"), &cu, "1");
+        let o = case(&["check", &p], 2, None, "outside the .cu's folder");
+        assert!(o.stderr.contains(&cu), "{k}: {}", o.stderr);
+    }
+    let _ = std::fs::remove_file(&secret);
+}
+
 /// A header in a folder the user names with `--include-path` (`-I`) is found, through `"…"`
 /// or `<…>`, and allowed; without it, it is refused (or not found).
 #[test]

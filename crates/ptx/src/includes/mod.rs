@@ -5,25 +5,33 @@
 //!
 //! [`scan`] follows every `#include "…"` and `#include <…>` of the source and of the headers it
 //! finds in turn: a quoted name in the including file's folder first, then in the include
-//! paths; an angled one in the include paths; an absolute name as it is. Comments are
-//! skipped, and so are `#if 0` blocks (up to their `#else`, `#elif` or `#endif`); every other
-//! conditional is taken both ways, so the scan sees a superset of what NVRTC opens. Each
-//! header is read through the one capped reader ([`warpsim_kernel::input`]).
+//! paths; an angled one in the include paths; an absolute name as it is. The text is read
+//! as NVRTC reads it: line splices (a `\` ending a line) first, then comments, string, char
+//! and raw string literals (`/*` in one opens no comment, a line in a raw string is no
+//! directive) and directives, `%:` as `#`; where NVRTC's reading is not known, a block
+//! comment's newline both ends a line and not, and other text is doubtful (below). `#if 0`
+//! blocks are skipped (up to their `#else`, `#elif` or `#endif`); every other conditional is
+//! taken both ways, so the scan sees a superset of what NVRTC opens. Each header is read
+//! through the one capped reader ([`warpsim_kernel::input`]).
 //!
 //! What comes back is a fingerprint of every file found (its path and a hash of its text) and
 //! of every name not found (a header created later changes the key), or no fingerprint when
-//! the inputs cannot be known: an `#include` of a macro, `__has_include`, more than
-//! [`MAX_FILES`] files or [`MAX_DEPTH`] nested levels. Then the kernel is compiled without the
-//! cache. Headers under the CUDA toolkit's folders are keyed by their path (NVRTC's version
-//! and the options are in the key too) and not read.
+//! the inputs cannot be known: an `#include` of a macro, `__has_include`, text the scan
+//! cannot read for certain (a malformed raw string literal, say), more than [`MAX_FILES`]
+//! files or [`MAX_DEPTH`] nested levels. Then the kernel is compiled without the cache.
+//! Headers under the CUDA toolkit's folders are keyed by their path (NVRTC's version and the
+//! options are in the key too) and not read.
 //!
 //! A header that is found but is a FIFO, a device or a directory, or larger than the cap,
 //! is an error at its `#include` line: NVRTC would block on it or read it without end. So is,
 //! unless the user lifts the limit (`--any-include`), a header outside the `.cu`'s folder,
 //! the toolkit's and the folders the user named, and an include the scan cannot follow (a
-//! macro, `__has_include`, past the limits above): a `.cu` must not read any file the user
-//! can read into NVRTC's messages.
+//! macro, `__has_include`, doubtful text, past the limits above): a `.cu` must not read any
+//! file the user can read into NVRTC's messages.
 
+mod lex;
+
+use lex::{blank, original, splice};
 use std::path::{Path, PathBuf};
 use warpsim_kernel::input::{read_text_capped, InputError};
 
@@ -64,8 +72,9 @@ impl std::fmt::Display for Why {
                  folders",
             ),
             Why::Unknowable => f.write_str(
-                "what it opens (through a macro or `__has_include`, or past the scan's \
-                 limits) cannot be checked against the folders a .cu may include from",
+                "what it opens (through a macro or `__has_include`, after text the scan \
+                 cannot read for certain, or past its limits) cannot be checked against the \
+                 folders a .cu may include from",
             ),
         }
     }
@@ -79,8 +88,9 @@ impl Why {
             Why::Outside => "name its folder with --include-path DIR, or allow any file with \
                              --any-include"
                 .into(),
-            Why::Unknowable => "write the header's name in the #include, or allow any file \
-                                with --any-include"
+            Why::Unknowable => "write the header's name in the #include (and leave out text \
+                                the scan cannot read for certain), or allow any file with \
+                                --any-include"
                 .into(),
         }
     }
@@ -139,6 +149,7 @@ pub(crate) fn scan(
                     return Ok(None);
                 }
             };
+            let name = name.as_str();
             let mut dirs: Vec<&Path> = Vec::new();
             if !angled {
                 dirs.push(&here);
@@ -274,21 +285,52 @@ pub(crate) fn redact_log(log: &str, home: &Path, toolkit: &[PathBuf]) -> String 
 
 /// One `#include` (or `__has_include`) of a text.
 #[derive(Debug, PartialEq)]
-enum Include<'a> {
+enum Include {
     /// `#include "name"` or `<name>`, the name at byte `off`.
     Name {
-        name: &'a str,
+        name: String,
         angled: bool,
         off: usize,
     },
-    /// An `#include` of a macro, or `__has_include` (at byte `off`): what it opens cannot be
-    /// known here.
+    /// An `#include` of a macro, `__has_include`, or text that cannot be read for certain (at
+    /// byte `off`): what it opens cannot be known here.
     Unknowable { off: usize },
 }
 
-/// The includes of `text` outside comments and `#if 0` blocks, in order.
-fn directives(text: &str) -> Vec<Include<'_>> {
-    let clean = blank_comments(text);
+/// The directives that open a file.
+const INCLUDES: [&str; 3] = ["include", "include_next", "import"];
+
+/// The includes of `text` outside comments, literals and `#if 0` blocks, in order, at their
+/// offsets in `text`. Nothing after text that cannot be read for certain is read.
+fn directives(text: &str) -> Vec<Include> {
+    let (spliced, splices) = splice(text);
+    let (clean, doubt) = blank(&spliced, &splices);
+    // A line goes on after a block comment's newline (GCC), or ends there: both are read.
+    let mut ended = clean.clone().into_bytes();
+    for (c, s) in ended.iter_mut().zip(spliced.bytes()) {
+        if s == b'\n' {
+            *c = b'\n';
+        }
+    }
+    let ended = String::from_utf8(ended).expect("UTF-8 with blanks made newlines");
+    let mut out = includes_of(&clean, &spliced, &splices, doubt);
+    out.extend(includes_of(&ended, &spliced, &splices, doubt));
+    out.sort_by_key(|i| match i {
+        Include::Name { off, .. } | Include::Unknowable { off } => *off,
+    });
+    out.dedup();
+    out
+}
+
+/// The includes of `clean` (`spliced` blanked, [`blank`]; `doubt`: where it cannot be read
+/// for certain), at their offsets before the `splices`.
+fn includes_of(
+    clean: &str,
+    spliced: &str,
+    splices: &[(usize, usize)],
+    doubt: Option<usize>,
+) -> Vec<Include> {
+    let orig = |i: usize| original(splices, i);
     let mut out = Vec::new();
     // One entry per open conditional: whether it (or one around it) is skipped, and whether
     // it is the `#if 0` that started skipping.
@@ -297,23 +339,20 @@ fn directives(text: &str) -> Vec<Include<'_>> {
     for line in clean.split_inclusive('\n') {
         let at = start;
         start += line.len();
+        if let Some(d) = doubt.filter(|&d| d < start) {
+            out.push(Include::Unknowable { off: orig(d) });
+            break;
+        }
         let skipping = stack.last().is_some_and(|s| s.0);
-        let trimmed = line.trim_start();
         if !skipping {
             if let Some(k) = line.find("__has_include") {
-                out.push(Include::Unknowable { off: at + k });
+                out.push(Include::Unknowable { off: orig(at + k) });
             }
         }
-        let Some(d) = trimmed.strip_prefix('#') else {
+        let Some((word, rest)) = directive(line) else {
             continue;
         };
-        let d = d.trim_start();
-        let word: String = d
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let rest = d[word.len()..].trim();
-        match word.as_str() {
+        match word {
             "if" | "ifdef" | "ifndef" => {
                 let zero = word == "if" && rest == "0";
                 stack.push((skipping || zero, !skipping && zero));
@@ -329,25 +368,24 @@ fn directives(text: &str) -> Vec<Include<'_>> {
             "endif" => {
                 stack.pop();
             }
-            "include" | "include_next" | "import" if !skipping => {
-                // `rest` is a part of `line`: its offset there.
-                let off = at + (rest.as_ptr() as usize - line.as_ptr() as usize);
-                let (open, close) = match rest.as_bytes().first() {
-                    Some(b'"') => ('"', '"'),
-                    Some(b'<') => ('<', '>'),
-                    _ => {
-                        out.push(Include::Unknowable { off });
-                        continue;
-                    }
+            _ if INCLUDES.contains(&word) && !skipping => {
+                // `rest` is a part of `line`: its offset in `spliced`.
+                let k = at + (rest.as_ptr() as usize - line.as_ptr() as usize);
+                let name = match rest.as_bytes().first() {
+                    Some(b'"') => rest[1..].find('"').map(|e| (e, false)),
+                    Some(b'<') => rest[1..].find('>').map(|e| (e, true)),
+                    _ => None,
                 };
-                match rest[1..].find(close) {
-                    Some(end) => out.push(Include::Name {
-                        name: &text[off + 1..off + 1 + end],
-                        angled: open == '<',
-                        off: off + 1,
-                    }),
-                    None => out.push(Include::Unknowable { off }),
-                }
+                // A header name ends on its line; one with a `\` is read differently by
+                // compilers.
+                out.push(match name.map(|(e, a)| (&spliced[k + 1..k + 1 + e], a)) {
+                    Some((name, angled)) if !name.contains('\\') => Include::Name {
+                        name: name.to_owned(),
+                        angled,
+                        off: orig(k + 1),
+                    },
+                    _ => Include::Unknowable { off: orig(k) },
+                });
             }
             _ => {}
         }
@@ -355,38 +393,19 @@ fn directives(text: &str) -> Vec<Include<'_>> {
     out
 }
 
-/// `text` with its comments blanked (newlines and string literals kept, offsets unchanged).
-fn blank_comments(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = b.to_vec();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i..].starts_with(b"//") {
-            while i < b.len() && b[i] != b'\n' {
-                out[i] = b' ';
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"/*") {
-            let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
-            for o in &mut out[i..end] {
-                if *o != b'\n' {
-                    *o = b' ';
-                }
-            }
-            i = end;
-        } else if b[i] == b'"' || b[i] == b'\'' {
-            let q = b[i];
-            i += 1;
-            while i < b.len() && b[i] != q && b[i] != b'\n' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i += 1;
-        } else {
-            i += 1;
-        }
-    }
-    // Only ASCII bytes were replaced by ASCII blanks: still UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+/// The directive on `line` (code, comments blanked): its name after `#` or `%:`, and what
+/// follows it, both without blanks around.
+fn directive(line: &str) -> Option<(&str, &str)> {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c');
+    let d = line.trim_start_matches(blank);
+    let d = d
+        .strip_prefix('#')
+        .or_else(|| d.strip_prefix("%:"))?
+        .trim_start_matches(blank);
+    let n = d
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(d.len());
+    Some((&d[..n], d[n..].trim_matches(blank)))
 }
 
 #[cfg(test)]
@@ -398,7 +417,9 @@ mod tests {
             .into_iter()
             .map(|i| match i {
                 Include::Name { name, angled, off } => {
-                    assert_eq!(&text[off..off + name.len()], name);
+                    // `off` is the name's first character's in `text` (spliced or not).
+                    let first = name.chars().next().unwrap_or(['"', '>'][angled as usize]);
+                    assert!(text[off..].starts_with(first), "{name} at {off}");
                     if angled {
                         format!("<{name}>")
                     } else {
@@ -418,6 +439,81 @@ mod tests {
                  #if 0\n#include \"/dev/zero\"\n#elif 1\n#include \"j.h\"\n#endif\n\
                  const char *s = \"/* not a comment\";\n#include \"k.h\"\n";
         assert_eq!(names(t), ["a.h", "g.h", "<h.h>", "i.h", "j.h", "k.h"]);
+    }
+
+    #[test]
+    fn digraphs_start_directives() {
+        let t = "%:include \"a.h\"\n%:  include <b.h>\n \t%: include \"c.h\"\n%:if 0\n\
+                 #include \"d.h\"\n%:endif\n%:%:include \"e.h\"\n";
+        assert_eq!(names(t), ["a.h", "<b.h>", "c.h"]);
+    }
+
+    #[test]
+    fn a_line_goes_on_after_a_block_comment_or_not() {
+        // GCC goes on; NVRTC's reading is not known: each include of either is seen.
+        let t =
+            "/*\n*/ #include \"a.h\"\nint x; /*\n*/ #include \"b.h\"\n# /*\n*/ include \"c.h\"\n\
+                 #if /*\n*/ 0\n#include \"d.h\"\n#endif\n#include \"e.h\" /*\n*/ #include \"f.h\"\n\
+                 #if 0\n/*\n*/ #include \"g.h\"\n#endif\n";
+        assert_eq!(names(t), ["a.h", "b.h", "c.h", "d.h", "e.h", "f.h"]);
+    }
+
+    #[test]
+    fn line_splices_are_removed_first() {
+        let t = "#inc\\\nlude \"a.h\"\n#\\\ninclude \"b.h\"\n// c \\\n#include \"c.h\"\n\
+                 #include \"d\\\n.h\"\n#inc\\\r\nlude \"e.h\"\r\n/\\\n* \\\n*/ #include \"f.h\"\n\
+                 #if \\\n0\n#include \"g.h\"\n#endif\n// c \\ \n#include \"h.h\"\n";
+        // `\` then a blank is no splice (NVRTC: "\ followed by white space is not a line
+        // splice").
+        assert_eq!(names(t), ["a.h", "b.h", "d.h", "e.h", "f.h", "h.h"]);
+        // Each name at its place in the text itself.
+        let d = directives(t);
+        assert!(matches!(&d[0], Include::Name { off, .. } if *off == t.find("a.h").unwrap()));
+        assert!(matches!(&d[2], Include::Name { off, .. } if *off == t.find("d\\").unwrap()));
+    }
+
+    #[test]
+    fn literals_hide_no_comments_and_no_directives() {
+        let t = "const char *r = R\"x( \" /* )x\";\n#include \"a.h\"\n\
+                 const char *s = \"/* \\\" //\", c = '\"'; /* '\n*/\n#include \"b.h\"\n\
+                 auto u = u8R\"(\n#if 0\n)\" LR\"--(/*)--\";\n#include \"c.h\"\n#endif\n\
+                 int n = 1'0 + f('x', \"'/*\");\n#include \"d.h\"\n\
+                 const char *h = \"#include \\\"e.h\\\"\", *q = fR\"(\";\n#include \"f.h\"\n\
+                 #include <g//x.h>\n#include \"h/*y.h\"\n#include \"i.h\"\n// */\n\
+                 auto x = 'x'R\"(\n#include \"j.h\"\n)\";\n";
+        // `R` after a literal is its suffix, and `"(` an ordinary string.
+        assert_eq!(
+            names(t),
+            ["a.h", "b.h", "c.h", "d.h", "f.h", "<g//x.h>", "h/*y.h", "i.h", "j.h"]
+        );
+    }
+
+    #[test]
+    fn text_read_in_doubt_is_unknowable() {
+        // Nothing after text read in doubt is read; it is refused where the text starts
+        // (marked `@` here, and removed).
+        for t in [
+            "auto s = @R\"a b( /* )a b\";\n",
+            "auto s = @R\"(\n#include \"a.h\"\n",
+            "auto s = @R\"x( )x\\\n\";\n",
+            "auto s = @\u{e9}R\"(\n)\";\n",
+            "auto n = @1\u{e9}'2';\n",
+            "#define S @R\"(\n)\"\n",
+            "#include \"c.h\"@R\"(\n)\"\n",
+            "@\u{a0}#include \"c.h\"\n",
+            "#@\u{a0}include \"c.h\"\n",
+            "#include @\u{e9}\n",
+            "@\x01#include \"c.h\"\n",
+            "int x;@\r#include \"c.h\"\n",
+        ] {
+            let at = t.find('@').unwrap() + 15;
+            let t = format!("#include \"a.h\"\n{}#include \"b.h\"\n", t.replace('@', ""));
+            assert_eq!(names(&t), ["a.h", "?"], "{t:?}");
+            assert_eq!(directives(&t)[1], Include::Unknowable { off: at }, "{t:?}");
+        }
+        // A header name with a `\`, or not closed.
+        let t = "#include \"a\\b.h\"\n#include \"a.h\n#include <a.h\n#include\n#include \"b.h\"\n";
+        assert_eq!(names(t), ["?", "?", "?", "?", "b.h"]);
     }
 
     #[test]
@@ -473,6 +569,48 @@ mod tests {
         let all = allowed_roots(&search, false).unwrap();
         assert_eq!(scan(&cu, src, &search, &[], Some(&all)).unwrap(), Some(k2));
         assert!(allowed_roots(&search, true).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bypasses_of_the_scan_are_keyed_and_refused_at_the_name() {
+        let dir = std::env::temp_dir().join(format!("warpsim-bypass-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("c.cuh"), "C\n").unwrap();
+        let cu = dir.join("sub/k.cu");
+        let search = [dir.clone()];
+        let sub = allowed_roots(&[dir.join("sub")], false).unwrap();
+        let spliced = "int x;\n#inc\\\r\nlude \\\n\"c.\\\ncuh\"\n";
+        for src in [
+            "%:include \"c.cuh\"\n",
+            "%:  include \"c.cuh\"\n",
+            "#inc\\\nlude \"c.cuh\"\n",
+            "#\\\ninclude \"c.cuh\"\n",
+            spliced,
+            "const char *s = R\"x( \" /* )x\";\n#include \"c.cuh\"\n// */\n",
+            "const char *s = \"/*\", *t = \"//\";\n#include \"c.cuh\"\n// */\n",
+            "const char *s = R\"(\n#if 0\n)\";\n#include \"c.cuh\"\n#endif\n",
+            "int n = 1'0 + f('x', \"'/*\");\n#include \"c.cuh\"\n// */\n",
+        ] {
+            // Unlimited, the header is in the key; limited to `sub`, refused at its name.
+            let key = scan(&cu, src, &search, &[], None).unwrap().unwrap();
+            assert!(key.contains("c.cuh\0"), "{src:?}: {key:?}");
+            let e = scan(&cu, src, &search, &[], Some(&sub)).unwrap_err();
+            assert!(matches!(e.why, Why::Outside), "{src:?}: {:?}", e.why);
+            assert_eq!(e.off, src.rfind("\"c.").unwrap() + 1, "{src:?}");
+        }
+        // The spliced name's place in the text: line 4, column 2.
+        let e = scan(&cu, spliced, &search, &[], Some(&sub)).unwrap_err();
+        assert_eq!(warpsim_kernel::diag::line_col(spliced, e.off), (4, 2));
+        // A splice that makes the `#include` part of a comment: no include.
+        let src = "// c \\\n#include \"c.cuh\"\n";
+        assert!(scan(&cu, src, &search, &[], Some(&sub)).is_ok());
+        // An include of a macro in a spliced directive, refused at the macro.
+        let src = "\n#\\\ninclude \\\nX\n";
+        let e = scan(&cu, src, &search, &[], Some(&sub)).unwrap_err();
+        assert!(matches!(e.why, Why::Unknowable), "{:?}", e.why);
+        assert_eq!(e.off, src.find('X').unwrap());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
