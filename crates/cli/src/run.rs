@@ -129,8 +129,8 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         ));
     }
     let prog = args.load.load(&machine)?;
-    let kernel = (prog.path != prog.launch_path).then(|| std::path::Path::new(&prog.path));
-    let inputs = crate::output::inputs(&args.load.program, kernel, &args.machine.gpu);
+    let kernel = warpsim_lang::kernel_file(&prog.launch_path, &prog.launch_source);
+    let inputs = crate::output::inputs(&args.load.program, kernel.as_deref(), &args.machine.gpu);
     if let Some(path) = &args.svg {
         crate::output::check_output(path, "SVG", &inputs)?;
     }
