@@ -26,13 +26,13 @@ fn max_memory_refuses_before_allocating() {
         err.contains("8388608 bytes with the buffers before it"),
         "{err}"
     );
-    // Exactly enough for the buffers is enough without the timing model; with it, its
-    // traces need room too, and the message says so.
+    // Enough for the buffers and the code (768 bytes an instruction) is enough without the
+    // timing model; with it, its record and traces need room too, and the message says so.
     let exactly = [
         "run",
         "programs/transpose.ron",
         "--max-memory",
-        "8388608",
+        "9437184",
         "--define",
         "N=1024",
         "--format",
@@ -43,7 +43,7 @@ fn max_memory_refuses_before_allocating() {
     let out = warpsim(&exactly);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("timing model: the traces of blocks"), "{err}");
+    assert!(err.contains("timing model: the program, its buffers"), "{err}");
     assert!(err.contains("raise --max-memory"), "{err}");
     // The default cap (4 GiB) stops a program asking for 16 GB before any allocation, at
     // once.

@@ -224,3 +224,25 @@ fn an_out_of_bounds_unsigned_index_is_shown_as_unsigned_too() {
         "out[-1] (index 4294967295 if unsigned) is outside out[32]",
     );
 }
+
+#[test]
+fn loading_counts_against_max_memory() {
+    // A 3.9 MB program takes about 50 MB to load and run: under a 32 MiB --max-memory it is
+    // refused before it is read, under 64 MiB once its code is known (both within the cap).
+    let p = write("long_program_capped.ron", &long_program(100_000));
+    let o = case(
+        &["run", &p, "--max-memory", "33554432"],
+        2,
+        None,
+        "more than --max-memory 33554432",
+    );
+    assert!(o.rss < 32 << 20, "peak {} MiB", o.rss >> 20);
+    let o = case(
+        &["run", &p, "--max-memory", "67108864"],
+        2,
+        None,
+        "more than --max-memory",
+    );
+    assert!(o.rss < 64 << 20, "peak {} MiB", o.rss >> 20);
+    case(&["run", &p, "--max-memory", "268435456"], 0, None, "");
+}

@@ -368,6 +368,17 @@ impl Diag {
 /// not a regular file (`/dev/zero`, a FIFO, a directory) is refused unread ([`crate::input`]).
 pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 
+/// What loading takes at its peak per byte of a RON program, counted against `--max-memory`
+/// before the program is read (measured: 12 bytes a byte for a 15.6 MB program of 400,000
+/// statements).
+pub const LOAD_BYTES_PER_SOURCE_BYTE: u64 = 16;
+
+/// What a loaded program takes per instruction, counted against `--max-memory` with its
+/// buffers: loading it and running it without timing (measured on the program above: 480
+/// bytes an instruction at the peak of `check`, 710 of `run --no-timing`; the timing model's
+/// own per-instruction sums are counted apart).
+pub const LOADED_BYTES_PER_INST: u64 = 768;
+
 /// Reads a program file of at most [`MAX_PROGRAM_BYTES`] (or `WARPSIM_MAX_FILE_BYTES`); a file that is not UTF-8 is
 /// refused with the line and column of its first bad byte.
 pub fn read_program(path: &str) -> Result<Arc<str>, Diag> {

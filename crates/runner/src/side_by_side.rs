@@ -12,7 +12,8 @@ use warpsim_kernel::{BufferInfo, Diag, Program};
 /// blocks being recorded, half for those being replayed).
 const TRACE_SHARE: u64 = 8;
 
-/// What a run of `prog` keeps besides the timing model's traces: its buffers and, with
+/// What a run of `prog` keeps besides the timing model's traces: its buffers, its code
+/// ([`LOADED_BYTES_PER_INST`](warpsim_kernel::diag::LOADED_BYTES_PER_INST)) and, with
 /// timing, the model's own record ([`warpsim_timing::model_bytes`]).
 pub(crate) fn resident_bytes(prog: &Program, opts: &RunOptions) -> u64 {
     let buffers = prog.buffers.iter().map(BufferInfo::bytes);
@@ -22,7 +23,8 @@ pub(crate) fn resident_bytes(prog: &Program, opts: &RunOptions) -> u64 {
         }
         None => 0,
     };
-    buffers.sum::<u64>() + model
+    let code = prog.code.len() as u64 * warpsim_kernel::diag::LOADED_BYTES_PER_INST;
+    buffers.sum::<u64>() + model + code
 }
 
 /// What the variants running side by side have left of `--max-memory`.

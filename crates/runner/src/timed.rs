@@ -119,6 +119,19 @@ pub(crate) fn grid(
     // What the traces may keep: half of what the buffers and the model's own record leave
     // (one chunk is recorded while the one before it is replayed).
     let buffers = crate::side_by_side::resident_bytes(prog, opts);
+    if buffers > max_memory {
+        return Err(Diag::file(
+            Phase::Check,
+            &prog.path,
+            format!(
+                "timing model: the program, its buffers and the model's record take {:.1} MiB, \
+                 more than --max-memory {:.1} MiB",
+                buffers as f64 / (1u64 << 20) as f64,
+                max_memory as f64 / (1u64 << 20) as f64
+            ),
+            Some("raise --max-memory, or run with --no-timing".into()),
+        ));
+    }
     let budget = TraceBudget::new(max_memory.saturating_sub(buffers) / 2);
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.

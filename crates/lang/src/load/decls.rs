@@ -86,6 +86,22 @@ impl Loader<'_> {
                 Some("write what ptxas -v reports, 1 to 255".to_owned()),
             ));
         }
+        let buffers: u64 = self.buffers.iter().map(BufferInfo::bytes).sum();
+        let code =
+            (self.code.len() as u64).saturating_mul(warpsim_kernel::diag::LOADED_BYTES_PER_INST);
+        if buffers.saturating_add(code) > self.opts.max_buffer_bytes {
+            return Err(Diag::file(
+                Phase::Check,
+                self.path,
+                format!(
+                    "the program's {} instructions take about {code} bytes, which with {buffers} \
+                     bytes of buffers is more than --max-memory {}",
+                    self.code.len(),
+                    self.opts.max_buffer_bytes
+                ),
+                Some("raise --max-memory, or make the kernel shorter".into()),
+            ));
+        }
         Ok(Program {
             name: p.name.text.clone(),
             path: kernel_file

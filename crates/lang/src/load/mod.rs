@@ -104,6 +104,20 @@ pub fn load_file(path: &str, opts: &Options) -> Result<Program, Diag> {
 
 /// Loads a program from its text; `path` names it in messages.
 pub fn load_str(path: &str, src: &str, opts: &Options) -> Result<Program, Diag> {
+    let need = (src.len() as u64).saturating_mul(warpsim_kernel::diag::LOAD_BYTES_PER_SOURCE_BYTE);
+    if need > opts.max_buffer_bytes {
+        return Err(Diag::file(
+            Phase::Check,
+            path,
+            format!(
+                "loading this program of {} bytes takes up to {need} bytes, more than \
+                 --max-memory {}",
+                src.len(),
+                opts.max_buffer_bytes
+            ),
+            Some("raise --max-memory".into()),
+        ));
+    }
     let src: Arc<str> = Arc::from(src);
     let ast = parse(path, &src)?;
     Loader::new(path, src.clone(), opts).program(&ast)
