@@ -43,7 +43,10 @@ fn max_memory_refuses_before_allocating() {
     let out = warpsim(&exactly);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("timing model: the program, its buffers"), "{err}");
+    assert!(
+        err.contains("timing model: the program, its buffers"),
+        "{err}"
+    );
     assert!(err.contains("raise --max-memory"), "{err}");
     // The default cap (4 GiB) stops a program asking for 16 GB before any allocation, at
     // once.
