@@ -164,6 +164,29 @@ fn includes_hidden_from_a_simple_scan_are_refused() {
     let _ = std::fs::remove_file(&secret);
 }
 
+/// An output naming a header the `.cu` includes is refused, as one naming the `.cu` is.
+#[test]
+fn an_output_naming_an_included_header_is_refused() {
+    if !crate::nvrtc::nvrtc("an_output_naming_an_included_header_is_refused") {
+        return;
+    }
+    let header = write("out_victim.cuh", "#define V 1\n");
+    write(
+        "out_victim.cu",
+        &format!("#include \"out_victim.cuh\"\n{KERNEL}"),
+    );
+    let p = program("out_victim.ron", "out_victim.cu", "1");
+    case(&["run", &p, "--svg", &header], 2, None, "would overwrite");
+    case(
+        &["run", &p, "--timeline", &header],
+        2,
+        None,
+        "which this command reads",
+    );
+    case(&["sweep", &p, "--svg", &header], 2, None, "would overwrite");
+    assert_eq!(std::fs::read_to_string(&header).unwrap(), "#define V 1\n");
+}
+
 /// A header in a folder the user names with `--include-path` (`-I`) is found, through `"…"`
 /// or `<…>`, and allowed; without it, it is refused (or not found).
 #[test]

@@ -139,14 +139,20 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
         )
         .into());
     }
-    if let Some(path) = &args.svg {
-        let kernel = warpsim_lang::kernel_file(p, &src);
-        let inputs = crate::output::inputs(p, kernel.as_deref(), &args.machine.gpu);
-        crate::output::check_output(path, "SVG", &inputs)?;
-    }
     let base = args.load.options(&machine, Vec::new());
     let variants = experiment::variants(&spec);
     let first = variants.first().cloned();
+    if let Some(path) = &args.svg {
+        let kernel = warpsim_lang::kernel_file(p, &src);
+        // The headers a `cuda:` kernel includes, from the first variant (none if it fails).
+        let headers = first.as_ref().map_or_else(Vec::new, |v| {
+            let mut o = base.clone();
+            o.defines = v.defines.0.clone();
+            warpsim_lang::load_str(p, &src, &o).map_or_else(|_| Vec::new(), |g| g.headers)
+        });
+        let inputs = crate::output::inputs(p, kernel.as_deref(), &headers, &args.machine.gpu);
+        crate::output::check_output(path, "SVG", &inputs)?;
+    }
     let run_opts = RunOptions {
         timing: args.timing.resolve(&machine, false)?,
         machine,

@@ -114,6 +114,8 @@ pub struct KernelCode {
     pub path: String,
     /// Its text.
     pub source: Arc<str>,
+    /// The headers a `.cu` includes (the CUDA toolkit's aside; none for PTX).
+    pub headers: Vec<String>,
     /// The module's constant symbols, in declaration order (each a buffer after the
     /// launch's).
     pub constants: Vec<KernelConst>,

@@ -184,6 +184,9 @@ pub struct Program {
     pub launch_path: String,
     /// The launch file's text.
     pub launch_source: Arc<str>,
+    /// The headers the kernel's `.cu` includes (a `cuda:` program; the CUDA toolkit's aside):
+    /// files an output must not replace.
+    pub headers: Vec<String>,
     /// Every define with the value in force.
     pub defines: Vec<(String, i64)>,
     /// Blocks in the grid (x, y, z).

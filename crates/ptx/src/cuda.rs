@@ -28,6 +28,8 @@ pub(crate) struct Compiled {
     pub lowered: String,
     /// The `.cu` file and its text.
     pub cu: (String, Arc<str>),
+    /// The headers it includes ([`includes::files`]; none when they cannot be known).
+    pub headers: Vec<String>,
 }
 
 /// One `__global__` function as written.
@@ -133,6 +135,12 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         allowed.as_deref(),
     )
     .map_err(|r| refused_header(&r))?;
+    let header_files = headers.as_deref().map_or_else(Vec::new, |h| {
+        includes::files(h)
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    });
     let key = headers.map(|h| {
         cache::key(&[
             &full,
@@ -173,6 +181,7 @@ pub(crate) fn compile(req: &KernelRequest) -> Result<Compiled, KernelError> {
         ptx: Arc::from(ptx.as_str()),
         lowered,
         cu: (req.file.clone(), src),
+        headers: header_files,
     })
 }
 

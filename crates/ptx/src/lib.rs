@@ -45,7 +45,7 @@ const COVERAGE: &str = "the book's \"PTX coverage\" page (docs/src/ptx-coverage.
 
 /// Compiles a kernel request: PTX, or CUDA through NVRTC (`cuda.rs`) and then its PTX.
 pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
-    let (file, src, kernel, cu_given) = ptx_of(req)?;
+    let (file, src, kernel, cu_given, headers) = ptx_of(req)?;
     // In NVRTC's PTX, say which `.cu` line the PTX comes from.
     let from_cu = |off: usize| {
         let (cu, text) = cu_given.as_ref()?;
@@ -175,6 +175,7 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
         max_depth: low.max_depth,
         path,
         source,
+        headers,
         constants,
         formats: low.formats,
         mmas: low.mmas,
@@ -184,14 +185,21 @@ pub fn frontend(req: &KernelRequest) -> Result<KernelCode, KernelError> {
 
 /// The entry named `name`: exactly, or the one whose mangled name is `_Z<len><name>…`.
 /// The PTX of a request: its file's name (the cache file for CUDA) and text, the kernel's
-/// entry name in it, and for a `cuda:` kernel its `.cu` file and text.
-type PtxOf = (String, Arc<str>, String, Option<(String, Arc<str>)>);
+/// entry name in it, and for a `cuda:` kernel its `.cu` file and text and the headers it
+/// includes.
+type PtxOf = (
+    String,
+    Arc<str>,
+    String,
+    Option<(String, Arc<str>)>,
+    Vec<String>,
+);
 
 /// The PTX of a request: read, or CUDA compiled through NVRTC (`cuda.rs`, cached).
 fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
     if req.cuda {
         let c = cuda::compile(req)?;
-        return Ok((c.ptx_path, c.ptx, c.lowered, Some(c.cu)));
+        return Ok((c.ptx_path, c.ptx, c.lowered, Some(c.cu), c.headers));
     }
     let text = warpsim_kernel::input::read_text_capped(
         std::path::Path::new(&req.file),
@@ -204,7 +212,7 @@ fn ptx_of(req: &KernelRequest) -> Result<PtxOf, KernelError> {
     })?;
     // (Without a UTF-8 byte order mark, as for program files.)
     let src: Arc<str> = Arc::from(text.strip_prefix('\u{feff}').unwrap_or(&text));
-    Ok((req.file.clone(), src, req.kernel.clone(), None))
+    Ok((req.file.clone(), src, req.kernel.clone(), None, Vec::new()))
 }
 
 /// The launch's block against the entry's `.reqntid` (exactly that shape: Triton's
@@ -253,7 +261,7 @@ fn check_bounds(entry: &parse::Entry, block: [u32; 3]) -> Result<(), (usize, Str
 /// (a `cuda:` kernel's `args` are checked against its signature first: give a buffer for
 /// each pointer). The Python package types a launch's scalars from them.
 pub fn param_types(req: &KernelRequest) -> Result<Vec<String>, KernelError> {
-    let (file, src, kernel, _) = ptx_of(req)?;
+    let (file, src, kernel, _, _) = ptx_of(req)?;
     let module = parse::parse(&src).map_err(|(o, m)| kernel_diag(&file, &src, o, 1, m, None))?;
     let entry = entry_named(&module, &kernel, req)?;
     Ok(entry.params.iter().map(|p| p.1.clone()).collect())

@@ -110,6 +110,7 @@ impl Loader<'_> {
             source: kernel_file.map_or_else(|| self.src.clone(), |f| f.1),
             launch_path: self.path.to_owned(),
             launch_source: self.src.clone(),
+            headers: self.kernel_headers,
             defines: self.defines,
             grid,
             block,

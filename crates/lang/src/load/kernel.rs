@@ -137,6 +137,7 @@ impl Loader<'_> {
         self.kernel_shared_bytes = Some(code.shared_bytes);
         self.kernel_local = (code.local, code.local_bytes);
         self.kernel_formats = code.formats;
+        self.kernel_headers = code.headers;
         self.mmas = code.mmas;
         self.wgmmas = code.wgmmas;
         Ok(Some((code.path, code.source)))

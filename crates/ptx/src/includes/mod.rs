@@ -96,6 +96,16 @@ impl Why {
     }
 }
 
+/// The headers a fingerprint of [`scan`] names that are files of the user's (not the
+/// toolkit's, not names found nowhere): what an output must not replace.
+pub(crate) fn files(key: &str) -> Vec<PathBuf> {
+    key.lines()
+        .filter_map(|l| l.split_once('\0'))
+        .filter(|(p, rest)| *p != "missing" && *rest != "toolkit")
+        .map(|(p, _)| PathBuf::from(p))
+        .collect()
+}
+
 /// The folders a `.cu` may include from, as they really are (links resolved); `None`: any.
 pub(crate) fn allowed_roots(dirs: &[PathBuf], any: bool) -> Option<Vec<PathBuf>> {
     (!any).then(|| {
