@@ -143,14 +143,21 @@ pub fn sweep(args: SweepArgs) -> miette::Result<()> {
     let variants = experiment::variants(&spec);
     let first = variants.first().cloned();
     if let Some(path) = &args.svg {
-        let kernel = warpsim_lang::kernel_file(p, &src);
-        // The headers a `cuda:` kernel includes, from the first variant (none if it fails).
-        let headers = first.as_ref().map_or_else(Vec::new, |v| {
+        // The kernel's files, from the first variant; if it does not load, the kernel file the
+        // launch file names (another variant may run and write the SVG).
+        let loaded = first.as_ref().and_then(|v| {
             let mut o = base.clone();
             o.defines = v.defines.0.clone();
-            warpsim_lang::load_str(p, &src, &o).map_or_else(|_| Vec::new(), |g| g.headers)
+            warpsim_lang::load_str(p, &src, &o).ok()
         });
-        let inputs = crate::output::inputs(p, kernel.as_deref(), &headers, &args.machine.gpu);
+        let files = match loaded {
+            Some(g) => g.kernel_files,
+            None => warpsim_lang::kernel_file(p, &src)
+                .map(|f| f.to_string_lossy().into_owned())
+                .into_iter()
+                .collect(),
+        };
+        let inputs = crate::output::inputs(p, &files, &args.machine.gpu);
         crate::output::check_output(path, "SVG", &inputs)?;
     }
     let run_opts = RunOptions {

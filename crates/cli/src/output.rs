@@ -12,18 +12,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The files a command reads that an output must not replace: the program, the kernel file
-/// its `cuda:`/`ptx:` names (`kernel`) and the headers that includes, and the `--gpu` file (not
-/// a preset's name).
-pub fn inputs<'a>(
-    program: &'a str,
-    kernel: Option<&'a Path>,
-    headers: &'a [String],
-    gpu: &'a str,
-) -> Vec<&'a Path> {
+/// The files a command reads that an output must not replace: the program, the files its
+/// `cuda:`/`ptx:` kernel was made from (`Program::kernel_files`), and the `--gpu` file (not a
+/// preset's name).
+pub fn inputs<'a>(program: &'a str, kernel_files: &'a [String], gpu: &'a str) -> Vec<&'a Path> {
     let mut v = vec![Path::new(program)];
-    v.extend(kernel);
-    v.extend(headers.iter().map(Path::new));
+    v.extend(kernel_files.iter().map(Path::new));
     if !gpu.eq_ignore_ascii_case("h200") {
         v.push(Path::new(gpu));
     }

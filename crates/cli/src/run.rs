@@ -129,13 +129,7 @@ pub fn run(args: RunArgs) -> miette::Result<()> {
         ));
     }
     let prog = args.load.load(&machine)?;
-    let kernel = warpsim_lang::kernel_file(&prog.launch_path, &prog.launch_source);
-    let inputs = crate::output::inputs(
-        &args.load.program,
-        kernel.as_deref(),
-        &prog.headers,
-        &args.machine.gpu,
-    );
+    let inputs = crate::output::inputs(&args.load.program, &prog.kernel_files, &args.machine.gpu);
     if let Some(path) = &args.svg {
         crate::output::check_output(path, "SVG", &inputs)?;
     }

@@ -184,9 +184,9 @@ pub struct Program {
     pub launch_path: String,
     /// The launch file's text.
     pub launch_source: Arc<str>,
-    /// The headers the kernel's `.cu` includes (a `cuda:` program; the CUDA toolkit's aside):
-    /// files an output must not replace.
-    pub headers: Vec<String>,
+    /// The files a `cuda:`/`ptx:` kernel was made from: its `.cu` or `.ptx` and the headers the
+    /// `.cu` includes (the CUDA toolkit's aside); files an output must not replace.
+    pub kernel_files: Vec<String>,
     /// Every define with the value in force.
     pub defines: Vec<(String, i64)>,
     /// Blocks in the grid (x, y, z).
@@ -233,6 +233,15 @@ pub struct Program {
 }
 
 impl Program {
+    /// What the program keeps while it loads and runs, counted against `--max-memory`: its
+    /// buffers and its code ([`LOADED_BYTES_PER_INST`](crate::diag::LOADED_BYTES_PER_INST)
+    /// an instruction).
+    pub fn resident_bytes(&self) -> u64 {
+        let buffers: u64 = self.buffers.iter().map(BufferInfo::bytes).sum();
+        let code = (self.code.len() as u64).saturating_mul(crate::diag::LOADED_BYTES_PER_INST);
+        buffers.saturating_add(code)
+    }
+
     /// The element access `m` moves: its own ([`Mem::elem`]) or its array's (`None` when the
     /// array does not exist).
     pub fn access_elem(&self, m: &Mem) -> Option<Elem> {

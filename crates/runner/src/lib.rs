@@ -81,10 +81,10 @@ pub struct RunOptions {
     pub progress: bool,
     /// The timing model (`None`: `--no-timing`).
     pub timing: Option<TimingOptions>,
-    /// Most bytes the run may keep (`--max-memory`): the buffers (checked when the program
-    /// was loaded), the timing model's own record and its traces of the blocks recorded side by side, half
-    /// of what the buffers leave for the blocks being recorded and half for those being
-    /// replayed; a run that needs more stops with an error.
+    /// Most bytes the run may keep (`--max-memory`): the buffers and the code (checked when
+    /// the program was loaded), the timing model's own record, and its traces of the blocks
+    /// recorded side by side, half of what the rest leaves for the blocks being recorded and
+    /// half for those being replayed; a run that needs more stops with an error.
     pub max_memory: u64,
     /// Price one region of shared memory as if it had another layout (`advise` on CUDA and
     /// PTX kernels; the results are the kernel's own).

@@ -1,5 +1,5 @@
 //! Variants run side by side (`sweep`, `advise`) share one `--max-memory`: each reserves what it
-//! keeps ([`resident_bytes`]: buffers, the timing model's record) and a fixed share of the limit
+//! keeps ([`resident_bytes`]: buffers, code, the timing model's record) and a fixed share of the limit
 //! for the model's traces, and waits while the
 //! variants running hold what it needs. A variant's share does not depend on how many run
 //! beside it, so its result (and whether its traces fit) does not depend on the thread count.
@@ -12,19 +12,19 @@ use warpsim_kernel::{BufferInfo, Diag, Program};
 /// blocks being recorded, half for those being replayed).
 const TRACE_SHARE: u64 = 8;
 
-/// What a run of `prog` keeps besides the timing model's traces: its buffers, its code
-/// ([`LOADED_BYTES_PER_INST`](warpsim_kernel::diag::LOADED_BYTES_PER_INST)) and, with
-/// timing, the model's own record ([`warpsim_timing::model_bytes`]).
+/// What a run of `prog` keeps besides the timing model's traces: the program's own
+/// ([`Program::resident_bytes`]) and, with timing, the model's record
+/// ([`warpsim_timing::model_bytes`]).
 pub(crate) fn resident_bytes(prog: &Program, opts: &RunOptions) -> u64 {
-    let buffers = prog.buffers.iter().map(BufferInfo::bytes);
     let model = match opts.timing {
-        Some(_) => {
-            warpsim_timing::model_bytes(opts.machine.gpu(), buffers.clone(), prog.code.len())
-        }
+        Some(_) => warpsim_timing::model_bytes(
+            opts.machine.gpu(),
+            prog.buffers.iter().map(BufferInfo::bytes),
+            prog.code.len(),
+        ),
         None => 0,
     };
-    let code = prog.code.len() as u64 * warpsim_kernel::diag::LOADED_BYTES_PER_INST;
-    buffers.sum::<u64>() + model + code
+    prog.resident_bytes().saturating_add(model)
 }
 
 /// What the variants running side by side have left of `--max-memory`.

@@ -116,23 +116,23 @@ pub(crate) fn grid(
         )
     })?;
     let sb = gpu.global.sector_bytes;
-    // What the traces may keep: half of what the buffers and the model's own record leave
+    // What the traces may keep: half of what the program, its buffers and the model's own record leave
     // (one chunk is recorded while the one before it is replayed).
-    let buffers = crate::side_by_side::resident_bytes(prog, opts);
-    if buffers > max_memory {
+    let kept = crate::side_by_side::resident_bytes(prog, opts);
+    if kept > max_memory {
         return Err(Diag::file(
             Phase::Check,
             &prog.path,
             format!(
                 "timing model: the program, its buffers and the model's record take {:.1} MiB, \
                  more than --max-memory {:.1} MiB",
-                buffers as f64 / (1u64 << 20) as f64,
-                max_memory as f64 / (1u64 << 20) as f64
+                mib(kept),
+                mib(max_memory)
             ),
             Some("raise --max-memory, or run with --no-timing".into()),
         ));
     }
-    let budget = TraceBudget::new(max_memory.saturating_sub(buffers) / 2);
+    let budget = TraceBudget::new(max_memory.saturating_sub(kept) / 2);
     let mut stats = Stats::new(prog, &cfg.geometry);
     // Sampled timing: whole runs of a simulated block and those it stands for in a chunk.
     let chunk = chunk_blocks(full).div_ceil(k as u64) * k as u64;
@@ -215,7 +215,7 @@ pub(crate) fn grid(
             return Ok((stats, fault, None));
         }
         if budget.over() {
-            return Err(over_budget(prog, first, last, &budget, max_memory, buffers));
+            return Err(over_budget(prog, first, last, &budget, max_memory, kept));
         }
         budget.clear();
         fed = traces;
@@ -233,6 +233,11 @@ pub(crate) fn grid(
     Ok((stats, None, Some(timing)))
 }
 
+/// `b` bytes in MiB, for messages.
+fn mib(b: u64) -> f64 {
+    b as f64 / (1u64 << 20) as f64
+}
+
 /// The error of a chunk of blocks whose traces would keep more than the budget.
 fn over_budget(
     prog: &Program,
@@ -240,20 +245,19 @@ fn over_budget(
     last: u64,
     budget: &TraceBudget,
     max_memory: u64,
-    buffers: u64,
+    kept: u64,
 ) -> Diag {
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     Diag::file(
         Phase::Runtime,
         &prog.path,
         format!(
             "timing model: the traces of blocks {first}..{} would keep more than {:.1} MiB \
-             (--max-memory {:.1} MiB, less {:.1} MiB of buffers and the model's record, half \
-             for the blocks being recorded)",
+             (--max-memory {:.1} MiB, less {:.1} MiB of the program, its buffers and the model's \
+             record, half for the blocks being recorded)",
             last - 1,
             mib(budget.limit()),
             mib(max_memory),
-            mib(buffers)
+            mib(kept)
         ),
         Some(
             "raise --max-memory, time fewer blocks (--sample N), or run with --no-timing; a \

@@ -151,7 +151,7 @@ impl P {
             source: Arc::from(source.clone()),
             launch_path: "test.ron".into(),
             launch_source: Arc::from(source),
-            headers: Vec::new(),
+            kernel_files: Vec::new(),
             defines: Vec::new(),
             grid: self.grid,
             block: self.block,

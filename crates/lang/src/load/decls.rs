@@ -86,23 +86,8 @@ impl Loader<'_> {
                 Some("write what ptxas -v reports, 1 to 255".to_owned()),
             ));
         }
-        let buffers: u64 = self.buffers.iter().map(BufferInfo::bytes).sum();
-        let code =
-            (self.code.len() as u64).saturating_mul(warpsim_kernel::diag::LOADED_BYTES_PER_INST);
-        if buffers.saturating_add(code) > self.opts.max_buffer_bytes {
-            return Err(Diag::file(
-                Phase::Check,
-                self.path,
-                format!(
-                    "the program's {} instructions take about {code} bytes, which with {buffers} \
-                     bytes of buffers is more than --max-memory {}",
-                    self.code.len(),
-                    self.opts.max_buffer_bytes
-                ),
-                Some("raise --max-memory, or make the kernel shorter".into()),
-            ));
-        }
-        Ok(Program {
+        let (path, max) = (self.path, self.opts.max_buffer_bytes);
+        let prog = Program {
             name: p.name.text.clone(),
             path: kernel_file
                 .as_ref()
@@ -110,7 +95,7 @@ impl Loader<'_> {
             source: kernel_file.map_or_else(|| self.src.clone(), |f| f.1),
             launch_path: self.path.to_owned(),
             launch_source: self.src.clone(),
-            headers: self.kernel_headers,
+            kernel_files: self.kernel_files,
             defines: self.defines,
             grid,
             block,
@@ -135,7 +120,21 @@ impl Loader<'_> {
             mmas: self.mmas,
             wgmmas: self.wgmmas,
             tensor_maps: self.tensor_maps,
-        })
+        };
+        let kept = prog.resident_bytes();
+        if kept > max {
+            return Err(Diag::file(
+                Phase::Check,
+                path,
+                format!(
+                    "the program's {} instructions and its buffers take about {kept} bytes, more \
+                     than --max-memory {max}",
+                    prog.code.len()
+                ),
+                Some("raise --max-memory, or make the kernel shorter".into()),
+            ));
+        }
+        Ok(prog)
     }
 
     /// Offset of `field:` in the file (for values written without quotes, which keep no span).

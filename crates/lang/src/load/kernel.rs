@@ -92,6 +92,7 @@ impl Loader<'_> {
             .map(|a| self.kernel_arg(&a.0))
             .collect::<R<Vec<_>>>()?;
         let file = self.kernel_file(k)?;
+        let kernel_path = file.clone();
         if let (false, Some(t)) = (cuda, k.include_paths.first()) {
             let m = "`include_paths` is for `cuda:` kernels: PTX includes nothing";
             return Err(self.err_text(t, m, Some("remove it".into())));
@@ -137,7 +138,7 @@ impl Loader<'_> {
         self.kernel_shared_bytes = Some(code.shared_bytes);
         self.kernel_local = (code.local, code.local_bytes);
         self.kernel_formats = code.formats;
-        self.kernel_headers = code.headers;
+        self.kernel_files = std::iter::once(kernel_path).chain(code.headers).collect();
         self.mmas = code.mmas;
         self.wgmmas = code.wgmmas;
         Ok(Some((code.path, code.source)))

@@ -293,8 +293,8 @@ struct Loader<'a> {
     kernel_local: (Vec<warpsim_kernel::LocalInfo>, u32),
     /// A `cuda:`/`ptx:` kernel's `printf` formats (`Program::formats`).
     kernel_formats: Vec<warpsim_kernel::printf::Format>,
-    /// The headers a `cuda:` kernel's `.cu` includes.
-    kernel_headers: Vec<String>,
+    /// A `cuda:`/`ptx:` kernel's files (`Program::kernel_files`).
+    kernel_files: Vec<String>,
     /// The `mma.sync` operands (`Program::mmas`): a `cuda:`/`ptx:` kernel's, or the `Mma`
     /// statements'.
     mmas: Vec<warpsim_kernel::ir::MmaOp>,
@@ -336,7 +336,7 @@ impl<'a> Loader<'a> {
             kernel_shared_bytes: None,
             kernel_local: (Vec::new(), 0),
             kernel_formats: Vec::new(),
-            kernel_headers: Vec::new(),
+            kernel_files: Vec::new(),
             mmas: Vec::new(),
             wgmmas: Vec::new(),
             tensor_maps: Vec::new(),
